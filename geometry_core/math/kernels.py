@@ -1,0 +1,249 @@
+"""Vectorised array kernels for batches of poses (the scene graph's hot paths).
+
+These functions work on stacks of raw arrays — N rotation matrices
+``(N, 3, 3)``, N homogeneous transforms ``(N, 4, 4)``, N quaternions
+``(N, 4)`` — in numpy, with no Python loop over N. They are the array layer
+under the ``RotationMatrix``/``RigidTransform`` classes, in the spirit of
+spatialmath's ``base`` functions: a vectorised pose setter validates and
+converts a whole batch with one call, then wraps rows with
+``RigidTransform._from_trusted_matrix4``.
+
+Validation errors name the first offending row (``X[3] contains NaN``), so a
+caller can map it back to a frame name.
+
+This module must never import scene_graph, proximity, fcl, lcm or ROS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geometry_core.math import _checks
+from geometry_core.math.quaternion import quaternions_to_rotation_matrices
+from geometry_core.tolerances import USER_ROTATION_TOLERANCE
+
+__all__ = [
+    "inverse_matrix4",
+    "matrix4_from_quaternions_and_positions",
+    "rotation_matrices_from_rpy",
+    "validate_matrix4s",
+    "validate_rotation_matrices",
+]
+
+_LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def _stack(name: str, value: object, tail: tuple[int, ...]) -> np.ndarray:
+    a = _checks.as_float_array_any_shape(name, value)
+    if a.ndim != 1 + len(tail) or a.shape[1:] != tail:
+        expected = "(N, " + ", ".join(str(n) for n in tail) + ")"
+        raise ValueError(f"{name} must have shape {expected}, got {a.shape}")
+    return a
+
+
+def _first_non_finite_row(name: str, a: np.ndarray) -> None:
+    finite = np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        what = "NaN" if np.isnan(a[row]).any() else "inf"
+        raise ValueError(f"{name}[{row}] contains {what}")
+
+
+def validate_rotation_matrices(
+    R_AB: object, name: str = "R", tolerance: float = USER_ROTATION_TOLERANCE
+) -> np.ndarray:
+    """Check N rotation matrices at once; raise naming the first bad one.
+
+    Parameters
+    ----------
+    R_AB : (N, 3, 3) array_like of float
+        Alleged rotation matrices.
+    name : str
+        Argument name used in error messages.
+    tolerance : float
+        Largest accepted ``max |R Rᵀ - I|``; user input defaults to
+        ``USER_ROTATION_TOLERANCE``.
+
+    Returns
+    -------
+    (N, 3, 3) ndarray of float64
+        A validated float64 copy of ``R_AB``.
+
+    Raises
+    ------
+    TypeError
+        If ``R_AB`` is not an array of real numbers.
+    ValueError
+        If the shape is not (N, 3, 3); or, naming the first bad index i,
+        ``R[i]`` contains NaN/inf, is not orthonormal (the error is given) or
+        is a reflection (determinant < 0).
+    """
+    R = _stack(name, R_AB, (3, 3))
+    _first_non_finite_row(name, R)
+    error = np.abs(R @ R.transpose(0, 2, 1) - np.eye(3)).max(axis=(1, 2))
+    bad = error > tolerance
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"{name}[{i}] is not orthonormal: max |R Rᵀ - I| = {error[i]:.3g} exceeds "
+            f"the tolerance {tolerance:.3g}"
+        )
+    det = np.linalg.det(R) if R.shape[0] else np.empty(0)
+    reflection = det < 0
+    if reflection.any():
+        i = int(np.argmax(reflection))
+        raise ValueError(
+            f"{name}[{i}] is a reflection (determinant {det[i]:.6g}), not a proper rotation"
+        )
+    return R
+
+
+def validate_matrix4s(
+    X_AB: object, name: str = "X", tolerance: float = USER_ROTATION_TOLERANCE
+) -> np.ndarray:
+    """Check N homogeneous rigid transforms at once; raise naming the first bad one.
+
+    Parameters
+    ----------
+    X_AB : (N, 4, 4) array_like of float
+        Alleged poses ``[[R_AB, p_AoBo_A], [0, 0, 0, 1]]``.
+    name : str
+        Argument name used in error messages.
+    tolerance : float
+        Largest accepted ``max |R Rᵀ - I|`` of the rotation blocks.
+
+    Returns
+    -------
+    (N, 4, 4) ndarray of float64
+        A validated float64 copy of ``X_AB``.
+
+    Raises
+    ------
+    TypeError
+        If ``X_AB`` is not an array of real numbers.
+    ValueError
+        If the shape is not (N, 4, 4); or, naming the first bad index, a
+        matrix has NaN/inf, a last row other than exactly ``[0, 0, 0, 1]``,
+        or a rotation block that is not a proper rotation.
+    """
+    X = _stack(name, X_AB, (4, 4))
+    _first_non_finite_row(name, X)
+    wrong_last_row = (X[:, 3, :] != _LAST_ROW).any(axis=1)
+    if wrong_last_row.any():
+        i = int(np.argmax(wrong_last_row))
+        raise ValueError(
+            f"{name}[{i}]'s last row must be exactly [0, 0, 0, 1], got {X[i, 3].tolist()}"
+        )
+    validate_rotation_matrices(X[:, :3, :3], name=f"{name}[:, :3, :3]", tolerance=tolerance)
+    return X
+
+
+def matrix4_from_quaternions_and_positions(q_wxyz: object, p: object) -> np.ndarray:
+    """Homogeneous transforms X_AB from N quaternions q_AB and positions p_AoBo_A.
+
+    Parameters
+    ----------
+    q_wxyz : (N, 4) array_like of float
+        Quaternions ``[w, x, y, z]`` of R_AB, one per row; normalised here.
+    p : (N, 3) array_like of float
+        Positions p_AoBo_A, one per row (metres).
+
+    Returns
+    -------
+    (N, 4, 4) ndarray of float64
+        X_AB with last row exactly ``[0, 0, 0, 1]``.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not an array of real numbers.
+    ValueError
+        If the shapes are not (N, 4) and (N, 3) with the same N, or a row is
+        zero or NaN/inf (the message names the row index).
+    """
+    R = quaternions_to_rotation_matrices(q_wxyz, name="q_wxyz")
+    positions = _stack("p", p, (3,))
+    if positions.shape[0] != R.shape[0]:
+        raise ValueError(
+            f"p must have shape ({R.shape[0]}, 3) to match q_wxyz, got {positions.shape}"
+        )
+    _first_non_finite_row("p", positions)
+    X = np.zeros((R.shape[0], 4, 4))
+    X[:, :3, :3] = R
+    X[:, :3, 3] = positions
+    X[:, 3, 3] = 1.0
+    return X
+
+
+def rotation_matrices_from_rpy(rpy: object) -> np.ndarray:
+    """Rotation matrices R_AD of N roll-pitch-yaw triples (space-fixed X-Y-Z).
+
+    ``R_AD = Rz(yaw) @ Ry(pitch) @ Rx(roll)``, as Drake's
+    ``RotationMatrix(RollPitchYaw)``.
+
+    Parameters
+    ----------
+    rpy : (N, 3) array_like of float
+        ``[roll, pitch, yaw]`` per row, radians.
+
+    Returns
+    -------
+    (N, 3, 3) ndarray of float64
+
+    Raises
+    ------
+    TypeError
+        If ``rpy`` is not an array of real numbers.
+    ValueError
+        If the shape is not (N, 3) or an entry is NaN/inf (naming the row).
+    """
+    angles = _stack("rpy", rpy, (3,))
+    _first_non_finite_row("rpy", angles)
+    c0, c1, c2 = np.cos(angles).T
+    s0, s1, s2 = np.sin(angles).T
+    c2_s1 = c2 * s1
+    s2_s1 = s2 * s1
+    R = np.empty((angles.shape[0], 3, 3))
+    R[:, 0, 0] = c2 * c1
+    R[:, 0, 1] = c2_s1 * s0 - s2 * c0
+    R[:, 0, 2] = c2_s1 * c0 + s2 * s0
+    R[:, 1, 0] = s2 * c1
+    R[:, 1, 1] = s2_s1 * s0 + c2 * c0
+    R[:, 1, 2] = s2_s1 * c0 - c2 * s0
+    R[:, 2, 0] = -s1
+    R[:, 2, 1] = c1 * s0
+    R[:, 2, 2] = c1 * c0
+    return R
+
+
+def inverse_matrix4(X_AB: object) -> np.ndarray:
+    """Inverses X_BA of N rigid transforms X_AB, using ``R_BA = R_ABᵀ``.
+
+    The inputs are trusted to be rigid transforms (validate first with
+    :func:`validate_matrix4s` where they come from outside); only the shape
+    is checked, which keeps this a pure arithmetic kernel.
+
+    Parameters
+    ----------
+    X_AB : (N, 4, 4) array_like of float
+        Rigid transforms.
+
+    Returns
+    -------
+    (N, 4, 4) ndarray of float64
+        ``X_BA = [[R_ABᵀ, -R_ABᵀ p_AoBo_A], [0, 0, 0, 1]]``.
+
+    Raises
+    ------
+    TypeError
+        If ``X_AB`` is not an array of real numbers.
+    ValueError
+        If the shape is not (N, 4, 4).
+    """
+    X = _stack("X_AB", X_AB, (4, 4))
+    R_BA = X[:, :3, :3].transpose(0, 2, 1)
+    X_BA = np.zeros_like(X)
+    X_BA[:, :3, :3] = R_BA
+    X_BA[:, :3, 3] = -np.einsum("nij,nj->ni", R_BA, X[:, :3, 3])
+    X_BA[:, 3, 3] = 1.0
+    return X_BA

@@ -1,0 +1,242 @@
+"""Quaternions for geometry_core: the one module that knows their element order.
+
+The library's quaternion is a numpy array ``[w, x, y, z]`` (scalar first, the
+order of transforms3d, Drake's ``Quaternion.wxyz()`` and LCM's viewer
+messages). ROS messages use ``x, y, z, w``; boundaries convert with
+:func:`quaternion_xyzw_to_wxyz` and :func:`quaternion_wxyz_to_xyzw` and
+nowhere else. Conversions between quaternions and rotation matrices go
+through ``transforms3d.quaternions``; the only exception is the vectorised
+:func:`quaternions_to_rotation_matrices` (transforms3d has no batch form),
+which is tested against ``transforms3d.quaternions.quat2mat`` row by row.
+
+A quaternion passed in need not have unit length (it is normalised), but a
+zero quaternion (norm below ``ZERO_QUATERNION_NORM``) or one with NaN/inf
+entries is refused with ``ValueError``.
+
+This module must never import scene_graph, proximity, fcl, lcm or ROS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from transforms3d import euler as _t3d_euler
+from transforms3d import quaternions as _t3d_quaternions
+
+from geometry_core.math import _checks
+from geometry_core.tolerances import ZERO_QUATERNION_NORM
+
+__all__ = [
+    "normalize_quaternion",
+    "quaternion_to_rotation_matrix",
+    "quaternion_wxyz_to_xyzw",
+    "quaternion_xyzw_to_wxyz",
+    "quaternions_to_rotation_matrices",
+    "roll_pitch_yaw_to_quaternion",
+    "rotation_matrix_to_quaternion",
+]
+
+
+def normalize_quaternion(q_wxyz: object, name: str = "quaternion") -> np.ndarray:
+    """Return the unit quaternion ``q / |q|``.
+
+    Parameters
+    ----------
+    q_wxyz : (4,) array_like of float
+        Quaternion ``[w, x, y, z]``, any non-zero length.
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    (4,) ndarray of float64
+        Unit quaternion ``[w, x, y, z]`` (the sign is kept, not canonicalised).
+
+    Raises
+    ------
+    TypeError
+        If ``q_wxyz`` is not an array of real numbers.
+    ValueError
+        If the shape is not (4,), an entry is NaN/inf, or the norm is below
+        ``ZERO_QUATERNION_NORM``.
+    """
+    q = _checks.as_float_array(name, q_wxyz, (4,))
+    norm = float(np.sqrt(q @ q))
+    if norm < ZERO_QUATERNION_NORM:
+        raise ValueError(
+            f"{name} is zero (norm {norm:.3g} < {ZERO_QUATERNION_NORM:g}) and has no rotation"
+        )
+    return q / norm
+
+
+def quaternion_to_rotation_matrix(q_wxyz: object, name: str = "quaternion") -> np.ndarray:
+    """Rotation matrix R_AB of the quaternion ``q_AB = [w, x, y, z]``.
+
+    Parameters
+    ----------
+    q_wxyz : (4,) array_like of float
+        Quaternion ``[w, x, y, z]``; need not be unit length.
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    (3, 3) ndarray of float64
+        R_AB, orthonormal to round-off.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`normalize_quaternion`.
+    """
+    return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
+
+
+def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
+    """Canonical unit quaternion ``[w, x, y, z]`` (``w >= 0``) of a rotation matrix.
+
+    Parameters
+    ----------
+    R_AB : (3, 3) ndarray of float64
+        A valid rotation matrix (not re-validated here: callers hold a
+        ``RotationMatrix`` whose constructor checked it).
+
+    Returns
+    -------
+    (4,) ndarray of float64
+        Unit quaternion with ``w >= 0``; ``q`` and ``-q`` are the same
+        rotation, and Drake's ``ToQuaternion`` returns the one with ``w >= 0``.
+    """
+    q = _t3d_quaternions.mat2quat(R_AB)
+    if q[0] < 0:
+        q = -q
+    return q / np.sqrt(q @ q)
+
+
+def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """Quaternion ``[w, x, y, z]`` of the space-fixed X-Y-Z rotation by roll, pitch, yaw.
+
+    Parameters
+    ----------
+    roll, pitch, yaw : float
+        Angles in radians (see ``RollPitchYaw``).
+
+    Returns
+    -------
+    (4,) ndarray of float64
+        Unit quaternion, not canonicalised: like Drake's
+        ``RollPitchYaw.ToQuaternion``, ``w`` may be negative.
+    """
+    return _t3d_euler.euler2quat(roll, pitch, yaw, axes="sxyz")
+
+
+def quaternions_to_rotation_matrices(q_wxyz: object, name: str = "q_wxyz") -> np.ndarray:
+    """Vectorised :func:`quaternion_to_rotation_matrix` for N quaternions.
+
+    Parameters
+    ----------
+    q_wxyz : (N, 4) array_like of float
+        Quaternions ``[w, x, y, z]``, one per row; need not be unit length.
+    name : str
+        Argument name used in error messages.
+
+    Returns
+    -------
+    (N, 3, 3) ndarray of float64
+        Rotation matrices, one per row of ``q_wxyz``.
+
+    Raises
+    ------
+    TypeError
+        If ``q_wxyz`` is not an array of real numbers.
+    ValueError
+        If the shape is not (N, 4), or a row is zero or has NaN/inf (the
+        message names the first such row).
+    """
+    q = _checks.as_float_array_any_shape(name, q_wxyz)
+    if q.ndim != 2 or q.shape[1] != 4:
+        raise ValueError(f"{name} must have shape (N, 4), got {q.shape}")
+    finite = np.isfinite(q).all(axis=1)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise ValueError(f"{name}[{row}] contains NaN or inf: {q[row].tolist()}")
+    norm_squared = np.einsum("ij,ij->i", q, q)
+    zero = norm_squared < ZERO_QUATERNION_NORM**2
+    if zero.any():
+        row = int(np.argmax(zero))
+        raise ValueError(
+            f"{name}[{row}] is a zero quaternion (norm {np.sqrt(norm_squared[row]):.3g}"
+            f" < {ZERO_QUATERNION_NORM:g}): {q[row].tolist()}"
+        )
+    # Same algebra as transforms3d.quaternions.quat2mat, one column per element.
+    s = 2.0 / norm_squared
+    w, x, y, z = q.T
+    X, Y, Z = x * s, y * s, z * s
+    wX, wY, wZ = w * X, w * Y, w * Z
+    xX, xY, xZ = x * X, x * Y, x * Z
+    yY, yZ, zZ = y * Y, y * Z, z * Z
+    R = np.empty((q.shape[0], 3, 3))
+    R[:, 0, 0] = 1.0 - (yY + zZ)
+    R[:, 0, 1] = xY - wZ
+    R[:, 0, 2] = xZ + wY
+    R[:, 1, 0] = xY + wZ
+    R[:, 1, 1] = 1.0 - (xX + zZ)
+    R[:, 1, 2] = yZ - wX
+    R[:, 2, 0] = xZ - wY
+    R[:, 2, 1] = yZ + wX
+    R[:, 2, 2] = 1.0 - (xX + yY)
+    return R
+
+
+def quaternion_xyzw_to_wxyz(q_xyzw: object) -> np.ndarray:
+    """Reorder ``[x, y, z, w]`` (ROS) quaternions to the library's ``[w, x, y, z]``.
+
+    Parameters
+    ----------
+    q_xyzw : (4,) or (N, 4) array_like of float
+        Quaternion(s) in ``x, y, z, w`` order. Values are not checked.
+
+    Returns
+    -------
+    (4,) or (N, 4) ndarray of float64
+        The same quaternion(s) in ``w, x, y, z`` order (a new array).
+
+    Raises
+    ------
+    TypeError
+        If ``q_xyzw`` is not an array of real numbers.
+    ValueError
+        If the last axis does not have length 4 or ndim is not 1 or 2.
+    """
+    q = _reorderable("q_xyzw", q_xyzw)
+    return q[..., [3, 0, 1, 2]]
+
+
+def quaternion_wxyz_to_xyzw(q_wxyz: object) -> np.ndarray:
+    """Reorder the library's ``[w, x, y, z]`` quaternions to ``[x, y, z, w]`` (ROS).
+
+    Parameters
+    ----------
+    q_wxyz : (4,) or (N, 4) array_like of float
+        Quaternion(s) in ``w, x, y, z`` order. Values are not checked.
+
+    Returns
+    -------
+    (4,) or (N, 4) ndarray of float64
+        The same quaternion(s) in ``x, y, z, w`` order (a new array).
+
+    Raises
+    ------
+    TypeError
+        If ``q_wxyz`` is not an array of real numbers.
+    ValueError
+        If the last axis does not have length 4 or ndim is not 1 or 2.
+    """
+    q = _reorderable("q_wxyz", q_wxyz)
+    return q[..., [1, 2, 3, 0]]
+
+
+def _reorderable(name: str, value: object) -> np.ndarray:
+    q = _checks.as_float_array_any_shape(name, value)
+    if q.ndim not in (1, 2) or q.shape[-1] != 4:
+        raise ValueError(f"{name} must have shape (4,) or (N, 4), got {q.shape}")
+    return q

@@ -1,0 +1,495 @@
+"""RollPitchYaw: space-fixed X-Y-Z angles [r, p, y] relating frames A and D (Drake's RollPitchYaw).
+
+The rotation is ``R_AD = Rz(y) @ Ry(p) @ Rx(r)``: frame D is rolled by r
+about Ax, pitched by p about Ay, then yawed by y about Az (equivalently a
+body-fixed Z-Y-X rotation by y, p, r). Angles are radians.
+
+Conversion from a rotation matrix or quaternion uses the algorithm of
+Drake's ``RollPitchYaw(RotationMatrix)`` (P. Mitiguy), which stays accurate
+within 1e-6 of pitch = ±π/2: pitch is taken from an atan2 of the rotation
+matrix's elements, roll and yaw from half-angle sums and differences read
+off the quaternion (see :func:`_rpy_from_quaternion_and_matrix`).
+
+The rate methods that divide by cos(pitch) raise ``ValueError`` near gimbal
+lock, with Drake's test ``|cos(pitch)| < GIMBAL_LOCK_COS_PITCH``.
+
+This module must never import scene_graph, proximity, fcl, lcm or ROS.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geometry_core.math import _checks
+from geometry_core.math.quaternion import (
+    normalize_quaternion,
+    quaternion_to_rotation_matrix,
+    roll_pitch_yaw_to_quaternion,
+)
+from geometry_core.math.rotation_matrix import RotationMatrix, _validated_matrix
+from geometry_core.tolerances import GIMBAL_LOCK_COS_PITCH
+
+__all__ = ["RollPitchYaw"]
+
+_EPSILON = float(np.finfo(np.float64).eps)
+#: Distance of pitch from ±π/2 at which |cos(pitch)| = GIMBAL_LOCK_COS_PITCH, in degrees.
+_GIMBAL_LOCK_DEGREES = math.degrees(math.asin(GIMBAL_LOCK_COS_PITCH))
+
+
+class RollPitchYaw:
+    """Roll-pitch-yaw angles ``[r, p, y]`` (radians) of the rotation R_AD.
+
+    Forms (exactly one):
+
+    - ``RollPitchYaw(roll, pitch, yaw)`` — three angles in radians;
+    - ``RollPitchYaw(rpy)`` or ``RollPitchYaw(rpy=rpy)`` — a (3,) array;
+    - ``RollPitchYaw(other)`` — a copy of another RollPitchYaw;
+    - ``RollPitchYaw(R)`` or ``RollPitchYaw(R=R)`` — from a RotationMatrix;
+    - ``RollPitchYaw(quaternion=q)`` — from ``[w, x, y, z]`` (normalised);
+    - ``RollPitchYaw(matrix=M)`` — from a (3, 3) rotation matrix (validated
+      as ``RotationMatrix(M)``).
+
+    Angles from a rotation are in ``-π <= r <= π``, ``-π/2 <= p <= π/2``,
+    ``-π <= y <= π``; given angles are kept as given.
+
+    Raises
+    ------
+    TypeError
+        For a wrong type, a wrong number of arguments or more than one form.
+    ValueError
+        For a wrong shape, NaN/inf angles, a zero/NaN quaternion, or an
+        invalid rotation matrix.
+    """
+
+    __slots__ = ("_rpy",)
+
+    def __init__(
+        self,
+        *args: object,
+        rpy: np.ndarray | None = None,
+        R: RotationMatrix | None = None,
+        quaternion: np.ndarray | None = None,
+        matrix: np.ndarray | None = None,
+    ) -> None:
+        keywords = [k for k, v in (("rpy", rpy), ("R", R), ("quaternion", quaternion),
+                                   ("matrix", matrix)) if v is not None]
+        if len(keywords) + (1 if args else 0) != 1:
+            raise TypeError(
+                "RollPitchYaw takes exactly one of (roll, pitch, yaw), rpy, other, R, "
+                f"quaternion=, matrix=; got {len(args)} positional and keywords {keywords}"
+            )
+        if len(args) == 3:
+            self._rpy = np.array([_checks.as_real_scalar(name, value)
+                                  for name, value in zip(("roll", "pitch", "yaw"), args)])
+        elif len(args) == 1:
+            self._rpy = _angles_from_positional(args[0])
+        elif args:
+            raise TypeError(f"RollPitchYaw takes 1 or 3 positional arguments, got {len(args)}")
+        elif rpy is not None:
+            self._rpy = _checks.as_float_array("rpy", rpy, (3,))
+        elif R is not None:
+            if not isinstance(R, RotationMatrix):
+                raise TypeError(f"R must be a RotationMatrix, got {type(R).__name__}")
+            self._rpy = _rpy_from_rotation(R)
+        elif quaternion is not None:
+            q = normalize_quaternion(quaternion)
+            self._rpy = _rpy_from_quaternion_and_matrix(q, quaternion_to_rotation_matrix(q))
+        else:
+            self._rpy = _rpy_from_rotation(
+                RotationMatrix._from_trusted_matrix3(_validated_matrix("matrix", matrix))
+            )
+
+    # --- accessors ---------------------------------------------------------
+
+    def vector(self) -> np.ndarray:
+        """Return a copy of ``[roll, pitch, yaw]`` (radians), shape (3,)."""
+        return self._rpy.copy()
+
+    def roll_angle(self) -> float:
+        """Return the roll angle r (radians), about Ax."""
+        return float(self._rpy[0])
+
+    def pitch_angle(self) -> float:
+        """Return the pitch angle p (radians), about Ay."""
+        return float(self._rpy[1])
+
+    def yaw_angle(self) -> float:
+        """Return the yaw angle y (radians), about Az."""
+        return float(self._rpy[2])
+
+    # --- conversions -------------------------------------------------------
+
+    def to_rotation_matrix(self) -> RotationMatrix:
+        """Return R_AD = Rz(y) Ry(p) Rx(r)."""
+        return RotationMatrix(rpy=self)
+
+    def to_quaternion(self) -> np.ndarray:
+        """Return the unit quaternion ``[w, x, y, z]`` of R_AD.
+
+        As Drake's ``RollPitchYaw.ToQuaternion``, it is the product of the
+        three half-angle quaternions and is not canonicalised (``w`` may be
+        negative); ``RotationMatrix.to_quaternion`` returns ``w >= 0``.
+        """
+        r, p, y = self._rpy.tolist()
+        return roll_pitch_yaw_to_quaternion(r, p, y)
+
+    # --- comparisons -------------------------------------------------------
+
+    def is_nearby(self, other: RollPitchYaw, tolerance: float) -> bool:
+        """True if each angle differs from ``other``'s by at most ``tolerance`` radians.
+
+        This compares angles (Drake's ``IsNearlyEqualTo``); two triples for
+        the same orientation can differ by 2π or near gimbal lock — use
+        :meth:`is_nearly_same_orientation` to compare orientations.
+
+        Raises
+        ------
+        TypeError
+            If ``other`` is not a RollPitchYaw or ``tolerance`` not a real.
+        """
+        other = _require_rpy(other)
+        tol = _checks.as_real_scalar("tolerance", tolerance)
+        return bool(np.abs(self._rpy - other._rpy).max() <= tol)
+
+    def is_nearly_same_orientation(self, other: RollPitchYaw, tolerance: float) -> bool:
+        """True if the rotation matrices of ``self`` and ``other`` differ by at most ``tolerance``.
+
+        Raises
+        ------
+        TypeError
+            If ``other`` is not a RollPitchYaw or ``tolerance`` not a real.
+        """
+        other = _require_rpy(other)
+        return self.to_rotation_matrix().is_nearby(other.to_rotation_matrix(), tolerance)
+
+    # --- angular velocity and acceleration ----------------------------------
+
+    def calc_angular_velocity_in_parent_from_rpy_dt(self, rpyDt: np.ndarray) -> np.ndarray:
+        """Angular velocity w_AD_A of D in A, expressed in A, from ``[ṙ, ṗ, ẏ]``.
+
+        Parameters
+        ----------
+        rpyDt : (3,) array_like of float
+            Time derivative of ``[r, p, y]`` (rad/s).
+
+        Returns
+        -------
+        (3,) ndarray of float64
+            w_AD_A (rad/s).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``rpyDt`` is not a finite (3,) array of reals.
+        """
+        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
+        return self._matrix_parent_from_rpy_dt() @ rpy_dt
+
+    def calc_angular_velocity_in_child_from_rpy_dt(self, rpyDt: np.ndarray) -> np.ndarray:
+        """Angular velocity w_AD_D of D in A, expressed in D, from ``[ṙ, ṗ, ẏ]``.
+
+        Parameters
+        ----------
+        rpyDt : (3,) array_like of float
+            Time derivative of ``[r, p, y]`` (rad/s).
+
+        Returns
+        -------
+        (3,) ndarray of float64
+            w_AD_D (rad/s).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``rpyDt`` is not a finite (3,) array of reals.
+        """
+        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
+        return self._matrix_child_from_rpy_dt() @ rpy_dt
+
+    def calc_rpy_dt_from_angular_velocity_in_parent(self, w_AD_A: np.ndarray) -> np.ndarray:
+        """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_A of D in A, expressed in A.
+
+        Parameters
+        ----------
+        w_AD_A : (3,) array_like of float
+            Angular velocity (rad/s).
+
+        Returns
+        -------
+        (3,) ndarray of float64
+            Time derivative of ``[r, p, y]`` (rad/s).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``w_AD_A`` is not a finite (3,) array of reals.
+        ValueError
+            Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``), where the
+            map divides by cos(p).
+        """
+        w = _checks.as_float_array("w_AD_A", w_AD_A, (3,))
+        return self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent") @ w
+
+    def calc_rpy_dt_from_angular_velocity_in_child(self, w_AD_D: np.ndarray) -> np.ndarray:
+        """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_D of D in A, expressed in D.
+
+        Parameters
+        ----------
+        w_AD_D : (3,) array_like of float
+            Angular velocity (rad/s).
+
+        Returns
+        -------
+        (3,) ndarray of float64
+            Time derivative of ``[r, p, y]`` (rad/s).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``w_AD_D`` is not a finite (3,) array of reals.
+        ValueError
+            Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
+        """
+        w = _checks.as_float_array("w_AD_D", w_AD_D, (3,))
+        return self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child") @ w
+
+    def calc_rotation_matrix_dt(self, rpyDt: np.ndarray) -> np.ndarray:
+        """Ṙ_AD, the time derivative of R_AD, from ``[ṙ, ṗ, ẏ]``.
+
+        Uses ``Ṙ_AD = [w_AD_A]ₓ R_AD`` (w_AD_A from
+        :meth:`calc_angular_velocity_in_parent_from_rpy_dt`), which equals
+        ``∂R/∂r ṙ + ∂R/∂p ṗ + ∂R/∂y ẏ``.
+
+        Parameters
+        ----------
+        rpyDt : (3,) array_like of float
+            Time derivative of ``[r, p, y]`` (rad/s).
+
+        Returns
+        -------
+        (3, 3) ndarray of float64
+            Ṙ_AD (1/s).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``rpyDt`` is not a finite (3,) array of reals.
+        """
+        wx, wy, wz = self.calc_angular_velocity_in_parent_from_rpy_dt(rpyDt).tolist()
+        skew = np.array([[0.0, -wz, wy], [wz, 0.0, -wx], [-wy, wx, 0.0]])
+        return skew @ self.to_rotation_matrix()._R
+
+    def calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent(
+        self, rpyDt: np.ndarray, alpha_AD_A: np.ndarray
+    ) -> np.ndarray:
+        """``[r̈, p̈, ÿ]`` from ``[ṙ, ṗ, ẏ]`` and D's angular acceleration in A, expressed in A.
+
+        With w_AD_A = M(p, y) rpyDt, differentiating gives
+        ``rpyDDt = M⁻¹ (alpha_AD_A - Ṁ rpyDt)``.
+
+        Parameters
+        ----------
+        rpyDt : (3,) array_like of float
+            Time derivative of ``[r, p, y]`` (rad/s).
+        alpha_AD_A : (3,) array_like of float
+            Angular acceleration of D in A, expressed in A (rad/s²).
+
+        Returns
+        -------
+        (3,) ndarray of float64
+            Second time derivative of ``[r, p, y]`` (rad/s²).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If an argument is not a finite (3,) array of reals.
+        ValueError
+            Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
+        """
+        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
+        alpha = _checks.as_float_array("alpha_AD_A", alpha_AD_A, (3,))
+        M_inverse = self._inverse_of_parent_matrix(
+            "calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent"
+        )
+        _, p, y = self._rpy.tolist()
+        _, p_dt, y_dt = rpy_dt.tolist()
+        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
+        M_dt = np.array([
+            [-sp * p_dt * cy - cp * sy * y_dt, -cy * y_dt, 0.0],
+            [-sp * p_dt * sy + cp * cy * y_dt, -sy * y_dt, 0.0],
+            [-cp * p_dt, 0.0, 0.0],
+        ])
+        return M_inverse @ (alpha - M_dt @ rpy_dt)
+
+    def calc_rpy_ddt_from_angular_accel_in_child(
+        self, rpyDt: np.ndarray, alpha_AD_D: np.ndarray
+    ) -> np.ndarray:
+        """``[r̈, p̈, ÿ]`` from ``[ṙ, ṗ, ẏ]`` and D's angular acceleration in A, expressed in D.
+
+        With w_AD_D = N(r, p) rpyDt, and alpha_AD_D the derivative of w_AD_D
+        (a vector's derivative is the same in A and D when it is D's own
+        angular velocity), ``rpyDDt = N⁻¹ (alpha_AD_D - Ṅ rpyDt)``.
+
+        Parameters
+        ----------
+        rpyDt : (3,) array_like of float
+            Time derivative of ``[r, p, y]`` (rad/s).
+        alpha_AD_D : (3,) array_like of float
+            Angular acceleration of D in A, expressed in D (rad/s²).
+
+        Returns
+        -------
+        (3,) ndarray of float64
+            Second time derivative of ``[r, p, y]`` (rad/s²).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If an argument is not a finite (3,) array of reals.
+        ValueError
+            Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
+        """
+        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
+        alpha = _checks.as_float_array("alpha_AD_D", alpha_AD_D, (3,))
+        N_inverse = self._inverse_of_child_matrix("calc_rpy_ddt_from_angular_accel_in_child")
+        r, p, _ = self._rpy.tolist()
+        r_dt, p_dt, _ = rpy_dt.tolist()
+        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
+        N_dt = np.array([
+            [0.0, 0.0, -cp * p_dt],
+            [0.0, -sr * r_dt, cr * cp * r_dt - sr * sp * p_dt],
+            [0.0, -cr * r_dt, -sr * cp * r_dt - cr * sp * p_dt],
+        ])
+        return N_inverse @ (alpha - N_dt @ rpy_dt)
+
+    # --- the matrices relating rpyDt and angular velocity --------------------
+
+    def _matrix_parent_from_rpy_dt(self) -> np.ndarray:
+        # w_AD_A = M rpyDt
+        _, p, y = self._rpy.tolist()
+        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
+        return np.array([[cp * cy, -sy, 0.0], [cp * sy, cy, 0.0], [-sp, 0.0, 1.0]])
+
+    def _matrix_child_from_rpy_dt(self) -> np.ndarray:
+        # w_AD_D = N rpyDt
+        r, p, _ = self._rpy.tolist()
+        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
+        return np.array([[1.0, 0.0, -sp], [0.0, cr, sr * cp], [0.0, -sr, cr * cp]])
+
+    def _inverse_of_parent_matrix(self, method: str) -> np.ndarray:
+        _, p, y = self._rpy.tolist()
+        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
+        self._refuse_gimbal_lock(method, cp)
+        return np.array([
+            [cy / cp, sy / cp, 0.0],
+            [-sy, cy, 0.0],
+            [cy * sp / cp, sy * sp / cp, 1.0],
+        ])
+
+    def _inverse_of_child_matrix(self, method: str) -> np.ndarray:
+        r, p, _ = self._rpy.tolist()
+        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
+        self._refuse_gimbal_lock(method, cp)
+        return np.array([
+            [1.0, sr * sp / cp, cr * sp / cp],
+            [0.0, cr, -sr],
+            [0.0, sr / cp, cr / cp],
+        ])
+
+    def _refuse_gimbal_lock(self, method: str, cos_pitch: float) -> None:
+        if abs(cos_pitch) < GIMBAL_LOCK_COS_PITCH:
+            pitch = float(self._rpy[1])
+            raise ValueError(
+                f"RollPitchYaw.{method}(): gimbal lock: pitch = {pitch:.9g} rad "
+                f"({math.degrees(pitch):.6g} degrees) is within {_GIMBAL_LOCK_DEGREES:.6g} "
+                "degrees of ±90 degrees (|cos(pitch)| < "
+                f"{GIMBAL_LOCK_COS_PITCH:g}), where roll-pitch-yaw rates divide by "
+                "cos(pitch); use a quaternion or angular velocity there"
+            )
+
+    # --- python protocol ---------------------------------------------------
+
+    def __copy__(self) -> RollPitchYaw:
+        return RollPitchYaw(self._rpy)
+
+    def __deepcopy__(self, memo: dict) -> RollPitchYaw:
+        return self.__copy__()
+
+    def __repr__(self) -> str:
+        r, p, y = self._rpy.tolist()
+        return f"RollPitchYaw(roll={r!r}, pitch={p!r}, yaw={y!r})"
+
+
+def _require_rpy(other: object) -> RollPitchYaw:
+    if not isinstance(other, RollPitchYaw):
+        raise TypeError(f"other must be a RollPitchYaw, got {type(other).__name__}")
+    return other
+
+
+def _angles_from_positional(value: object) -> np.ndarray:
+    if isinstance(value, RollPitchYaw):
+        return value._rpy.copy()
+    if isinstance(value, RotationMatrix):
+        return _rpy_from_rotation(value)
+    angles = _checks.as_float_array_any_shape("rpy", value)
+    if angles.shape == (3, 3):
+        raise ValueError(
+            "rpy must have shape (3,), got (3, 3); for a rotation matrix use "
+            "RollPitchYaw(matrix=M)"
+        )
+    if angles.shape == (4,):
+        raise ValueError(
+            "rpy must have shape (3,), got (4,); for a quaternion [w, x, y, z] use "
+            "RollPitchYaw(quaternion=q)"
+        )
+    if angles.shape != (3,):
+        raise ValueError(f"rpy must have shape (3,), got {angles.shape}")
+    _checks.check_finite("rpy", angles)
+    return angles
+
+
+def _rpy_from_rotation(R: RotationMatrix) -> np.ndarray:
+    return _rpy_from_quaternion_and_matrix(R.to_quaternion(), R._R)
+
+
+def _rpy_from_quaternion_and_matrix(q_wxyz: np.ndarray, R_AD: np.ndarray) -> np.ndarray:
+    """Roll-pitch-yaw of a unit quaternion and its rotation matrix (Drake's algorithm).
+
+    Write a, b, c for half of roll, pitch, yaw. Multiplying out the three
+    half-angle quaternions gives
+
+        x + z = (cos b - sin b) sin(a + c),   w - y = (cos b - sin b) cos(a + c),
+        z - x = (cos b + sin b) sin(c - a),   w + y = (cos b + sin b) cos(c - a),
+
+    so atan2 recovers a + c and c - a; for |pitch| < π/2 both scale factors
+    are positive. Near pitch = +π/2 the first pair vanishes and a + c is
+    poorly determined, but R then depends on yaw - roll alone, which the
+    second (well-scaled) pair fixes; symmetrically near -π/2. The pitch
+    comes from R, where ``-R[2, 0] = sin p`` and the four elements R00, R10,
+    R21, R22 give ``|cos p| = sqrt((R00² + R10² + R21² + R22²) / 2)``
+    without cancellation, so atan2 is accurate up to ±π/2.
+    """
+    (R00, _, _), (R10, _, _), (R20, R21, R22) = R_AD.tolist()
+    pitch = math.atan2(-R20, math.sqrt((R22 * R22 + R21 * R21 + R10 * R10 + R00 * R00) / 2))
+    w, x, y, z = q_wxyz.tolist()
+    sum_y, sum_x = x + z, w - y
+    difference_y, difference_x = z - x, w + y
+    # Both atan2 arguments zero (to round-off): the half-angle is arbitrary; Drake picks 0.
+    half_sum = (0.0 if abs(sum_y) <= _EPSILON and abs(sum_x) <= _EPSILON
+                else math.atan2(sum_y, sum_x))
+    half_difference = (0.0 if abs(difference_y) <= _EPSILON and abs(difference_x) <= _EPSILON
+                       else math.atan2(difference_y, difference_x))
+    roll = _wrap_to_pi(half_sum - half_difference)
+    yaw = _wrap_to_pi(half_sum + half_difference)
+    return np.array([roll, pitch, yaw])
+
+
+def _wrap_to_pi(angle: float) -> float:
+    # The half-angles are each in [-π, π], so one shift by 2π is enough.
+    if angle > math.pi:
+        return angle - 2 * math.pi
+    if angle < -math.pi:
+        return angle + 2 * math.pi
+    return angle
