@@ -1,0 +1,69 @@
+"""geometry_core: a Python geometry world in the spirit of Drake's SceneGraph.
+
+Rigid-transform math, shapes, frames and geometries with roles, collision
+filtering, and proximity queries (penetration, signed distance with witness
+points, distance to a point), on numpy, transforms3d and python-fcl.
+Everything public is importable from here; names follow Drake in snake_case
+(see the README's name table).
+
+This package never imports ROS, DDS or anything under ``nodes/``.
+"""
+
+from geometry_core.math import (
+    RigidTransform,
+    RollPitchYaw,
+    RotationMatrix,
+    compute_basis_from_axis,
+)
+from geometry_core.proximity.query_object import QueryObject
+from geometry_core.proximity.results import (
+    Aabb,
+    PenetrationAsPointPair,
+    SignedDistancePair,
+    SignedDistanceToPoint,
+)
+from geometry_core.scene import SceneGraph
+from geometry_core.scene_graph import (
+    CollisionFilterDeclaration,
+    CollisionFilterManager,
+    FrameId,
+    FramePoseVector,
+    GeometryFrame,
+    GeometryId,
+    GeometryInstance,
+    GeometryProperties,
+    GeometrySet,
+    IllustrationProperties,
+    PerceptionProperties,
+    ProximityProperties,
+    Rgba,
+    Role,
+    RoleAssign,
+    SceneGraphInspector,
+    SourceId,
+    make_phong_illustration_properties,
+)
+from geometry_core.shapes import (
+    Box,
+    Capsule,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    HalfSpace,
+    Mesh,
+    Shape,
+    Sphere,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Aabb", "Box", "Capsule", "CollisionFilterDeclaration", "CollisionFilterManager",
+    "Convex", "Cylinder", "Ellipsoid", "FrameId", "FramePoseVector", "GeometryFrame",
+    "GeometryId", "GeometryInstance", "GeometryProperties", "GeometrySet", "HalfSpace",
+    "IllustrationProperties", "Mesh", "PenetrationAsPointPair", "PerceptionProperties",
+    "ProximityProperties", "QueryObject", "Rgba", "RigidTransform", "RollPitchYaw", "Role",
+    "RoleAssign", "RotationMatrix", "SceneGraph", "SceneGraphInspector", "Shape",
+    "SignedDistancePair", "SignedDistanceToPoint", "SourceId", "Sphere",
+    "compute_basis_from_axis", "make_phong_illustration_properties",
+]

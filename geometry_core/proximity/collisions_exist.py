@@ -1,0 +1,14 @@
+"""has_collisions: whether any unfiltered pair overlaps, stopping at the first."""
+
+from __future__ import annotations
+
+from geometry_core.proximity.engine import PosedScene
+
+__all__ = ["has_collisions"]
+
+
+def has_collisions(scene: PosedScene) -> bool:
+    for i, j in zip(*scene.candidates(0.0)):
+        if scene.signed_distance(int(i), int(j)).distance < 0.0:
+            return True
+    return False

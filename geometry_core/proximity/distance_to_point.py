@@ -1,0 +1,61 @@
+"""compute_signed_distance_to_point: distance from a point to every geometry.
+
+Every proximity geometry within ``threshold`` of the point is reported
+(negative inside), sorted by id. Supported: sphere, box, cylinder, capsule,
+ellipsoid, half space and convex (Drake 1.51 skips some of these). A mesh has
+no inside, so it has no signed distance: meshes are skipped, and each
+skipped mesh is logged once (logger ``geometry_core.proximity``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+
+from geometry_core.proximity.engine import PosedScene
+from geometry_core.proximity.results import SignedDistanceToPoint
+from geometry_core.shapes import Mesh
+
+__all__ = ["compute_signed_distance_to_point"]
+
+_log = logging.getLogger("geometry_core.proximity")
+_logged_meshes: set = set()
+
+
+def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
+                                     threshold: float = math.inf) -> list[SignedDistanceToPoint]:
+    p_WQ = np.asarray(p_WQ, dtype=float)
+    if p_WQ.shape == (3, 1):
+        p_WQ = p_WQ[:, 0]
+    if p_WQ.shape != (3,):
+        raise ValueError(f"p_WQ must have shape (3,), got {p_WQ.shape}")
+    if not np.all(np.isfinite(p_WQ)):
+        raise ValueError(f"p_WQ must be finite, got {p_WQ.tolist()}")
+    threshold = float(threshold)
+    if math.isnan(threshold):
+        raise ValueError("threshold must be a number, got NaN")
+    from geometry_core.proximity.point_distance import signed_distance_to_point
+
+    model, X_WG = scene.model, scene.X_WG
+    center_W, half_W = scene.aabbs
+    # A box farther than threshold from Q cannot hold a point within threshold.
+    with np.errstate(invalid="ignore"):
+        gap = np.linalg.norm(np.maximum(np.abs(p_WQ - center_W) - half_W, 0.0), axis=1)
+    near = np.flatnonzero(~(gap > threshold))
+    results = []
+    for i in near:
+        shape = model.shapes[i]
+        if isinstance(shape, Mesh):
+            if model.geometry_ids[i] not in _logged_meshes:
+                _logged_meshes.add(model.geometry_ids[i])
+                _log.warning("compute_signed_distance_to_point skips mesh %s: a mesh has no "
+                             "inside; use Convex for a signed distance", model.names[i])
+            continue
+        witness = signed_distance_to_point(shape, X_WG[i], p_WQ)
+        if witness.distance <= threshold:
+            results.append(SignedDistanceToPoint(model.geometry_ids[i], witness.p_GN,
+                                                 float(witness.distance), witness.grad_W,
+                                                 bool(witness.is_grad_W_unique)))
+    return results

@@ -1,0 +1,82 @@
+"""Per-model caches and per-snapshot world data shared by every query.
+
+:class:`ModelCache` holds what depends only on the topology (broadphase
+tables, FCL geometry); it is built once per collision model and reused by
+every snapshot of that model. :class:`PosedScene` holds what depends on the
+poses of one snapshot (``X_WG`` of every geometry, world boxes), computed
+lazily once and then shared by all queries on that snapshot.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from geometry_core.proximity.broadphase import BroadphaseModel, candidate_pairs, world_aabbs
+from geometry_core.proximity.narrowphase import PairSolver
+from geometry_core.scene_graph.collision_model import CollisionModel
+from geometry_core.scene_graph.geometry_state import SceneSnapshot
+
+__all__ = ["ModelCache", "PosedScene"]
+
+_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+class ModelCache:
+    """Topology-only data of one collision model."""
+
+    def __init__(self, model: CollisionModel) -> None:
+        self.model = model
+        self.broadphase = BroadphaseModel.build(model)
+        self.solver = PairSolver(model.shapes)
+
+    @classmethod
+    def of(cls, model: CollisionModel) -> ModelCache:
+        """Return the cache of ``model``, building it on first use."""
+        cache = _caches.get(model)
+        if cache is None:
+            with _caches_lock:
+                cache = _caches.get(model)
+                if cache is None:
+                    cache = _caches[model] = cls(model)
+        return cache
+
+
+class PosedScene:
+    """One snapshot's poses, with world geometry poses and boxes computed on demand."""
+
+    def __init__(self, snapshot: SceneSnapshot) -> None:
+        self.snapshot = snapshot
+        self.model = snapshot.collision_model
+        self.cache = ModelCache.of(self.model)
+        self._X_WG: np.ndarray | None = None
+        self._aabbs: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def X_WG(self) -> np.ndarray:
+        """World pose of every proximity geometry, shape (G, 4, 4)."""
+        if self._X_WG is None:
+            X_WG = self.snapshot.X_WF[self.model.frame_slot] @ self.model.X_FG
+            X_WG.setflags(write=False)
+            self._X_WG = X_WG
+        return self._X_WG
+
+    @property
+    def aabbs(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(center_W, half_W)`` of every proximity geometry, each (G, 3)."""
+        if self._aabbs is None:
+            self._aabbs = world_aabbs(self.cache.broadphase, self.X_WG)
+        return self._aabbs
+
+    def candidates(self, margin: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """Unfiltered index pairs whose boxes come within ``margin`` metres."""
+        center_W, half_W = self.aabbs
+        return candidate_pairs(self.cache.broadphase, self.X_WG, center_W, half_W, margin)
+
+    def signed_distance(self, i: int, j: int):
+        """PairWitness of geometry indices ``i`` (A) and ``j`` (B)."""
+        X_WG = self.X_WG
+        return self.cache.solver.signed_distance(i, X_WG[i], j, X_WG[j])

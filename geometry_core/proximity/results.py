@@ -1,0 +1,126 @@
+"""Public result types of the proximity queries, with Drake's field names.
+
+One frozen record per query (house rule 4): no flag changes what a query
+returns. Vectors are numpy arrays of shape (3,), in the frames their
+monogram names say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from geometry_core.scene_graph.identifiers import GeometryId
+
+__all__ = ["PenetrationAsPointPair", "SignedDistancePair", "SignedDistanceToPoint", "Aabb"]
+
+
+@dataclass(frozen=True, eq=False)
+class PenetrationAsPointPair:
+    """Two overlapping geometries, characterised by their deepest points.
+
+    Attributes
+    ----------
+    id_A, id_B : GeometryId
+        The pair, with ``id_A < id_B``.
+    p_WCa : (3,) float
+        The point of A that lies deepest inside B, in W (metres).
+    p_WCb : (3,) float
+        The point of B that lies deepest inside A, in W (metres).
+    nhat_BA_W : (3,) float
+        Unit normal from B into A, expressed in W: translating A by
+        ``depth * nhat_BA_W`` separates the pair.
+    depth : float
+        Penetration depth, > 0 (metres); ``p_WCa - p_WCb = -depth * nhat_BA_W``.
+    """
+
+    id_A: GeometryId
+    id_B: GeometryId
+    p_WCa: np.ndarray
+    p_WCb: np.ndarray
+    nhat_BA_W: np.ndarray
+    depth: float
+
+
+@dataclass(frozen=True, eq=False)
+class SignedDistancePair:
+    """Signed distance between two geometries with witness points.
+
+    Attributes
+    ----------
+    id_A, id_B : GeometryId
+        The pair (``id_A < id_B`` in pairwise results).
+    p_ACa : (3,) float
+        Witness point Ca on A's surface, measured and expressed in A's
+        geometry frame.
+    p_BCb : (3,) float
+        Witness point Cb on B's surface, measured and expressed in B's
+        geometry frame.
+    distance : float
+        Signed distance (metres), negative when the geometries overlap.
+    nhat_BA_W : (3,) float
+        Direction of fastest increase of the distance when A moves, in W.
+    is_nhat_BA_W_unique : bool
+        False when that direction is one choice among several.
+    """
+
+    id_A: GeometryId
+    id_B: GeometryId
+    p_ACa: np.ndarray
+    p_BCb: np.ndarray
+    distance: float
+    nhat_BA_W: np.ndarray
+    is_nhat_BA_W_unique: bool
+
+
+@dataclass(frozen=True, eq=False)
+class SignedDistanceToPoint:
+    """Signed distance from a query point Q to a geometry G.
+
+    Attributes
+    ----------
+    id_G : GeometryId
+        The geometry.
+    p_GN : (3,) float
+        Nearest point N on G's surface, in G's frame (metres).
+    distance : float
+        Signed distance, negative when Q is inside G.
+    grad_W : (3,) float
+        Gradient of the distance with respect to Q, expressed in W.
+    is_grad_W_unique : bool
+        False where the gradient is a convention (see the query's docs).
+    """
+
+    id_G: GeometryId
+    p_GN: np.ndarray
+    distance: float
+    grad_W: np.ndarray
+    is_grad_W_unique: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Aabb:
+    """An axis-aligned bounding box in the world frame.
+
+    Attributes
+    ----------
+    center : (3,) float
+        Centre of the box in W.
+    half_width : (3,) float
+        Half side lengths along Wx, Wy, Wz (inf for an unbounded shape).
+    """
+
+    center: np.ndarray
+    half_width: np.ndarray
+
+    def lower(self) -> np.ndarray:
+        return self.center - self.half_width
+
+    def upper(self) -> np.ndarray:
+        return self.center + self.half_width
+
+    def contains(self, p_WQ) -> bool:
+        """Report whether the point lies in the box (boundary included)."""
+        p_WQ = np.asarray(p_WQ, dtype=float)
+        return bool(np.all(np.abs(p_WQ - self.center) <= self.half_width))

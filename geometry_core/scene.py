@@ -1,0 +1,46 @@
+"""SceneGraph: the scene model plus the ability to take query snapshots.
+
+``SceneGraph`` is :class:`~geometry_core.scene_graph.GeometryState` (all
+registration, roles, filters and poses) with :meth:`SceneGraph.query_object`
+and :meth:`SceneGraph.model_inspector` on top. It sits above both the model
+and the query engine so that neither imports the other (DESIGN.md section 1).
+"""
+
+from __future__ import annotations
+
+from geometry_core.proximity.query_object import QueryObject
+from geometry_core.scene_graph import GeometryState, SceneGraphInspector
+
+__all__ = ["SceneGraph"]
+
+
+class SceneGraph(GeometryState):
+    """A world of frames and geometries that answers proximity queries.
+
+    Examples
+    --------
+    >>> from geometry_core import SceneGraph, GeometryFrame, GeometryInstance, Sphere
+    >>> from geometry_core import RigidTransform, ProximityProperties
+    >>> sg = SceneGraph()
+    >>> src = sg.register_source("robot")
+    >>> f = sg.register_frame(src, GeometryFrame("link"))
+    >>> g = sg.register_geometry(src, f, GeometryInstance(RigidTransform(), Sphere(0.1), "ball"))
+    >>> sg.assign_role(src, g, ProximityProperties())
+    >>> sg.set_poses(src, {f: RigidTransform([0.0, 0.0, 1.0])})
+    >>> sg.query_object().get_pose_in_world(g).translation().tolist()
+    [0.0, 0.0, 1.0]
+    """
+
+    def query_object(self) -> QueryObject:
+        """Return a snapshot of the current poses that answers queries.
+
+        Raises
+        ------
+        ValueError
+            If a registered frame has never been given a pose (names them).
+        """
+        return QueryObject(self, self.snapshot())
+
+    def model_inspector(self) -> SceneGraphInspector:
+        """Return an inspector of the current topology."""
+        return SceneGraphInspector(self)

@@ -1,0 +1,348 @@
+"""Shape specifications: what a geometry looks like in its own frame G.
+
+A shape is an immutable value with no pose and no identity, so one instance
+may be shared by many geometries (seed 002: one plate, many plates on the
+table). Each shape is defined in its canonical frame exactly as Drake defines
+it: boxes and ellipsoids centred on the origin with axes along G's axes,
+cylinders and capsules centred with their length along Gz, the half space
+bounded by the plane z = 0 with its outward normal +Gz (points with z <= 0
+are inside).
+
+Sizes are in metres and are validated at construction: zero, negative, NaN
+or infinite sizes raise ``ValueError`` naming the shape and the size.
+
+This module knows nothing about poses, scenes, FCL, LCM or ROS; conversions
+to those live with their consumers (``proximity/`` for FCL, ``viewer/`` for
+LCM). Meshes are read with trimesh, lazily, the first time their vertices are
+needed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+__all__ = [
+    "Shape",
+    "Sphere",
+    "Box",
+    "Cylinder",
+    "Capsule",
+    "Ellipsoid",
+    "HalfSpace",
+    "Mesh",
+    "Convex",
+]
+
+
+def _positive(shape: str, name: str, value: float) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{shape} {name} must be a number, got {value!r}") from None
+    if not math.isfinite(value) or value <= 0.0:
+        raise ValueError(f"{shape} {name} must be positive and finite, got {value!r}")
+    return value
+
+
+class Shape:
+    """Base of every shape. Not instantiable on its own.
+
+    Every shape reports ``local_aabb()``: the centre and half extents of an
+    axis-aligned box, in G, that contains it (``None`` for the unbounded half
+    space). The scene graph's broadphase uses it.
+    """
+
+    #: Short lower-case name used in messages, files and tables.
+    type_name: ClassVar[str] = "shape"
+
+    def __init__(self) -> None:
+        raise TypeError("Shape is abstract: use Sphere, Box, Cylinder, ...")
+
+    def local_aabb(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Return ``(p_GoC_G, half_extents)`` of a box bounding the shape in G."""
+        raise NotImplementedError
+
+    def bounding_radius(self) -> float:
+        """Return the radius of a sphere about Go that contains the shape."""
+        box = self.local_aabb()
+        if box is None:
+            return math.inf
+        center, half = box
+        return float(np.linalg.norm(np.abs(center) + half))
+
+
+@dataclass(frozen=True, eq=False)
+class Sphere(Shape):
+    """A sphere of ``radius`` centred on Go."""
+
+    radius: float
+    type_name: ClassVar[str] = "sphere"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "radius", _positive("Sphere", "radius", self.radius))
+
+    def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(3), np.full(3, self.radius)
+
+
+@dataclass(frozen=True, eq=False)
+class Box(Shape):
+    """A box of full side lengths ``width`` (x), ``depth`` (y), ``height`` (z)."""
+
+    width: float
+    depth: float
+    height: float
+    type_name: ClassVar[str] = "box"
+
+    def __post_init__(self) -> None:
+        for name in ("width", "depth", "height"):
+            object.__setattr__(self, name, _positive("Box", name, getattr(self, name)))
+
+    @classmethod
+    def make_cube(cls, edge_size: float) -> Box:
+        """Return a cube with all sides ``edge_size``."""
+        return cls(edge_size, edge_size, edge_size)
+
+    def size(self) -> np.ndarray:
+        """Return the full side lengths ``[width, depth, height]``, shape (3,)."""
+        return np.array([self.width, self.depth, self.height])
+
+    def half_extents(self) -> np.ndarray:
+        """Return half the side lengths, shape (3,)."""
+        return 0.5 * self.size()
+
+    def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(3), self.half_extents()
+
+
+@dataclass(frozen=True, eq=False)
+class Cylinder(Shape):
+    """A solid cylinder of ``radius`` and ``length`` along Gz, centred on Go."""
+
+    radius: float
+    length: float
+    type_name: ClassVar[str] = "cylinder"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "radius", _positive("Cylinder", "radius", self.radius))
+        object.__setattr__(self, "length", _positive("Cylinder", "length", self.length))
+
+    def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(3), np.array([self.radius, self.radius, 0.5 * self.length])
+
+
+@dataclass(frozen=True, eq=False)
+class Capsule(Shape):
+    """A capsule: the points within ``radius`` of a segment of ``length`` on Gz.
+
+    Its total extent along Gz is ``length + 2 radius``, as in Drake.
+    """
+
+    radius: float
+    length: float
+    type_name: ClassVar[str] = "capsule"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "radius", _positive("Capsule", "radius", self.radius))
+        object.__setattr__(self, "length", _positive("Capsule", "length", self.length))
+
+    def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        r = self.radius
+        return np.zeros(3), np.array([r, r, 0.5 * self.length + r])
+
+
+@dataclass(frozen=True, eq=False)
+class Ellipsoid(Shape):
+    """An ellipsoid with semi-axes ``a`` (x), ``b`` (y), ``c`` (z)."""
+
+    a: float
+    b: float
+    c: float
+    type_name: ClassVar[str] = "ellipsoid"
+
+    def __post_init__(self) -> None:
+        for name in ("a", "b", "c"):
+            object.__setattr__(self, name, _positive("Ellipsoid", name, getattr(self, name)))
+
+    def semi_axes(self) -> np.ndarray:
+        """Return ``[a, b, c]``, shape (3,)."""
+        return np.array([self.a, self.b, self.c])
+
+    def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(3), self.semi_axes()
+
+
+@dataclass(frozen=True, eq=False)
+class HalfSpace(Shape):
+    """The half space z <= 0 of G; its boundary normal is +Gz."""
+
+    type_name: ClassVar[str] = "halfspace"
+
+    def local_aabb(self) -> None:
+        return None
+
+    @staticmethod
+    def make_pose(Hz_dir_F: np.ndarray, p_FB: np.ndarray):
+        """Return X_FC for a half space with outward normal ``Hz_dir_F`` through ``p_FB``.
+
+        Mirrors Drake's ``HalfSpace::MakePose``: the normal need not be unit;
+        a zero normal raises ``ValueError``.
+        """
+        from geometry_core.math import RigidTransform, RotationMatrix, compute_basis_from_axis
+
+        R_FC = compute_basis_from_axis(2, np.asarray(Hz_dir_F, dtype=float))
+        return RigidTransform(RotationMatrix(R_FC), np.asarray(p_FB, dtype=float))
+
+
+@dataclass(frozen=True, eq=False)
+class _MeshData:
+    vertices: np.ndarray  # (V, 3) in G, scale applied
+    faces: np.ndarray  # (T, 3) vertex indices
+
+
+def _scale3(kind: str, scale) -> np.ndarray:
+    s = np.asarray(scale, dtype=float)
+    if s.shape == ():
+        s = np.full(3, float(s))
+    if s.shape != (3,):
+        raise ValueError(f"{kind} scale must be a number or shape (3,), got shape {s.shape}")
+    if not np.all(np.isfinite(s)) or np.any(s == 0.0):
+        raise ValueError(f"{kind} scale must be finite and non-zero, got {s.tolist()}")
+    return s
+
+
+def _load_mesh_file(kind: str, filename: str, scale: np.ndarray) -> _MeshData:
+    import trimesh
+
+    if not os.path.isfile(filename):
+        raise ValueError(f"{kind} file not found: {filename!r}")
+    try:
+        loaded = trimesh.load(filename, force="mesh", process=False)
+    except Exception as err:  # trimesh raises many types for bad files
+        raise ValueError(f"{kind} file {filename!r} could not be read: {err}") from err
+    vertices = np.asarray(loaded.vertices, dtype=float)
+    faces = np.asarray(loaded.faces, dtype=np.int64)
+    if len(vertices) == 0 or len(faces) == 0:
+        raise ValueError(f"{kind} file {filename!r} holds no triangles")
+    return _MeshData(vertices * scale, faces)
+
+
+class _MeshLike(Shape):
+    """Shared behaviour of Mesh and Convex: a file (or points) with a scale."""
+
+    filename: str | None
+    scale: float
+
+    def _init_common(self, filename: str | None, scale) -> None:
+        kind = type(self).__name__
+        if filename is not None:
+            filename = os.fspath(filename)
+            ext = os.path.splitext(filename)[1].lower()
+            if ext not in (".obj", ".stl", ".ply", ".off", ".glb", ".gltf", ".vtk"):
+                raise ValueError(f"{kind} file must be .obj or .stl (or another trimesh format), "
+                                 f"got {filename!r}")
+        self.filename = filename
+        self.scale3 = _scale3(kind, scale)
+        self.scale = float(self.scale3[0]) if np.all(self.scale3 == self.scale3[0]) else None
+        self._data: _MeshData | None = None
+
+    def _mesh_data(self) -> _MeshData:
+        if self._data is None:
+            self._data = _load_mesh_file(type(self).__name__, self.filename, self.scale3)
+        return self._data
+
+    def vertices(self) -> np.ndarray:
+        """Return the scaled vertices in G, shape (V, 3)."""
+        return self._mesh_data().vertices
+
+    def faces(self) -> np.ndarray:
+        """Return triangle vertex indices, shape (T, 3)."""
+        return self._mesh_data().faces
+
+    def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        v = self.vertices()
+        lo, hi = v.min(axis=0), v.max(axis=0)
+        return 0.5 * (lo + hi), 0.5 * (hi - lo)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(filename={self.filename!r}, scale={self.scale3.tolist()})"
+
+
+class Mesh(_MeshLike):
+    """A triangle mesh read from a file (OBJ, STL, ...) with a scale.
+
+    In proximity queries the mesh is used as its triangles (FCL's BVH model):
+    see the README for which queries support meshes. ``scale`` is a number or
+    three numbers applied to the file's vertices.
+    """
+
+    type_name: ClassVar[str] = "mesh"
+
+    def __init__(self, filename: str, scale=1.0) -> None:
+        self._init_common(filename, scale)
+
+
+class Convex(_MeshLike):
+    """A convex shape: the convex hull of a mesh file's vertices, or of points.
+
+    ``Convex(filename, scale)`` reads a file; ``Convex.from_points(p_GV)``
+    takes vertices directly, shape (N, 3) with N >= 4 not all coplanar.
+    """
+
+    type_name: ClassVar[str] = "convex"
+
+    def __init__(self, filename: str, scale=1.0) -> None:
+        self._init_common(filename, scale)
+        self._hull: _MeshData | None = None
+
+    @classmethod
+    def from_points(cls, p_GV, scale=1.0) -> Convex:
+        """Return the convex hull of points ``p_GV`` (shape (N, 3)) as a Convex."""
+        points = np.asarray(p_GV, dtype=float)
+        if points.ndim != 2 or points.shape[1] != 3:
+            raise ValueError(f"Convex points must have shape (N, 3), got {points.shape}")
+        if len(points) < 4:
+            raise ValueError(f"Convex needs at least 4 points, got {len(points)}")
+        if not np.all(np.isfinite(points)):
+            raise ValueError("Convex points contain NaN or infinity")
+        self = cls.__new__(cls)
+        self._init_common(None, scale)
+        self._data = _MeshData(points * self.scale3, np.zeros((0, 3), dtype=np.int64))
+        self._hull = None
+        return self
+
+    def hull(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(vertices, faces)`` of the convex hull in G, outward-wound."""
+        if self._hull is None:
+            from scipy.spatial import ConvexHull, QhullError
+
+            points = self._mesh_data().vertices
+            try:
+                qhull = ConvexHull(points)
+            except QhullError as err:
+                raise ValueError(f"{self!r}: points are degenerate (coplanar or collinear), "
+                                 "no 3-D convex hull exists") from err
+            used = np.unique(qhull.simplices)
+            remap = -np.ones(len(points), dtype=np.int64)
+            remap[used] = np.arange(len(used))
+            faces = remap[qhull.simplices]
+            vertices = points[used]
+            # Qhull does not orient simplices: flip those whose normal points inward.
+            centroid = vertices.mean(axis=0)
+            a, b, c = (vertices[faces[:, k]] for k in range(3))
+            normals = np.cross(b - a, c - a)
+            inward = np.einsum("ij,ij->i", normals, a - centroid) < 0
+            faces[inward] = faces[inward][:, ::-1]
+            self._hull = _MeshData(vertices, faces)
+        return self._hull.vertices, self._hull.faces
+
+    def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        v = self.hull()[0]
+        lo, hi = v.min(axis=0), v.max(axis=0)
+        return 0.5 * (lo + hi), 0.5 * (hi - lo)
+

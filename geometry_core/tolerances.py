@@ -1,0 +1,110 @@
+"""Every tuned tolerance of geometry_core, each with the reason for its value.
+
+One place for these numbers (house rule 11): a reviewer who wonders why a
+check accepts 1e-12 and not 1e-9 finds the answer here, and a change of a
+tolerance is one edit. This module imports nothing.
+"""
+
+# --- math -------------------------------------------------------------------
+
+#: Largest |R Rᵀ - I| entry (max norm) for a matrix to count as a rotation.
+#: Drake's RotationMatrix uses 128 machine epsilons (about 2.8e-14) as its
+#: internal tolerance for orthonormality; we keep the same figure so a matrix
+#: Drake accepts we accept and the reverse.
+ORTHONORMALITY_TOLERANCE = 128 * 2.220446049250313e-16
+
+#: Tolerance for rotations that arrive from outside (users, files, messages),
+#: where six or seven significant digits are common (YAML, float32 messages).
+#: Validation of user input uses this looser figure; ``is_valid`` keeps
+#: Drake's strict one.
+USER_ROTATION_TOLERANCE = 1e-6
+
+#: |cos(pitch)| below which the roll-pitch-yaw rate methods refuse to divide
+#: (gimbal lock). Drake's RollPitchYaw uses 0.008 radians of distance from
+#: ±π/2, which is the same test written on the cosine.
+GIMBAL_LOCK_COS_PITCH = 0.008
+
+#: Norm below which an axis (ComputeBasisFromAxis, angle-axis) is zero.
+#: Drake's ComputeBasisFromAxis documents 1e-10.
+ZERO_AXIS_NORM = 1e-10
+
+#: Norm below which a quaternion is treated as zero and refused.
+ZERO_QUATERNION_NORM = 1e-12
+
+# --- proximity: exact narrowphase kernels -----------------------------------
+
+#: Relative tolerance (scaled by max(1, size) in metres) within which a query
+#: point counts as on a feature (a sphere's centre, a box face, edge or corner,
+#: a cylinder's axis). Drake's DistanceToPointRelativeTolerance is exactly
+#: 1e-14 * max(1, size): sharing it makes our "which gradient convention
+#: applies" decision the same as Drake's for the same input.
+DISTANCE_TO_POINT_RELATIVE_TOLERANCE = 1e-14
+
+#: Newton/bisection on the ellipsoid's Lagrange parameter stops after this many
+#: iterations. Safeguarded Newton from a lower bound converges monotonically and
+#: quadratically; 200 is far more than the ~60 a pure bisection of a double
+#: interval needs, so hitting it means a bug, not a hard input.
+ELLIPSOID_ROOT_MAX_ITERATIONS = 200
+
+#: |cos| above which two box axes (or a box axis and a direction) are treated
+#: as parallel when choosing support features and skipping degenerate SAT
+#: cross-product axes. Cross products of nearly parallel unit edges have norm
+#: ~ sin(angle); below 1e-9 their direction is dominated by round-off of the
+#: rotation matrices (entries carry ~1e-16 error), so such axes cannot give a
+#: meaningful separating direction and the face axes already cover them.
+BOX_PARALLEL_SIN_TOLERANCE = 1e-9
+
+#: SAT picks a cross-product (edge-edge) axis only when its overlap is smaller
+#: than the best face axis by this relative margin. Face axes and edge axes
+#: coincide for degenerate (parallel-edge) configurations; preferring faces on
+#: near ties gives a stable face contact and witness patch instead of a
+#: round-off-chosen edge pair (the same bias ODE's dBoxBox uses, 1.05 there on
+#: the absolute scale; we only need to beat round-off).
+BOX_SAT_EDGE_AXIS_BIAS = 1e-12
+
+# --- convex narrowphase (proximity/convex_solver.py) -------------------------
+
+#: GJK stops when its certified duality gap |v| - v̂·s(-v) (an upper minus a
+#: lower bound on the core distance) falls below this, in metres per metre of
+#: shape size. 1e-13 sits a few hundred ulps above double round-off for
+#: metre-scale shapes, so the loop stops on accuracy, not on noise, and the
+#: issue's 1e-9 m target keeps four orders of margin.
+CONVEX_GJK_GAP = 1e-13
+
+#: Iteration cap for GJK. Polytope cores terminate in < 20; curved cores
+#: converge linearly and reach CONVEX_GJK_GAP in well under 200 in our
+#: random tests; the cap only bounds pathological inputs.
+CONVEX_GJK_MAX_ITERATIONS = 300
+
+#: Core distance (metres per metre of size) below which GJK treats the cores
+#: as touching/overlapping and hands over to EPA: below it, v's direction is
+#: round-off and cannot serve as a normal.
+CONVEX_CORE_TOUCH = 1e-13
+
+#: EPA stops when the certified gap between the nearest face of its polytope
+#: and the support function along that face's normal is below this (metres
+#: per metre of size). Same reasoning as CONVEX_GJK_GAP.
+CONVEX_EPA_GAP = 1e-13
+
+#: Iteration cap for EPA; each iteration adds one vertex. Curved shapes with
+#: a kink at the answer (cylinder cap on a box) need the most, ~100-300.
+CONVEX_EPA_MAX_ITERATIONS = 400
+
+#: Two EPA faces whose depths differ by less than this (metres per metre)
+#: with clearly different normals make the penetration normal non-unique
+#: (symmetric overlaps such as coaxial cylinders).
+CONVEX_NORMAL_TIE = 1e-10
+
+#: Radians: a support map counts as smooth at n when the nearest kink (box
+#: face/edge direction, cylinder cap/side, polytope vertex tie) is farther
+#: than this; only then is Newton's curvature model valid.
+CONVEX_NEWTON_START = 1e-7
+
+#: Newton on the direction sphere stops when the tangential gradient
+#: |m - (n·m) n| is below this (metres per metre): with quadratic
+#: convergence the distance error is then ~gradient² / curvature radius,
+#: far below 1e-12 m.
+CONVEX_NEWTON_GRADIENT = 1e-13
+
+#: Newton iteration cap; quadratic convergence needs 3-6 from GJK/EPA's start.
+CONVEX_NEWTON_MAX_ITERATIONS = 30

@@ -1,0 +1,22 @@
+"""pip and colcon (ament_cmake_python) install the same packages; metadata lives in setup.cfg.
+
+``nodes/`` is installed as the package ``geometry_core_nodes`` (DESIGN.md
+section 5), with the ``.msg`` definitions its DDS backend reads at run time.
+"""
+
+from setuptools import find_packages, setup
+
+node_packages = ["geometry_core_nodes"] + [
+    f"geometry_core_nodes.{name}" for name in find_packages("nodes")]
+
+setup(
+    packages=find_packages(include=["geometry_core", "geometry_core.*"]) + node_packages,
+    package_dir={"geometry_core_nodes": "nodes"},
+    package_data={"geometry_core": ["py.typed"],
+                  "geometry_core_nodes": ["**/*.msg", "**/*.yaml"]},
+    data_files=[
+        ("share/ament_index/resource_index/packages", ["resource/geometry_core_ros"]),
+        ("share/geometry_core_ros", ["package.xml"]),
+    ],
+    entry_points={"console_scripts": ["geometry-core = geometry_core.cli:main"]},
+)
