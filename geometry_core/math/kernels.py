@@ -42,7 +42,7 @@ def _stack(name: str, value: object, tail: tuple[int, ...]) -> np.ndarray:
 
 
 def _first_non_finite_row(name: str, a: np.ndarray) -> None:
-    finite = np.isfinite(a.reshape(a.shape[0], -1)).all(axis=1)
+    finite = np.isfinite(a).all(axis=tuple(range(1, a.ndim)))
     if not finite.all():
         row = int(np.argmin(finite))
         what = "NaN" if np.isnan(a[row]).any() else "inf"
@@ -88,7 +88,7 @@ def validate_rotation_matrices(
             f"{name}[{i}] is not orthonormal: max |R Rᵀ - I| = {error[i]:.3g} exceeds "
             f"the tolerance {tolerance:.3g}"
         )
-    det = np.linalg.det(R) if R.shape[0] else np.empty(0)
+    det = np.linalg.det(R)
     reflection = det < 0
     if reflection.any():
         i = int(np.argmax(reflection))

@@ -331,7 +331,7 @@ class RigidTransform:
         )
 
     def is_nearby(self, other: RigidTransform, tolerance: float) -> bool:
-        """True if no element of [R_AB | p_AoBo_A] differs from ``other``'s by more than ``tolerance``.
+        """True if no element of [R_AB | p_AoBo_A] differs from ``other``'s by over ``tolerance``.
 
         As Drake's ``IsNearlyEqualTo``: one tolerance for the dimensionless
         rotation elements and the translation (metres).

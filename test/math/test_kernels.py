@@ -1,0 +1,138 @@
+"""Unit tests of geometry_core.math.kernels (vectorised array kernels)."""
+
+import numpy as np
+import pytest
+
+from geometry_core.math import (
+    RigidTransform,
+    RollPitchYaw,
+    RotationMatrix,
+    inverse_matrix4,
+    matrix4_from_quaternions_and_positions,
+    rotation_matrices_from_rpy,
+    validate_matrix4s,
+    validate_rotation_matrices,
+)
+from geometry_core.tolerances import USER_ROTATION_TOLERANCE
+
+RNG = np.random.default_rng(3)
+RPY = RNG.uniform(-3.0, 3.0, (20, 3))
+P = RNG.uniform(-5.0, 5.0, (20, 3))
+
+
+def _matrix4s():
+    X = np.zeros((20, 4, 4))
+    X[:, :3, :3] = rotation_matrices_from_rpy(RPY)
+    X[:, :3, 3] = P
+    X[:, 3, 3] = 1.0
+    return X
+
+
+def test_rotation_matrices_from_rpy_matches_roll_pitch_yaw():
+    R = rotation_matrices_from_rpy(RPY)
+    assert R.shape == (20, 3, 3)
+    for rpy, R_row in zip(RPY, R):
+        assert RotationMatrix(R_row).is_nearby(RollPitchYaw(rpy).to_rotation_matrix(), 0.0)
+
+
+def test_rotation_matrices_from_rpy_errors():
+    bad = RPY.copy()
+    bad[4, 1] = np.inf
+    with pytest.raises(ValueError, match=r"rpy\[4\] contains inf"):
+        rotation_matrices_from_rpy(bad)
+    with pytest.raises(ValueError, match=r"rpy must have shape \(N, 3\), got \(3,\)"):
+        rotation_matrices_from_rpy(np.zeros(3))
+
+
+def test_validate_rotation_matrices_returns_a_copy():
+    R = rotation_matrices_from_rpy(RPY)
+    validated = validate_rotation_matrices(R)
+    np.testing.assert_array_equal(validated, R)
+    validated[0, 0, 0] = 5.0
+    assert R[0, 0, 0] != 5.0
+    assert validate_rotation_matrices(np.empty((0, 3, 3))).shape == (0, 3, 3)
+
+
+@pytest.mark.parametrize(
+    ("index", "corrupt", "message"),
+    [
+        (3, lambda R: np.full((3, 3), np.nan), r"R\[3\] contains NaN"),
+        (7, lambda R: 1.01 * R, r"R\[7\] is not orthonormal: max \|R Rᵀ - I\| = 0.0201"),
+        (5, lambda R: -R, r"R\[5\] is a reflection \(determinant -1\)"),
+    ],
+)
+def test_validate_rotation_matrices_names_first_bad_index(index, corrupt, message):
+    R = rotation_matrices_from_rpy(RPY)
+    R[index] = corrupt(R[index])
+    R[index + 2] = corrupt(R[index + 2])
+    with pytest.raises(ValueError, match=message):
+        validate_rotation_matrices(R)
+
+
+def test_batch_and_single_validation_agree_at_the_tolerance():
+    # The same matrices just inside and just outside USER_ROTATION_TOLERANCE.
+    inside = np.diag([1.0, 1.0, 1.0 + 0.49 * USER_ROTATION_TOLERANCE])
+    outside = np.diag([1.0, 1.0, 1.0 + 0.51 * USER_ROTATION_TOLERANCE])
+    RotationMatrix(inside)
+    validate_rotation_matrices(inside[np.newaxis])
+    with pytest.raises(ValueError, match="not orthonormal"):
+        RotationMatrix(outside)
+    with pytest.raises(ValueError, match="not orthonormal"):
+        validate_rotation_matrices(outside[np.newaxis])
+
+
+def test_validate_matrix4s():
+    X = _matrix4s()
+    np.testing.assert_array_equal(validate_matrix4s(X), X)
+    bad_row = X.copy()
+    bad_row[2, 3, 0] = 1e-9
+    with pytest.raises(ValueError, match=r"X\[2\]'s last row must be exactly \[0, 0, 0, 1\]"):
+        validate_matrix4s(bad_row)
+    bad_rotation = X.copy()
+    bad_rotation[6, :3, :3] *= 2
+    with pytest.raises(ValueError, match=r"X\[:, :3, :3\]\[6\] is not orthonormal"):
+        validate_matrix4s(bad_rotation)
+    nan = X.copy()
+    nan[9, 1, 3] = np.nan
+    with pytest.raises(ValueError, match=r"X_WF\[9\] contains NaN"):
+        validate_matrix4s(nan, name="X_WF")
+    with pytest.raises(ValueError, match=r"X must have shape \(N, 4, 4\), got \(4, 4\)"):
+        validate_matrix4s(np.eye(4))
+    with pytest.raises(TypeError, match="X must be a numpy array"):
+        validate_matrix4s(None)
+
+
+def test_matrix4_from_quaternions_and_positions_normalises():
+    q = np.array([RollPitchYaw(rpy).to_quaternion() for rpy in RPY])
+    q *= RNG.uniform(0.5, 3.0, (20, 1))
+    X = matrix4_from_quaternions_and_positions(q, P)
+    np.testing.assert_allclose(X, _matrix4s(), atol=1e-15)
+    np.testing.assert_array_equal(X[:, 3], np.tile([0.0, 0.0, 0.0, 1.0], (20, 1)))
+
+
+def test_matrix4_from_quaternions_and_positions_errors():
+    q = np.tile([1.0, 0.0, 0.0, 0.0], (4, 1))
+    q[2] = 0.0
+    with pytest.raises(ValueError, match=r"q_wxyz\[2\] is a zero quaternion"):
+        matrix4_from_quaternions_and_positions(q, np.zeros((4, 3)))
+    q[2] = [np.nan, 0, 0, 1]
+    with pytest.raises(ValueError, match=r"q_wxyz\[2\] contains NaN"):
+        matrix4_from_quaternions_and_positions(q, np.zeros((4, 3)))
+    q[2] = [1.0, 0, 0, 0]
+    with pytest.raises(ValueError, match=r"p must have shape \(4, 3\) to match q_wxyz, got"):
+        matrix4_from_quaternions_and_positions(q, np.zeros((3, 3)))
+    p = np.zeros((4, 3))
+    p[1, 2] = np.inf
+    with pytest.raises(ValueError, match=r"p\[1\] contains inf"):
+        matrix4_from_quaternions_and_positions(q, p)
+
+
+def test_inverse_matrix4_matches_rigid_transform_inverse():
+    X = _matrix4s()
+    X_inverse = inverse_matrix4(X)
+    for X_row, X_inverse_row in zip(X, X_inverse):
+        expected = RigidTransform(pose=X_row).inverse().get_as_matrix4()
+        np.testing.assert_allclose(X_inverse_row, expected, atol=1e-15)
+    np.testing.assert_allclose(X @ X_inverse, np.tile(np.eye(4), (20, 1, 1)), atol=1e-14)
+    with pytest.raises(ValueError, match=r"X_AB must have shape \(N, 4, 4\), got \(3, 4, 3\)"):
+        inverse_matrix4(np.zeros((3, 4, 3)))
