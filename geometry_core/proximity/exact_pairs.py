@@ -1,0 +1,454 @@
+"""Exact signed distance between two posed shapes, for the pairs with a closed form.
+
+``signed_distance_pair`` answers sphere-{sphere, box, cylinder, capsule,
+ellipsoid, convex, half space}, capsule-capsule and box-box exactly (to
+round-off), in either argument order, and returns ``None`` for every other
+pair so the dispatcher can fall back to the general convex solver.
+
+Conventions (checked against Drake 1.51 by ``test/proximity/test_exact_*``):
+
+* ``distance`` is positive apart, zero touching, negative overlapping
+  (``-distance`` is the penetration depth);
+* ``nhat_BA_W`` is a unit vector from B into A: translating A along it
+  increases the distance fastest;
+* ``p_WCa - p_WCb == distance * nhat_BA_W`` in every regime. Apart, Ca and Cb
+  are the closest points; overlapping, Ca is the point of A deepest inside B
+  and Cb the point of B deepest inside A (Drake's PenetrationAsPointPair), so
+  the same record serves both ``compute_signed_distance_*`` and
+  ``compute_point_pair_penetration``;
+* sphere-X follows Drake's construction exactly: the distance from B to A's
+  centre minus A's radius, ``nhat_BA_W`` the point-distance gradient (so for
+  concentric spheres it is B's x axis in W, as in Drake), ``Cb`` B's nearest
+  point and ``Ca = centre - r nhat_BA_W``;
+* where the normal is a choice (concentric spheres, crossing capsule axes,
+  touching boxes, ties between SAT axes) ``is_nhat_BA_W_unique`` is False and
+  the normal is still a unit vector.
+
+Imports numpy only (never fcl or pydrake).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geometry_core.proximity.point_distance import signed_distance_to_point
+from geometry_core.proximity.witness import PairWitness
+from geometry_core.shapes import (
+    Box,
+    Capsule,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    HalfSpace,
+    Shape,
+    Sphere,
+)
+from geometry_core.tolerances import (
+    BOX_PARALLEL_SIN_TOLERANCE,
+    BOX_SAT_EDGE_AXIS_BIAS,
+    DISTANCE_TO_POINT_RELATIVE_TOLERANCE,
+)
+
+__all__ = [
+    "closest_points_between_segments",
+    "exact_pair_types",
+    "signed_distance_pair",
+]
+
+#: Shapes whose point-distance kernel is exact, so sphere-X is exact.
+_SPHERE_PARTNERS = (Sphere, Box, Cylinder, Capsule, Ellipsoid, Convex, HalfSpace)
+
+
+def _feature_tolerance(size: float) -> float:
+    return DISTANCE_TO_POINT_RELATIVE_TOLERANCE * max(1.0, size)
+
+
+def _any_perpendicular(v_W: np.ndarray) -> np.ndarray:
+    """Return a unit vector perpendicular to the unit vector ``v_W``."""
+    # Crossing with the world axis least aligned with v keeps the result well
+    # conditioned.
+    axis = np.zeros(3)
+    axis[int(np.argmin(np.abs(v_W)))] = 1.0
+    perpendicular = np.cross(v_W, axis)
+    return perpendicular / np.linalg.norm(perpendicular)
+
+
+# --------------------------------------------------------------------------
+# Segment-segment closest points (capsules; box edges).
+# --------------------------------------------------------------------------
+
+
+def closest_points_between_segments(p_WP1: np.ndarray, d_W1: np.ndarray, p_WP2: np.ndarray,
+                                    d_W2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the closest points of segments P1 + s d1 and P2 + t d2, s, t in [0, 1].
+
+    Vectorised over a leading axis. Parallel segments have a whole range of
+    closest pairs; we return the pair at the middle of their overlap (or the
+    nearest ends when they do not overlap), which makes the answer symmetric
+    under exchanging the two segments.
+
+    Parameters
+    ----------
+    p_WP1, d_W1, p_WP2, d_W2 : (N, 3) or (3,) float
+        Start points and (non-zero) direction vectors, any common frame.
+
+    Returns
+    -------
+    p_WC1, p_WC2 : (N, 3) or (3,) float
+        Closest point on segment 1 and on segment 2.
+    """
+    single = np.ndim(p_WP1) == 1
+    p1, d1, p2, d2 = (np.atleast_2d(np.asarray(v, dtype=float)) for v in
+                      (p_WP1, d_W1, p_WP2, d_W2))
+    r = p1 - p2
+    a = np.einsum("ij,ij->i", d1, d1)
+    e = np.einsum("ij,ij->i", d2, d2)
+    b = np.einsum("ij,ij->i", d1, d2)
+    c = np.einsum("ij,ij->i", d1, r)
+    f = np.einsum("ij,ij->i", d2, r)
+    denom = a * e - b * b  # = |d1 x d2|², >= 0
+    # Parallel when sin² of the angle is at round-off level of a e.
+    parallel = denom <= 1e-14 * a * e
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s_general = np.clip((b * f - c * e) / denom, 0.0, 1.0)
+        # Parallel: the middle of segment 2's shadow on segment 1, clipped.
+        s_ends = np.stack([-c / a, (b - c) / a], axis=1)
+        lo = np.maximum(0.0, s_ends.min(axis=1))
+        hi = np.minimum(1.0, s_ends.max(axis=1))
+        s_parallel = np.where(lo <= hi, 0.5 * (lo + hi), np.where(hi < 0.0, 0.0, 1.0))
+        s = np.where(parallel, s_parallel, s_general)
+        t = (b * s + f) / e
+        s = np.where(t < 0.0, np.clip(-c / a, 0.0, 1.0),
+                     np.where(t > 1.0, np.clip((b - c) / a, 0.0, 1.0), s))
+        t = np.clip(t, 0.0, 1.0)
+    p_WC1 = p1 + s[:, None] * d1
+    p_WC2 = p2 + t[:, None] * d2
+    if single:
+        return p_WC1[0], p_WC2[0]
+    return p_WC1, p_WC2
+
+
+# --------------------------------------------------------------------------
+# Sphere-X: the point kernel at the sphere's centre, minus the radius.
+# --------------------------------------------------------------------------
+
+
+def _sphere_shape(sphere_A: Sphere, X_WA: np.ndarray, shape_B: Shape,
+                  X_WB: np.ndarray) -> PairWitness:
+    p_WAo = X_WA[:3, 3]
+    point = signed_distance_to_point(shape_B, X_WB, p_WAo)
+    nhat_BA_W = point.grad_W
+    p_WCb = X_WB[:3, :3] @ point.p_GN + X_WB[:3, 3]
+    p_WCa = p_WAo - sphere_A.radius * nhat_BA_W
+    return PairWitness(point.distance - sphere_A.radius, p_WCa, p_WCb, nhat_BA_W,
+                       point.is_grad_W_unique)
+
+
+# --------------------------------------------------------------------------
+# Capsule-capsule: segment-segment distance minus both radii (exact, since a
+# capsule pair's Minkowski difference is a parallelogram inflated by rA + rB).
+# --------------------------------------------------------------------------
+
+
+def _capsule_capsule(capsule_A: Capsule, X_WA: np.ndarray, capsule_B: Capsule,
+                     X_WB: np.ndarray) -> PairWitness:
+    z_WA, z_WB = X_WA[:3, 2], X_WB[:3, 2]
+    p_WAo, p_WBo = X_WA[:3, 3], X_WB[:3, 3]
+    p_WC1, p_WC2 = closest_points_between_segments(
+        p_WAo - 0.5 * capsule_A.length * z_WA, capsule_A.length * z_WA,
+        p_WBo - 0.5 * capsule_B.length * z_WB, capsule_B.length * z_WB)
+    p_C2C1 = p_WC1 - p_WC2
+    spine_distance = math.sqrt(float(p_C2C1 @ p_C2C1))
+    size = max(capsule_A.length + capsule_A.radius, capsule_B.length + capsule_B.radius)
+    unique = spine_distance > _feature_tolerance(size)
+    if unique:
+        nhat_BA_W = p_C2C1 / spine_distance
+    else:
+        # The spines meet: every direction normal to both spines separates them
+        # equally fast; pick that one (or any normal to parallel spines),
+        # oriented from B's centre toward A's when that says anything.
+        normal = np.cross(z_WA, z_WB)
+        norm = float(np.linalg.norm(normal))
+        nhat_BA_W = normal / norm if norm > BOX_PARALLEL_SIN_TOLERANCE else _any_perpendicular(z_WA)
+        if float(nhat_BA_W @ (p_WAo - p_WBo)) < 0.0:
+            nhat_BA_W = -nhat_BA_W
+    distance = spine_distance - capsule_A.radius - capsule_B.radius
+    p_WCa = p_WC1 - capsule_A.radius * nhat_BA_W
+    p_WCb = p_WC2 + capsule_B.radius * nhat_BA_W
+    return PairWitness(distance, p_WCa, p_WCb, nhat_BA_W, bool(unique))
+
+
+# --------------------------------------------------------------------------
+# Box-box: SAT on 15 axes decides overlap and gives the exact depth; apart, the
+# exact distance comes from vertex-box and edge-edge features.
+# --------------------------------------------------------------------------
+
+# Corners of the unit cube [-1, 1]³, and its 12 edges as (start corner, axis).
+_CUBE_CORNERS = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-1.0, 1.0)
+                          for z in (-1.0, 1.0)])
+_EDGE_STARTS = np.array([
+    [-1.0 if k == axis else u if k == (axis + 1) % 3 else v for k in range(3)]
+    for axis in range(3) for u in (-1.0, 1.0) for v in (-1.0, 1.0)])
+_EDGE_AXES = np.repeat(np.arange(3), 4)
+
+
+class _PosedBox:
+    __slots__ = ("half", "R_WB", "p_WBo")
+
+    def __init__(self, box: Box, X_WB: np.ndarray):
+        self.half = box.half_extents()
+        self.R_WB = X_WB[:3, :3]
+        self.p_WBo = X_WB[:3, 3]
+
+    def corners_W(self) -> np.ndarray:
+        return (_CUBE_CORNERS * self.half) @ self.R_WB.T + self.p_WBo
+
+    def edges_W(self) -> tuple[np.ndarray, np.ndarray]:
+        starts = (_EDGE_STARTS * self.half) @ self.R_WB.T + self.p_WBo
+        directions = 2.0 * self.half[_EDGE_AXES, None] * self.R_WB.T[_EDGE_AXES]
+        return starts, directions
+
+    def closest_points_W(self, p_WQ: np.ndarray) -> np.ndarray:
+        """Closest points of the solid box to points Q (N, 3) outside or on it."""
+        p_BQ = (p_WQ - self.p_WBo) @ self.R_WB
+        return np.clip(p_BQ, -self.half, self.half) @ self.R_WB.T + self.p_WBo
+
+    def support_feature_W(self, u_W: np.ndarray) -> np.ndarray:
+        """Vertices (1, 2 or 4, in cyclic order) of the face/edge/vertex extreme along u."""
+        u_B = self.R_WB.T @ u_W
+        free = np.abs(u_B) <= BOX_PARALLEL_SIN_TOLERANCE
+        corner = np.where(u_B < 0.0, -1.0, 1.0) * self.half
+        free_axes = np.flatnonzero(free)
+        if len(free_axes) == 0:
+            vertices_B = corner[None, :]
+        elif len(free_axes) == 1:
+            vertices_B = np.repeat(corner[None, :], 2, axis=0)
+            vertices_B[:, free_axes[0]] = [-self.half[free_axes[0]], self.half[free_axes[0]]]
+        else:
+            j, k = free_axes[:2]
+            vertices_B = np.repeat(corner[None, :], 4, axis=0)
+            for row, (sj, sk) in enumerate(((1, 1), (-1, 1), (-1, -1), (1, -1))):
+                vertices_B[row, j] = sj * self.half[j]
+                vertices_B[row, k] = sk * self.half[k]
+        return vertices_B @ self.R_WB.T + self.p_WBo
+
+
+def _sat_axes(box_A: _PosedBox, box_B: _PosedBox) -> tuple[np.ndarray, np.ndarray]:
+    """Return the unit SAT axes (K, 3) in W and whether each is an edge-edge axis."""
+    faces = np.concatenate([box_A.R_WB.T, box_B.R_WB.T])
+    crosses = np.cross(box_A.R_WB.T[:, None, :], box_B.R_WB.T[None, :, :]).reshape(9, 3)
+    norms = np.linalg.norm(crosses, axis=1)
+    # Edges (nearly) parallel give no new axis: the face axes cover that case.
+    keep = norms > BOX_PARALLEL_SIN_TOLERANCE
+    axes = np.concatenate([faces, crosses[keep] / norms[keep, None]])
+    is_edge = np.concatenate([np.zeros(6, dtype=bool), np.ones(int(keep.sum()), dtype=bool)])
+    return axes, is_edge
+
+
+def _clip_to_rectangle(points_2d: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """Clip a point, a segment or a convex polygon (cyclic order) to [-half, half]².
+
+    Returns the vertices of the clipped set, (M, 2), M = 0 when it misses.
+    """
+    # A vertex or edge lying on the rectangle's border must count as inside.
+    slack = half + 1e-12 * max(1.0, float(np.max(half)))
+    if len(points_2d) == 1:
+        inside = bool(np.all(np.abs(points_2d[0]) <= slack))
+        return points_2d if inside else np.zeros((0, 2))
+    if len(points_2d) == 2:
+        # Liang-Barsky: keep the parameter range of the segment inside.
+        start, delta = points_2d[0], points_2d[1] - points_2d[0]
+        t_lo, t_hi = 0.0, 1.0
+        for axis in (0, 1):
+            if delta[axis] == 0.0:
+                if abs(start[axis]) > slack[axis]:
+                    return np.zeros((0, 2))
+                continue
+            t_a = (-slack[axis] - start[axis]) / delta[axis]
+            t_b = (slack[axis] - start[axis]) / delta[axis]
+            t_lo, t_hi = max(t_lo, min(t_a, t_b)), min(t_hi, max(t_a, t_b))
+        if t_lo > t_hi:
+            return np.zeros((0, 2))
+        return np.array([start + t_lo * delta, start + t_hi * delta])
+    # Sutherland-Hodgman against the four sides.
+    polygon = list(points_2d)
+    for axis in (0, 1):
+        for side in (-1.0, 1.0):
+            clipped = []
+            for i, current in enumerate(polygon):
+                following = polygon[(i + 1) % len(polygon)]
+                inside_c = side * current[axis] <= slack[axis]
+                inside_f = side * following[axis] <= slack[axis]
+                if inside_c:
+                    clipped.append(current)
+                if inside_c != inside_f:
+                    fraction = ((side * slack[axis] - current[axis])
+                                / (following[axis] - current[axis]))
+                    clipped.append(current + fraction * (following - current))
+            polygon = clipped
+            if not polygon:
+                return np.zeros((0, 2))
+    return np.array(polygon)
+
+
+def _distinct_mean(points: np.ndarray, tolerance: float) -> np.ndarray:
+    distinct: list[np.ndarray] = []
+    for p in points:
+        if not any(float(np.max(np.abs(p - q))) <= tolerance for q in distinct):
+            distinct.append(p)
+    return np.mean(distinct, axis=0)
+
+
+def _face_witness(face_box: _PosedBox, nhat_out_W: np.ndarray,
+                  feature_W: np.ndarray) -> np.ndarray:
+    """Return a point on face_box's face with outward normal nhat_out_W, inside the
+    projection of the other box's support feature (the middle of the contact patch)."""
+    n_B = face_box.R_WB.T @ nhat_out_W
+    axis = int(np.argmax(np.abs(n_B)))
+    in_plane = [k for k in range(3) if k != axis]
+    p_BF = (feature_W - face_box.p_WBo) @ face_box.R_WB
+    half_2d = face_box.half[in_plane]
+    patch = _clip_to_rectangle(p_BF[:, in_plane], half_2d)
+    if len(patch) == 0:
+        # Only round-off can empty the patch (at the optimal SAT axis the
+        # projections intersect); the clamped feature centre is then as good.
+        centre_2d = np.clip(p_BF[:, in_plane].mean(axis=0), -half_2d, half_2d)
+    else:
+        centre_2d = _distinct_mean(patch, 1e-12 * max(1.0, float(np.max(half_2d))))
+    p_BC = np.empty(3)
+    p_BC[axis] = math.copysign(face_box.half[axis], n_B[axis])
+    p_BC[in_plane] = centre_2d
+    return face_box.R_WB @ p_BC + face_box.p_WBo
+
+
+def _box_box_penetration(box_A: _PosedBox, box_B: _PosedBox, axis_W: np.ndarray,
+                         axis_index: int, depth: float, unique: bool) -> PairWitness:
+    p_BoAo_W = box_A.p_WBo - box_B.p_WBo
+    nhat_BA_W = axis_W if float(axis_W @ p_BoAo_W) >= 0.0 else -axis_W
+    feature_A = box_A.support_feature_W(-nhat_BA_W)  # A's part deepest in B
+    feature_B = box_B.support_feature_W(nhat_BA_W)  # B's part deepest in A
+    if axis_index < 3 or len(feature_A) == 4:
+        p_WCa = _face_witness(box_A, -nhat_BA_W, feature_B)
+        p_WCb = p_WCa + depth * nhat_BA_W
+    elif axis_index < 6 or len(feature_B) == 4:
+        p_WCb = _face_witness(box_B, nhat_BA_W, feature_A)
+        p_WCa = p_WCb - depth * nhat_BA_W
+    elif len(feature_A) == 2 and len(feature_B) == 2:
+        p_WCa, p_WCb = closest_points_between_segments(
+            feature_A[0], feature_A[1] - feature_A[0], feature_B[0], feature_B[1] - feature_B[0])
+    elif len(feature_A) == 1:
+        p_WCa = feature_A[0]
+        p_WCb = p_WCa + depth * nhat_BA_W
+    else:
+        p_WCb = feature_B[0]
+        p_WCa = p_WCb - depth * nhat_BA_W
+    return PairWitness(-depth, p_WCa, p_WCb, nhat_BA_W, unique)
+
+
+def _box_box_separated(box_A: _PosedBox, box_B: _PosedBox, axis_W: np.ndarray,
+                       tolerance: float) -> PairWitness:
+    # The closest pair of two disjoint convex polytopes has a vertex of one on
+    # the other, or lies on two edges: vertex-box and edge-edge cover it.
+    corners_A, corners_B = box_A.corners_W(), box_B.corners_W()
+    on_B = box_B.closest_points_W(corners_A)
+    on_A = box_A.closest_points_W(corners_B)
+    starts_A, directions_A = box_A.edges_W()
+    starts_B, directions_B = box_B.edges_W()
+    edge_A, edge_B = closest_points_between_segments(
+        np.repeat(starts_A, 12, axis=0), np.repeat(directions_A, 12, axis=0),
+        np.tile(starts_B, (12, 1)), np.tile(directions_B, (12, 1)))
+    candidates_A = np.concatenate([corners_A, on_A, edge_A])
+    candidates_B = np.concatenate([on_B, corners_B, edge_B])
+    gaps = candidates_A - candidates_B
+    gap2 = np.einsum("ij,ij->i", gaps, gaps)
+    best = int(np.argmin(gap2))
+    distance = math.sqrt(float(gap2[best]))
+    p_WCa, p_WCb = candidates_A[best], candidates_B[best]
+    if distance > tolerance:
+        return PairWitness(distance, p_WCa, p_WCb, gaps[best] / distance, True)
+    # Touching within round-off: the direction of a 1e-16 gap is noise; the
+    # separating axis is a valid normal.
+    p_BoAo_W = box_A.p_WBo - box_B.p_WBo
+    nhat_BA_W = axis_W if float(axis_W @ p_BoAo_W) >= 0.0 else -axis_W
+    return PairWitness(distance, p_WCa, p_WCb, nhat_BA_W, False)
+
+
+def _box_box(shape_A: Box, X_WA: np.ndarray, shape_B: Box, X_WB: np.ndarray) -> PairWitness:
+    box_A, box_B = _PosedBox(shape_A, X_WA), _PosedBox(shape_B, X_WB)
+    axes_W, is_edge = _sat_axes(box_A, box_B)
+    radius_A = np.abs(axes_W @ box_A.R_WB) @ box_A.half
+    radius_B = np.abs(axes_W @ box_B.R_WB) @ box_B.half
+    centre_gap = np.abs(axes_W @ (box_A.p_WBo - box_B.p_WBo))
+    separation = centre_gap - radius_A - radius_B  # > 0: the axis separates the boxes
+    size = float(max(np.max(box_A.half), np.max(box_B.half)))
+    tolerance = _feature_tolerance(size)
+    # Face axes win near ties: the same contact found on a cross-product axis
+    # would come from round-off in the cross product.
+    score = separation - np.where(is_edge, BOX_SAT_EDGE_AXIS_BIAS * max(1.0, size), 0.0)
+    best = int(np.argmax(score))
+    if separation[best] > tolerance:
+        return _box_box_separated(box_A, box_B, axes_W[best], tolerance)
+    depth = max(0.0, -float(separation[best]))
+    # A tie with a different axis (not the same direction found twice) or a
+    # centre gap of zero along the axis leaves the normal a choice.
+    others = np.abs(axes_W @ axes_W[best]) < 1.0 - 1e-12
+    ties = others & (separation >= separation[best] - tolerance)
+    unique = not ties.any() and centre_gap[best] > tolerance
+    return _box_box_penetration(box_A, box_B, axes_W[best], best, depth, bool(unique))
+
+
+# --------------------------------------------------------------------------
+# Dispatch.
+# --------------------------------------------------------------------------
+
+
+def exact_pair_types(shape_A: Shape, shape_B: Shape) -> bool:
+    """Return True when ``signed_distance_pair`` has an exact answer for this pair."""
+    if isinstance(shape_A, Sphere) and isinstance(shape_B, _SPHERE_PARTNERS):
+        return True
+    if isinstance(shape_B, Sphere) and isinstance(shape_A, _SPHERE_PARTNERS):
+        return True
+    return (isinstance(shape_A, Capsule) and isinstance(shape_B, Capsule)) or (
+        isinstance(shape_A, Box) and isinstance(shape_B, Box))
+
+
+def signed_distance_pair(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape,
+                         X_WB: np.ndarray) -> PairWitness | None:
+    """Return the exact signed distance between posed shapes A and B, or None.
+
+    Parameters
+    ----------
+    shape_A, shape_B : Shape
+        The shapes, each in its canonical frame.
+    X_WA, X_WB : (4, 4) float
+        Poses of A and B in W (rotation blocks orthonormal; not re-validated).
+
+    Returns
+    -------
+    PairWitness or None
+        Distance (m) and witnesses in W with the conventions of the module
+        docstring, for sphere-{sphere, box, cylinder, capsule, ellipsoid,
+        convex, half space} (either order), capsule-capsule and box-box;
+        None for every other pair (the caller uses the general solver).
+
+    Raises
+    ------
+    ValueError
+        If a pose is not (4, 4).
+    """
+    X_WA = np.asarray(X_WA, dtype=float)
+    X_WB = np.asarray(X_WB, dtype=float)
+    if X_WA.shape != (4, 4) or X_WB.shape != (4, 4):
+        raise ValueError(f"X_WA and X_WB must have shape (4, 4), got {X_WA.shape} "
+                         f"and {X_WB.shape}")
+    if isinstance(shape_A, Sphere) and isinstance(shape_B, _SPHERE_PARTNERS):
+        return _sphere_shape(shape_A, X_WA, shape_B, X_WB)
+    if isinstance(shape_B, Sphere) and isinstance(shape_A, _SPHERE_PARTNERS):
+        return _sphere_shape(shape_B, X_WB, shape_A, X_WA).swapped()
+    if isinstance(shape_A, Capsule) and isinstance(shape_B, Capsule):
+        return _capsule_capsule(shape_A, X_WA, shape_B, X_WB)
+    if isinstance(shape_A, Box) and isinstance(shape_B, Box):
+        return _box_box(shape_A, X_WA, shape_B, X_WB)
+    return None
