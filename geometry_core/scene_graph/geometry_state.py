@@ -125,6 +125,9 @@ class FramePoseVector:
     def items(self):
         return self._poses.items()
 
+    def __len__(self) -> int:
+        return len(self._poses)
+
 
 class CollisionFilterDeclaration:
     """A list of filter statements to apply at once (Drake's declaration).

@@ -1,0 +1,400 @@
+"""Registration, roles, filters and poses of the scene model.
+
+The model is exercised through SceneGraph (its public face); nothing here
+needs a proximity query.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from geometry_core import (
+    Box,
+    FrameId,
+    FramePoseVector,
+    GeometryFrame,
+    GeometryId,
+    GeometryInstance,
+    GeometrySet,
+    IllustrationProperties,
+    PerceptionProperties,
+    ProximityProperties,
+    Rgba,
+    RigidTransform,
+    Role,
+    RoleAssign,
+    RollPitchYaw,
+    SceneGraph,
+    SourceId,
+    Sphere,
+    make_phong_illustration_properties,
+)
+
+
+def instance(name, shape=None, X_PG=None):
+    return GeometryInstance(X_PG or RigidTransform(), shape or Sphere(0.1), name)
+
+
+@pytest.fixture
+def scene():
+    sg = SceneGraph()
+    src = sg.register_source("robot")
+    base = sg.register_frame(src, GeometryFrame("base"))
+    arm = sg.register_frame(src, GeometryFrame("arm"), base)
+    hand = sg.register_frame(src, GeometryFrame("hand"), arm)
+    return sg, src, base, arm, hand
+
+
+# ------------------------------------------------------------------- sources
+
+def test_source_names_are_unique():
+    sg = SceneGraph()
+    sg.register_source("robot")
+    with pytest.raises(ValueError, match="a source named 'robot' is already registered"):
+        sg.register_source("robot")
+
+
+def test_empty_source_name_gets_a_default():
+    sg = SceneGraph()
+    src = sg.register_source()
+    assert sg.model_inspector().get_name(src).startswith("source_")
+
+
+def test_unknown_source_is_a_key_error():
+    sg = SceneGraph()
+    with pytest.raises(KeyError, match="is not a registered source"):
+        sg.register_frame(SourceId.get_new_id(), GeometryFrame("f"))
+    with pytest.raises(TypeError, match="expected a SourceId"):
+        sg.register_frame("robot", GeometryFrame("f"))
+
+
+# -------------------------------------------------------------------- frames
+
+def test_frames_form_a_tree(scene):
+    sg, src, base, arm, hand = scene
+    inspector = sg.model_inspector()
+    assert inspector.get_parent_frame(hand) == arm
+    assert inspector.get_parent_frame(base) == sg.world_frame_id()
+    assert inspector.get_parent_frame(sg.world_frame_id()) == sg.world_frame_id()
+    assert inspector.get_subtree_frames(base) == [base, arm, hand]
+    assert inspector.num_frames() == 4  # world included, as in Drake
+    assert inspector.frames_for_source(src) == [base, arm, hand]
+    assert inspector.get_name(hand) == "hand"
+
+
+def test_frame_errors(scene):
+    sg, src, base, *_ = scene
+    with pytest.raises(ValueError, match="already has a frame named 'base'"):
+        sg.register_frame(src, GeometryFrame("base"))
+    with pytest.raises(KeyError, match="is not a registered frame"):
+        sg.register_frame(src, GeometryFrame("x"), FrameId.get_new_id())
+    other = sg.register_source("other")
+    with pytest.raises(ValueError, match="parent frame 'base' belongs to source 'robot'"):
+        sg.register_frame(other, GeometryFrame("x"), base)
+    with pytest.raises(ValueError, match="must not be empty"):
+        GeometryFrame("  ")
+    frame = GeometryFrame("twice")
+    sg.register_frame(src, frame)
+    with pytest.raises(ValueError, match="already registered"):
+        sg.register_frame(other, frame)
+
+
+# ---------------------------------------------------------------- geometries
+
+def test_geometry_registration_and_inspector(scene):
+    sg, src, base, arm, _ = scene
+    X_FG = RigidTransform(RollPitchYaw(0.1, 0.2, 0.3), [0.1, 0.0, 0.0])
+    g = sg.register_geometry(src, arm, instance("box", Box(0.1, 0.2, 0.3), X_FG))
+    a = sg.register_anchored_geometry(src, instance("floor_ball"))
+    inspector = sg.model_inspector()
+    assert inspector.get_frame_id(g) == arm
+    assert inspector.get_frame_id(a) == sg.world_frame_id()
+    assert inspector.is_anchored(a) and not inspector.is_anchored(g)
+    assert np.allclose(inspector.get_pose_in_frame(g).get_as_matrix4(), X_FG.get_as_matrix4())
+    assert isinstance(inspector.get_shape(g), Box)
+    assert inspector.num_geometries() == 2
+    assert inspector.num_anchored_geometries() == 1
+    assert inspector.num_dynamic_geometries() == 1
+    assert inspector.num_geometries_for_frame(arm) == 1
+    assert inspector.get_owning_source_name(g) == "robot"
+    assert inspector.belongs_to_source(g, src)
+    assert inspector.get_all_geometry_ids() == sorted([g, a])
+
+
+def test_geometry_posed_relative_to_geometry(scene):
+    sg, src, base, *_ = scene
+    X_FP = RigidTransform(RollPitchYaw(0.0, 0.0, math.pi / 2), [1.0, 0.0, 0.0])
+    parent = sg.register_geometry(src, base, instance("parent", X_PG=X_FP))
+    X_PC = RigidTransform([0.0, 2.0, 0.0])
+    child = sg.register_geometry(src, parent, instance("child", X_PG=X_PC))
+    inspector = sg.model_inspector()
+    assert inspector.get_frame_id(child) == base
+    assert inspector.get_parent_geometry(child) == parent
+    expected = (X_FP @ X_PC).get_as_matrix4()
+    assert np.allclose(inspector.get_pose_in_frame(child).get_as_matrix4(), expected)
+    assert np.allclose(inspector.get_pose_in_parent(child).get_as_matrix4(),
+                       X_PC.get_as_matrix4())
+    # Removing the parent removes the geometry hung on it.
+    sg.remove_geometry(src, parent)
+    assert inspector.num_geometries() == 0
+    with pytest.raises(KeyError, match="is not a registered geometry"):
+        inspector.get_shape(child)
+
+
+def test_geometry_errors(scene):
+    sg, src, base, *_ = scene
+    other = sg.register_source("other")
+    g = sg.register_geometry(src, base, instance("g"))
+    with pytest.raises(ValueError, match="frame 'base' belongs to source 'robot'"):
+        sg.register_geometry(other, base, instance("g2"))
+    with pytest.raises(ValueError, match="geometry 'g' belongs to source 'robot'"):
+        sg.register_geometry(other, g, instance("g3"))
+    with pytest.raises(ValueError, match="geometry 'g' belongs to source 'robot'"):
+        sg.remove_geometry(other, g)
+    with pytest.raises(ValueError, match="use register_anchored_geometry"):
+        sg.register_geometry(src, sg.world_frame_id(), instance("w"))
+    with pytest.raises(TypeError, match="parent_id must be a FrameId or GeometryId"):
+        sg.register_geometry(src, "base", instance("x"))
+    with pytest.raises(TypeError, match="X_PG must be a RigidTransform"):
+        GeometryInstance(np.eye(4), Sphere(1.0), "bad")
+    with pytest.raises(TypeError, match="shape must be a Shape"):
+        GeometryInstance(RigidTransform(), "sphere", "bad")
+    with pytest.raises(KeyError):
+        sg.remove_geometry(src, GeometryId.get_new_id())
+
+
+# --------------------------------------------------------------------- roles
+
+def test_roles(scene):
+    sg, src, base, *_ = scene
+    g = sg.register_geometry(src, base, instance("g"))
+    inspector = sg.model_inspector()
+    assert inspector.num_geometries_with_role(Role.UNASSIGNED) == 1
+    sg.assign_role(src, g, ProximityProperties())
+    sg.assign_role(src, g, make_phong_illustration_properties(Rgba(1, 0, 0)))
+    sg.assign_role(src, g, PerceptionProperties())
+    assert inspector.get_roles(g) == {Role.PROXIMITY, Role.ILLUSTRATION, Role.PERCEPTION}
+    assert inspector.num_geometries_with_role(Role.PROXIMITY) == 1
+    assert inspector.get_geometries(base, Role.PROXIMITY) == [g]
+    assert inspector.get_geometry_id_by_name(base, Role.PROXIMITY, "g") == g
+    with pytest.raises(ValueError, match="already has the proximity role"):
+        sg.assign_role(src, g, ProximityProperties())
+    replacement = ProximityProperties()
+    replacement.add_property("material", "mu", 0.3)
+    sg.assign_role(src, g, replacement, RoleAssign.REPLACE)
+    assert inspector.get_proximity_properties(g).get_property("material", "mu") == 0.3
+    assert sg.remove_role(src, g, Role.PERCEPTION) == 1
+    assert inspector.get_perception_properties(g) is None
+    assert sg.remove_role(src, base, Role.ILLUSTRATION) == 1
+    assert not inspector.has_role(g, Role.ILLUSTRATION)
+    with pytest.raises(ValueError, match="no illustration role to replace"):
+        sg.assign_role(src, g, IllustrationProperties(), RoleAssign.REPLACE)
+    with pytest.raises(TypeError, match="properties must be"):
+        sg.assign_role(src, g, {"mu": 1})
+
+
+def test_names_are_unique_per_frame_and_role(scene):
+    sg, src, base, arm, _ = scene
+    a = sg.register_geometry(src, base, instance("same"))
+    b = sg.register_geometry(src, base, instance("same"))
+    sg.assign_role(src, a, ProximityProperties())
+    sg.assign_role(src, b, IllustrationProperties())  # other role: fine
+    with pytest.raises(ValueError, match="already has a geometry named 'same' with the "
+                                         "proximity role"):
+        sg.assign_role(src, b, ProximityProperties())
+    c = sg.register_geometry(src, arm, instance("same"))
+    sg.assign_role(src, c, ProximityProperties())  # other frame: fine
+
+
+def test_branch_color_multiplies_down_the_tree(scene):
+    sg, src, base, arm, hand = scene
+    g = sg.register_geometry(src, hand, instance("g"))
+    sg.assign_role(src, g, make_phong_illustration_properties(Rgba(0.8, 0.8, 0.8, 1.0)))
+    inspector = sg.model_inspector()
+    assert inspector.get_illustration_color(g) == Rgba(0.8, 0.8, 0.8, 1.0)
+    sg.set_branch_color(src, base, Rgba(1.0, 1.0, 1.0, 0.5))
+    sg.set_branch_color(src, arm, Rgba(0.5, 1.0, 1.0, 1.0))
+    assert inspector.get_illustration_color(g).rgba() == pytest.approx((0.4, 0.8, 0.8, 0.5))
+    assert inspector.get_branch_color(arm) == Rgba(0.5, 1.0, 1.0, 1.0)
+    sg.set_branch_color(src, arm, None)
+    assert inspector.get_illustration_color(g).rgba() == pytest.approx((0.8, 0.8, 0.8, 0.5))
+    with pytest.raises(ValueError, match="world frame cannot be tinted"):
+        sg.set_branch_color(src, sg.world_frame_id(), Rgba(1, 1, 1))
+
+
+# ------------------------------------------------------------------- filters
+
+def test_collision_filters(scene):
+    sg, src, base, arm, hand = scene
+    ids = {}
+    for frame, name in ((base, "b"), (arm, "a"), (hand, "h")):
+        ids[name] = sg.register_geometry(src, frame, instance(name))
+        sg.assign_role(src, ids[name], ProximityProperties())
+    ids["b2"] = sg.register_geometry(src, base, instance("b2"))
+    sg.assign_role(src, ids["b2"], ProximityProperties())
+    inspector = sg.model_inspector()
+    assert inspector.collision_filtered(ids["b"], ids["b2"])  # same frame
+    assert not inspector.collision_filtered(ids["b"], ids["a"])
+    sg.exclude_collisions_within(GeometrySet([base, arm]))
+    assert inspector.collision_filtered(ids["b"], ids["a"])
+    assert inspector.collision_filtered(ids["b2"], ids["a"])
+    assert not inspector.collision_filtered(ids["a"], ids["h"])
+    sg.exclude_collisions_between(GeometrySet(ids["h"]), GeometrySet([ids["a"]]))
+    assert inspector.collision_filtered(ids["a"], ids["h"])
+    from geometry_core import CollisionFilterDeclaration
+
+    sg.collision_filter_manager().apply(
+        CollisionFilterDeclaration().allow_between(GeometrySet(base), GeometrySet(arm)))
+    assert not inspector.collision_filtered(ids["b"], ids["a"])
+    assert inspector.collision_filtered(ids["b"], ids["b2"])  # same frame stays
+    with pytest.raises(KeyError):
+        sg.exclude_collisions_within(GeometrySet(GeometryId.get_new_id()))
+
+
+def test_anchored_pairs_are_always_filtered():
+    sg = SceneGraph()
+    src = sg.register_source("world_stuff")
+    a = sg.register_anchored_geometry(src, instance("a"))
+    b = sg.register_anchored_geometry(src, instance("b"))
+    for g in (a, b):
+        sg.assign_role(src, g, ProximityProperties())
+    assert sg.model_inspector().collision_filtered(a, b)
+
+
+# --------------------------------------------------------------------- poses
+
+def test_world_poses_compose_down_the_tree(scene):
+    sg, src, base, arm, hand = scene
+    X_WB = RigidTransform(RollPitchYaw(0.1, -0.2, 0.3), [1.0, 2.0, 3.0])
+    X_BA = RigidTransform(RollPitchYaw(0.4, 0.5, -0.6), [0.0, 0.5, 0.0])
+    X_AH = RigidTransform(RollPitchYaw(-0.7, 0.8, 0.9), [0.2, 0.0, 0.1])
+    sg.set_poses(src, {base: X_WB, arm: X_BA, hand: X_AH})
+    q = sg.query_object()
+    expected = (X_WB @ X_BA @ X_AH).get_as_matrix4()
+    assert np.allclose(q.get_pose_in_world(hand).get_as_matrix4(), expected, atol=1e-14)
+    assert np.allclose(q.get_pose_in_parent(hand).get_as_matrix4(), X_AH.get_as_matrix4())
+
+
+def test_missing_pose_is_named(scene):
+    sg, src, base, arm, hand = scene
+    sg.set_poses(src, {base: RigidTransform()})
+    with pytest.raises(ValueError, match="no pose has been set for frame.*robot::arm.*robot::hand"):
+        sg.query_object()
+    assert sg.frames_without_poses() == [arm, hand]
+
+
+def test_set_poses_rejects_bad_input_and_changes_nothing(scene):
+    sg, src, base, arm, hand = scene
+    good = {base: RigidTransform([1.0, 0, 0]), arm: RigidTransform(), hand: RigidTransform()}
+    sg.set_poses(src, good)
+    before = sg.compute_world_poses()
+    other = sg.register_source("other")
+    foreign = sg.register_frame(other, GeometryFrame("foreign"))
+    sg.set_poses(other, {foreign: RigidTransform()})
+    bad_updates = [
+        ({base: RigidTransform([9.0, 0, 0]), arm: np.eye(4)}, TypeError,
+         "pose of frame 'arm' must be a RigidTransform"),
+        ({base: RigidTransform([9.0, 0, 0]), FrameId.get_new_id(): RigidTransform()}, KeyError,
+         "is not a registered frame"),
+        ({base: RigidTransform([9.0, 0, 0]), foreign: RigidTransform()}, ValueError,
+         "frame 'foreign' belongs to source 'other', not 'robot'"),
+        ({base: RigidTransform([9.0, 0, 0]), "arm": RigidTransform()}, TypeError,
+         "pose keys must be FrameId"),
+    ]
+    for update, error, message in bad_updates:
+        with pytest.raises(error, match=message):
+            sg.set_poses(src, update)
+        assert np.array_equal(sg.compute_world_poses()[: len(before)], before)
+
+
+def test_frame_pose_vector(scene):
+    sg, src, base, arm, hand = scene
+    poses = FramePoseVector({base: RigidTransform([0, 0, 1.0])})
+    poses.set_value(arm, RigidTransform())
+    poses.set_value(hand, RigidTransform([0, 1.0, 0]))
+    assert poses.size() == 3 and poses.has_id(arm)
+    assert set(poses.frame_ids()) == {base, arm, hand}
+    sg.set_poses(src, poses)
+    assert np.allclose(sg.query_object().get_pose_in_world(hand).translation(), [0, 1, 1])
+    with pytest.raises(TypeError, match="must be a RigidTransform"):
+        poses.set_value(base, np.eye(4))
+    with pytest.raises(KeyError, match="is not in this FramePoseVector"):
+        FramePoseVector().value(base)
+    poses.clear()
+    assert poses.size() == 0
+
+
+def test_vectorised_setter_matches_dict_setter(scene):
+    sg, src, base, arm, hand = scene
+    rng = np.random.default_rng(0)
+    transforms = [RigidTransform(RollPitchYaw(*rng.uniform(-3, 3, 3)), rng.normal(size=3))
+                  for _ in range(3)]
+    frames = [base, arm, hand]
+    sg.set_poses(src, dict(zip(frames, transforms)))
+    by_dict = sg.compute_world_poses()
+    sg.set_poses_array(src, frames, np.zeros((3, 4, 4)) + np.eye(4))
+    sg.set_poses_array(src, frames, np.array([X.get_as_matrix4() for X in transforms]))
+    assert np.array_equal(sg.compute_world_poses(), by_dict)
+
+
+@pytest.mark.parametrize("corrupt, message", [
+    (lambda X: X.__setitem__((1, 0, 3), np.nan), "NaN|finite"),
+    (lambda X: X.__setitem__((1, 0, 3), np.inf), "inf|finite"),
+    (lambda X: X.__setitem__((1, 3, 0), 0.5), r"last row must be exactly \[0, 0, 0, 1\]"),
+    (lambda X: X.__setitem__((1, 0, 0), 2.0), "not orthonormal"),
+    (lambda X: X.__setitem__((1, 2, 2), -1.0), "reflection"),
+])
+def test_vectorised_setter_rejects_bad_rows_and_names_the_frame(scene, corrupt, message):
+    sg, src, base, arm, hand = scene
+    X = np.tile(np.eye(4), (3, 1, 1))
+    sg.set_poses_array(src, [base, arm, hand], X)
+    bad = X.copy()
+    corrupt(bad)
+    bad[0, 0, 3] = 5.0
+    with pytest.raises(ValueError, match=message) as info:
+        sg.set_poses_array(src, [base, arm, hand], bad)
+    assert "'arm'" in str(info.value)
+    assert sg.compute_world_poses()[1, 0, 3] == 0.0  # nothing applied
+
+
+def test_vectorised_setter_shape_and_ownership(scene):
+    sg, src, base, arm, hand = scene
+    with pytest.raises(ValueError, match=r"X_PF must have shape \(2, 4, 4\), got \(3, 4, 4\)"):
+        sg.set_poses_array(src, [base, arm], np.tile(np.eye(4), (3, 1, 1)))
+    with pytest.raises(ValueError, match="world frame's pose cannot be set"):
+        sg.set_poses_array(src, [sg.world_frame_id()], np.eye(4)[None])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(-3, 3), st.floats(-1.5, 1.5), st.floats(-3, 3),
+                          st.floats(-2, 2), st.floats(-2, 2), st.floats(-2, 2)),
+                min_size=1, max_size=6))
+def test_chain_composition_property(chain):
+    """A chain of frames composes to the product of its poses, at any depth."""
+    sg = SceneGraph()
+    src = sg.register_source("chain")
+    parent, poses, expected = None, {}, RigidTransform()
+    for k, (r, p, y, x, yy, z) in enumerate(chain):
+        frame = sg.register_frame(src, GeometryFrame(f"f{k}"), parent)
+        X_PF = RigidTransform(RollPitchYaw(r, p, y), [x, yy, z])
+        poses[frame] = X_PF
+        expected = expected @ X_PF
+        parent = frame
+    sg.set_poses(src, poses)
+    X_WF = sg.query_object().get_pose_in_world(parent).get_as_matrix4()
+    assert np.allclose(X_WF, expected.get_as_matrix4(), atol=1e-12)
+
+
+def test_geometry_version_changes_with_topology_only(scene):
+    sg, src, base, *_ = scene
+    version = sg.geometry_version()
+    sg.set_poses(src, {base: RigidTransform()})
+    assert sg.geometry_version() == version
+    g = sg.register_geometry(src, base, instance("g"))
+    assert sg.geometry_version() > version
+    version = sg.geometry_version()
+    sg.assign_role(src, g, ProximityProperties())
+    assert sg.geometry_version() > version
