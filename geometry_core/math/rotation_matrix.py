@@ -32,6 +32,7 @@ from geometry_core.math.quaternion import (
 )
 from geometry_core.tolerances import (
     ORTHONORMALITY_TOLERANCE,
+    PROJECTION_SINGULAR_VALUE_RATIO,
     USER_ROTATION_TOLERANCE,
     ZERO_AXIS_NORM,
 )
@@ -223,14 +224,13 @@ class RotationMatrix:
             If ``M`` is not an array of real numbers.
         ValueError
             If the shape is not (3, 3), ``M`` has NaN/inf, or ``M`` is
-            singular (numerical rank < 3; the closest rotation is then not
-            unique).
+            singular (smallest/largest singular value at most
+            ``PROJECTION_SINGULAR_VALUE_RATIO``; the closest rotation is then
+            not unique).
         """
         A = _checks.as_float_array("M", M, (3, 3))
         U, s, Vt = np.linalg.svd(A)
-        # numpy.linalg.matrix_rank's default threshold: below it the smallest
-        # singular value is indistinguishable from round-off.
-        if s[2] <= s[0] * 3 * np.finfo(np.float64).eps:
+        if s[2] <= s[0] * PROJECTION_SINGULAR_VALUE_RATIO:
             raise ValueError(
                 f"M is singular (singular values {s.tolist()}); it has no unique closest "
                 "rotation"
