@@ -83,8 +83,10 @@ CONVEX_CORE_TOUCH = 1e-13
 
 #: EPA stops when the certified gap between the nearest face of its polytope
 #: and the support function along that face's normal is below this (metres
-#: per metre of size). Same reasoning as CONVEX_GJK_GAP.
-CONVEX_EPA_GAP = 1e-13
+#: per metre of size). Looser than GJK's: near 1e-13 EPA's new faces become
+#: slivers whose normals are round-off (measured on cylinder pairs), and
+#: 1e-12 still leaves three orders of margin on the 1e-9 m target.
+CONVEX_EPA_GAP = 1e-12
 
 #: Iteration cap for EPA; each iteration adds one vertex. Curved shapes with
 #: a kink at the answer (cylinder cap on a box) need the most, ~100-300.
@@ -108,3 +110,12 @@ CONVEX_NEWTON_GRADIENT = 1e-13
 
 #: Newton iteration cap; quadratic convergence needs 3-6 from GJK/EPA's start.
 CONVEX_NEWTON_MAX_ITERATIONS = 30
+
+# --- math (continued) -------------------------------------------------------
+
+#: Least/greatest singular value ratio at or below which
+#: RotationMatrix.project_to_rotation_matrix refuses M as singular (no unique
+#: closest rotation). Three machine epsilons: numpy.linalg.matrix_rank's
+#: default rank threshold for a 3x3 (max(M, N) * eps), below which the
+#: smallest singular value is indistinguishable from round-off.
+PROJECTION_SINGULAR_VALUE_RATIO = 3 * 2.220446049250313e-16

@@ -45,7 +45,7 @@ class PairSolver:
         ValueError
             For a pair of half spaces, whose distance is undefined.
         """
-        from geometry_core.proximity import convex_solver, exact_pairs, fcl_adapter
+        from geometry_core.proximity import convex_solver, exact_pairs
 
         shape_A, shape_B = self._shapes[i], self._shapes[j]
         if isinstance(shape_A, HalfSpace) or isinstance(shape_B, HalfSpace):
@@ -56,6 +56,8 @@ class PairSolver:
                 return convex_solver.signed_distance_halfspace(X_WA, shape_B, X_WB)
             return convex_solver.signed_distance_halfspace(X_WB, shape_A, X_WA).swapped()
         if isinstance(shape_A, Mesh) or isinstance(shape_B, Mesh):
+            from geometry_core.proximity import fcl_adapter
+
             return fcl_adapter.fcl_signed_distance(self._fcl_geometry(i), X_WA,
                                                    self._fcl_geometry(j), X_WB)
         exact = exact_pairs.signed_distance_pair(shape_A, X_WA, shape_B, X_WB)

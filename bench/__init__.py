@@ -1,0 +1,1 @@
+"""Benchmarks: geometry_core side by side with Drake and raw python-fcl."""

@@ -1,0 +1,164 @@
+"""Run the benchmark suite: update-and-query cycles, side by side, in one process.
+
+Usage::
+
+    python -m bench.run                     # every scene and query, prints the table
+    python -m bench.run --quick             # fewer rounds and N <= 100
+    python -m bench.run --write-readme      # also replace the table in README.md
+
+For each scene and query every system is built once and warmed up, then the
+systems take turns: each round runs every system for a batch of cycles in
+turn, so drifts in machine speed hit all of them alike. A ratio is computed
+per round (ours / Drake, ours / raw FCL, both measured in that round) and
+reported as min / median / max over the rounds. Nothing here asserts a time:
+benchmarks print numbers, tests assert behaviour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+
+import numpy as np
+
+from bench.scenes import query_points, random_scene, robot_scene
+from bench.systems import QUERIES, Drake, Ours, OursArray, RawFcl
+
+README_START = "<!-- bench:start -->"
+README_END = "<!-- bench:end -->"
+
+
+def _time_batch(system, query: str, cycles: int, start: int, count: int) -> float:
+    """Seconds per cycle over ``count`` consecutive cycles."""
+    t0 = time.perf_counter()
+    for k in range(count):
+        system.cycle((start + k) % cycles, query)
+    return (time.perf_counter() - t0) / count
+
+
+def measure(spec, query: str, rounds: int, budget_s: float, points) -> dict:
+    """Per-round seconds per cycle for each system, alternating systems every round."""
+    systems = [cls(spec, points) for cls in (Drake, Ours, OursArray, RawFcl)]
+    cycles = spec.X_PF.shape[0]
+    for system in systems:  # warm-up: caches, first snapshots, lazy imports
+        _time_batch(system, query, cycles, 0, 2)
+    # Size the batch so one round of the slowest system takes about budget_s / rounds.
+    probe = max(_time_batch(s, query, cycles, 0, 2) for s in systems)
+    batch = max(1, min(200, int(budget_s / rounds / max(probe, 1e-6) / len(systems))))
+    times = {s.label: [] for s in systems}
+    gc.disable()
+    try:
+        for r in range(rounds):
+            order = systems if r % 2 == 0 else systems[::-1]
+            for system in order:
+                times[system.label].append(_time_batch(system, query, cycles, r * batch, batch))
+    finally:
+        gc.enable()
+    return times
+
+
+def _ratio(a: list[float], b: list[float]) -> tuple[float, float, float]:
+    r = [x / y for x, y in zip(a, b)]
+    return min(r), statistics.median(r), max(r)
+
+
+def _fmt_ratio(r) -> str:
+    return f"{r[1]:.2f} ({r[0]:.2f}–{r[2]:.2f})"
+
+
+def memory_per_geometry(n: int = 1000) -> tuple[float, float]:
+    """Bytes per geometry: geometry_core (tracemalloc, Python heap) and Drake (RSS growth)."""
+    import resource
+    import tracemalloc
+
+    spec = random_scene(n, cycles=1, seed=5)
+    points = query_points(1)
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    ours = Ours(spec, points)
+    ours.cycle(0, "penetration")
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    ours_bytes = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
+    # Drake's memory is native: read the growth of the resident set. Built twice
+    # so allocator warm-up is not charged to it.
+    Drake(random_scene(n, cycles=1, seed=6), points).cycle(0, "penetration")
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    keep = Drake(spec, points)
+    keep.cycle(0, "penetration")
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return ours_bytes / n, (rss1 - rss0) * 1024.0 / n
+
+
+def run(quick: bool) -> str:
+    import pydrake
+
+    scenes = [random_scene(10), random_scene(100), robot_scene()]
+    if not quick:
+        scenes.insert(2, random_scene(1000))
+    rounds = 5 if quick else 9
+    budget = 1.5 if quick else 6.0
+    points = query_points(100)
+    lines = [
+        f"Measured {datetime.date.today()} on {platform.machine()} "
+        f"({os.cpu_count()} cores), Python {platform.python_version()}, "
+        f"Drake {pydrake.__version__ if hasattr(pydrake, '__version__') else 'pip'}, "
+        f"one thread, {rounds} alternating rounds. Times are medians per cycle; "
+        "ratios are per-round median (min–max). Lower is better; ratio < 1 means "
+        "geometry_core is faster.",
+        "",
+        "| scene | query | Drake ms | ours ms | ours/Drake | array API ms | array/Drake "
+        "| raw FCL ms | ours/raw FCL |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for spec in scenes:
+        for query in QUERIES:
+            times = measure(spec, query, rounds, budget, points)
+            drake, ours = times["Drake"], times["geometry_core"]
+            array, raw = times["geometry_core (array API)"], times["raw python-fcl"]
+            row = (f"| {spec.name} | {query} | {statistics.median(drake) * 1e3:.3f} "
+                   f"| {statistics.median(ours) * 1e3:.3f} | {_fmt_ratio(_ratio(ours, drake))} "
+                   f"| {statistics.median(array) * 1e3:.3f} "
+                   f"| {_fmt_ratio(_ratio(array, drake))} "
+                   f"| {statistics.median(raw) * 1e3:.3f} | {_fmt_ratio(_ratio(ours, raw))} |")
+            lines.append(row)
+            print(row, file=sys.stderr, flush=True)
+    ours_b, drake_b = memory_per_geometry(300 if quick else 1000)
+    lines += ["", f"Memory per geometry (N={300 if quick else 1000}): geometry_core "
+              f"{ours_b / 1024:.1f} KiB (Python heap, tracemalloc), Drake "
+              f"{drake_b / 1024:.1f} KiB (resident set growth)."]
+    return "\n".join(lines)
+
+
+def write_readme(table: str, path: str = "README.md") -> None:
+    text = open(path).read()
+    pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"{path} has no {README_START} ... {README_END} section")
+    text = pattern.sub(f"{README_START}\n{table}\n{README_END}", text)
+    open(path, "w").write(text)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds, N <= 100")
+    parser.add_argument("--write-readme", action="store_true",
+                        help="replace the table between the bench markers in README.md")
+    args = parser.parse_args(argv)
+    np.seterr(all="ignore")
+    table = run(args.quick)
+    print(table)
+    if args.write_readme:
+        write_readme(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
