@@ -1,0 +1,55 @@
+"""Scene files: the YAML scene format and URDF robots, loaded into a SceneGraph.
+
+- :func:`load_scene` reads a YAML scene (format in
+  :mod:`geometry_core.scene_files.yaml_scene`);
+- :func:`load_urdf` reads a URDF robot (:mod:`geometry_core.scene_files.urdf`);
+- :func:`load_any` picks by extension;
+- both return a :class:`LoadedScene`; errors are :class:`SceneFileError`
+  (a ValueError) whose message starts with ``file:line:``.
+
+This package uses the scene graph, PyYAML, yourdfpy/lxml and trimesh; it
+never imports fcl, lcm or ROS, nor the viewer or the CLI.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from geometry_core.scene_files.errors import SceneFileError
+from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
+from geometry_core.scene_files.loaded_scene import LoadedScene
+from geometry_core.scene_files.yaml_scene import load_scene, load_scene_text
+
+__all__ = ["JointSpec", "KinematicTree", "LoadedScene", "SceneFileError", "load_any",
+           "load_scene", "load_scene_text", "load_urdf"]
+
+_YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def load_urdf(path: str | os.PathLike, **kwargs) -> LoadedScene:
+    """Read a URDF robot; see :func:`geometry_core.scene_files.urdf.load_urdf`."""
+    from geometry_core.scene_files.urdf import load_urdf as _load_urdf
+
+    return _load_urdf(path, **kwargs)
+
+
+def load_any(path: str | os.PathLike,
+             package_roots: Mapping[str, str | os.PathLike] | None = None) -> LoadedScene:
+    """Load a ``.yaml``/``.yml`` scene or a ``.urdf`` robot, chosen by extension.
+
+    Raises
+    ------
+    SceneFileError
+        For another extension, or as the loader raises.
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix in _YAML_SUFFIXES:
+        if package_roots:
+            raise SceneFileError(path, None, "package roots apply to URDF files only")
+        return load_scene(path)
+    if suffix in (".urdf", ".xml"):
+        return load_urdf(path, package_roots=package_roots)
+    raise SceneFileError(path, None, f"unknown scene file type {suffix or '(none)'!r}; "
+                                     "expected .yaml, .yml or .urdf")
