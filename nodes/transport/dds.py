@@ -1,0 +1,441 @@
+"""The Cyclone DDS backend: a ROS 2 node without ROS, wire compatible with rmw_cyclonedds.
+
+What a ROS 2 Humble node on the same domain sees: topics ``rt/<name>``, DDS
+types ``<pkg>::msg::dds_::<Name>_`` with the ROS field layout, XCDR1 (plain
+CDR) data, and the QoS policies rmw_cyclonedds sets for a ROS profile. What
+it does not see: our node in ``ros2 node list`` (rmw's ``ros_discovery_info``
+graph topic is not published), services and actions (there are none).
+
+One DDS participant per node, on ``ROS_DOMAIN_ID`` (default 0). Cyclone
+reads its configuration from ``CYCLONEDDS_URI`` unless ``dds_config`` is
+given; :func:`.cyclone_config.loopback_config` keeps all traffic on ``lo``.
+Spinning waits on one Cyclone waitset (a read condition per subscription, a
+guard condition to wake it) with a timeout until the next timer, then takes
+the samples and calls the callbacks on the spinning thread, one at a time.
+
+This module must never import rclpy or ``geometry_core``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cyclonedds.core import (
+    DDSException,
+    Entity,
+    GuardCondition,
+    InstanceState,
+    ReadCondition,
+    SampleState,
+    ViewState,
+    WaitSet,
+)
+from cyclonedds.domain import Domain, DomainParticipant
+from cyclonedds.pub import DataWriter
+from cyclonedds.qos import Policy, Qos
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+from cyclonedds.util import duration
+
+from .base import (
+    NodeLogger,
+    Publisher,
+    Subscription,
+    Timer,
+    TransportNode,
+    validate_namespace,
+    validate_node_name,
+)
+from .msg_types import get_message_type, ros_type_name
+from .params import ParameterStore, RemapRule, parse_ros_args
+from .qos import Durability, History, QoSProfile, Reliability
+
+__all__ = ["DdsNode", "dds_qos", "ros_domain_id"]
+
+# Samples taken per subscription per wake-up; the rest wait for the next one,
+# so one busy topic cannot starve timers.
+_TAKE_BATCH = 64
+# Cyclone's own default: a reliable writer waits at most this long for room
+# in its history before write() fails, instead of hanging the node.
+_MAX_BLOCKING_TIME_NS = duration(milliseconds=100)
+_NOT_READ = SampleState.NotRead | ViewState.Any | InstanceState.Any
+
+# Domains created with an explicit configuration, kept alive for the process:
+# Cyclone allows one configuration per domain id per process.
+_DOMAINS: dict[int, tuple[Domain, str]] = {}
+_DOMAINS_LOCK = threading.Lock()
+
+
+def ros_domain_id(environ: dict[str, str] | None = None) -> int:
+    """``ROS_DOMAIN_ID`` from the environment (0 when unset).
+
+    Raises
+    ------
+    ValueError
+        If it is not an integer in 0..232.
+    """
+    text = (os.environ if environ is None else environ).get("ROS_DOMAIN_ID", "").strip()
+    if not text:
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"ROS_DOMAIN_ID must be an integer, not {text!r}") from None
+    if not 0 <= value <= 232:
+        raise ValueError(f"ROS_DOMAIN_ID must be in 0..232, not {value}")
+    return value
+
+
+def dds_qos(qos: QoSProfile) -> Qos:
+    """Cyclone DDS policies for a ROS QoS profile, as rmw_cyclonedds sets them.
+
+    Reliability, durability and history map one to one; data representation
+    is XCDR1 (plain CDR), which is what ROS 2 Humble nodes send and accept.
+    """
+    if not isinstance(qos, QoSProfile):
+        raise TypeError(f"qos must be a QoSProfile, not {qos!r}")
+    policies = [
+        Policy.Reliability.Reliable(_MAX_BLOCKING_TIME_NS)
+        if qos.reliability is Reliability.RELIABLE
+        else Policy.Reliability.BestEffort,
+        Policy.Durability.TransientLocal
+        if qos.durability is Durability.TRANSIENT_LOCAL
+        else Policy.Durability.Volatile,
+        Policy.History.KeepLast(qos.depth)
+        if qos.history is History.KEEP_LAST
+        else Policy.History.KeepAll,
+        Policy.DataRepresentation(use_cdrv0_representation=True),
+    ]
+    return Qos(*policies)
+
+
+def _delete(entity: Entity) -> None:
+    # cyclonedds-python keeps every entity in a class-level registry, so
+    # dropping our references never frees it: delete explicitly.
+    Entity.__del__(entity)
+
+
+class _DdsPublisher(Publisher):
+    def __init__(self, writer: DataWriter, msg_type: type, topic: str) -> None:
+        self._writer = writer
+        self.msg_type = msg_type
+        self.topic = topic
+
+    def publish(self, msg: Any) -> None:
+        if not isinstance(msg, self.msg_type):
+            raise TypeError(
+                f"publisher on {self.topic} sends {ros_type_name(self.msg_type)}, "
+                f"not {type(msg).__name__}"
+            )
+        self._writer.write(msg)
+
+    def get_subscription_count(self) -> int:
+        return self._writer.get_publication_matched_status().current_count
+
+
+class _DdsSubscription(Subscription):
+    def __init__(
+        self,
+        reader: DataReader,
+        condition: ReadCondition,
+        msg_type: type,
+        topic: str,
+        callback: Callable[[Any], None],
+    ) -> None:
+        self._reader = reader
+        self.condition = condition
+        self.msg_type = msg_type
+        self.topic = topic
+        self.callback = callback
+
+    def take(self) -> list[Any]:
+        samples = self._reader.take(_TAKE_BATCH, condition=self.condition)
+        # Samples without data only announce a writer leaving.
+        return [s for s in samples if isinstance(s, self.msg_type)]
+
+    def get_publisher_count(self) -> int:
+        return self._reader.get_subscription_matched_status().current_count
+
+
+class _DdsTimer(Timer):
+    def __init__(self, period_s: float, callback: Callable[[], None]) -> None:
+        self.period_s = period_s
+        self.period_ns = max(1, round(period_s * 1e9))
+        self.callback = callback
+        self.next_ns = time.monotonic_ns() + self.period_ns
+        self._canceled = False
+
+    def cancel(self) -> None:
+        self._canceled = True
+
+    def is_canceled(self) -> bool:
+        return self._canceled
+
+    def advance(self, now_ns: int) -> None:
+        # Keep the phase; skip periods missed while a callback ran long, as rcl does.
+        missed = max(1, (now_ns - self.next_ns) // self.period_ns + 1)
+        self.next_ns += missed * self.period_ns
+
+
+class DdsNode(TransportNode):
+    """A node on Cyclone DDS (see the module docstring).
+
+    Parameters
+    ----------
+    name : str
+        Node name (``-r __node:=`` in ``args`` overrides it).
+    args : sequence of str, optional
+        Command line with ``--ros-args``; ``sys.argv`` when None.
+    namespace : str
+        Node namespace (``-r __ns:=`` overrides it).
+    domain_id : int, optional
+        DDS domain; ``ROS_DOMAIN_ID`` (default 0) when None.
+    dds_config : str, optional
+        Cyclone XML configuration for the domain, replacing
+        ``CYCLONEDDS_URI``. A process can use one configuration per domain.
+    log_stream : file, optional
+        Where the logger writes; standard error by default.
+
+    Raises
+    ------
+    ParameterError
+        For a malformed command line or parameter file.
+    ValueError
+        For an invalid name, namespace or domain id, or a second, different
+        ``dds_config`` for a domain already configured in this process.
+    """
+
+    backend = "dds"
+
+    def __init__(
+        self,
+        name: str,
+        args: Sequence[str] | None = None,
+        *,
+        namespace: str = "/",
+        domain_id: int | None = None,
+        dds_config: str | None = None,
+        log_stream: Any = None,
+    ) -> None:
+        ros_args = parse_ros_args(sys.argv if args is None else args)
+        self.name = validate_node_name(ros_args.node_name or name)
+        self.namespace = validate_namespace(ros_args.namespace or namespace)
+        self._remap_rules = ros_args.remaps
+        self._parameters = ParameterStore(self.fully_qualified_name, ros_args.parameters)
+        self._logger = NodeLogger(
+            self.fully_qualified_name, ros_args.log_level or "info", stream=log_stream
+        )
+        self.domain_id = ros_domain_id() if domain_id is None else int(domain_id)
+        if not 0 <= self.domain_id <= 232:
+            raise ValueError(f"domain_id must be in 0..232, not {domain_id!r}")
+        if dds_config is not None:
+            _configure_domain(self.domain_id, dds_config)
+        self._participant = DomainParticipant(self.domain_id)
+        self._waitset = WaitSet(self._participant)
+        self._guard = GuardCondition(self._participant)
+        self._waitset.attach(self._guard)
+        self._topics: dict[str, Topic] = {}
+        self._entities: list[Entity] = []
+        self._subscriptions: list[_DdsSubscription] = []
+        self._timers: list[_DdsTimer] = []
+        self._ok = True
+        self._released = False
+        self._spin_lock = threading.Lock()
+        self._warned_undeclared = False
+
+    # -- messages and topics --------------------------------------------------
+
+    def message_type(self, msg_type: str | type) -> type:
+        if isinstance(msg_type, str):
+            return get_message_type(msg_type)
+        return get_message_type(_type_name_of(msg_type))
+
+    def _remaps(self) -> Sequence[RemapRule]:
+        return self._remap_rules
+
+    def _topic(self, topic: str, msg_type: type) -> tuple[Topic, str]:
+        resolved = self.resolve_topic(topic)
+        existing = self._topics.get(resolved)
+        if existing is not None:
+            if existing.data_type is not msg_type:
+                raise ValueError(
+                    f"topic {resolved} is already used with "
+                    f"{ros_type_name(existing.data_type)}, not {ros_type_name(msg_type)}"
+                )
+            return existing, resolved
+        dds_topic = Topic(self._participant, "rt" + resolved, msg_type)
+        self._topics[resolved] = dds_topic
+        return dds_topic, resolved
+
+    def create_publisher(self, msg_type: str | type, topic: str, qos: QoSProfile) -> Publisher:
+        self._check_ok()
+        cls = self.message_type(msg_type)
+        dds_topic, resolved = self._topic(topic, cls)
+        writer = DataWriter(self._participant, dds_topic, qos=dds_qos(qos))
+        self._entities.append(writer)
+        return _DdsPublisher(writer, cls, resolved)
+
+    def create_subscription(
+        self,
+        msg_type: str | type,
+        topic: str,
+        callback: Callable[[Any], None],
+        qos: QoSProfile,
+    ) -> Subscription:
+        self._check_ok()
+        if not callable(callback):
+            raise TypeError(f"callback for {topic} must be callable, not {callback!r}")
+        cls = self.message_type(msg_type)
+        dds_topic, resolved = self._topic(topic, cls)
+        reader = DataReader(self._participant, dds_topic, qos=dds_qos(qos))
+        condition = ReadCondition(reader, _NOT_READ)
+        self._waitset.attach(condition)
+        self._entities += [condition, reader]
+        subscription = _DdsSubscription(reader, condition, cls, resolved, callback)
+        self._subscriptions.append(subscription)
+        return subscription
+
+    def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
+        self._check_ok()
+        if (
+            isinstance(period_s, bool)
+            or not isinstance(period_s, (int, float))
+            or not math.isfinite(period_s)
+            or period_s <= 0
+        ):
+            raise ValueError(f"timer period must be a positive number of seconds, not {period_s!r}")
+        if not callable(callback):
+            raise TypeError(f"timer callback must be callable, not {callback!r}")
+        timer = _DdsTimer(float(period_s), callback)
+        self._timers.append(timer)
+        self._guard.set(True)  # a spinning thread recomputes its timeout
+        return timer
+
+    # -- parameters, logging, time -----------------------------------------------
+
+    @property
+    def parameters(self) -> ParameterStore:
+        return self._parameters
+
+    def get_logger(self) -> NodeLogger:
+        return self._logger
+
+    def now(self) -> int:
+        return time.time_ns()
+
+    # -- execution ---------------------------------------------------------------
+
+    @property
+    def ok(self) -> bool:
+        return self._ok
+
+    def spin_once(self, timeout_s: float | None = None) -> None:
+        if not self._spin_lock.acquire(blocking=False):
+            raise RuntimeError(
+                f"node {self.fully_qualified_name} is already spinning "
+                "(spin called from a callback, or from two threads)"
+            )
+        try:
+            if self._ok:
+                self._spin_once_locked(timeout_s)
+        finally:
+            if not self._ok:
+                self._release_entities()
+            self._spin_lock.release()
+
+    def _spin_once_locked(self, timeout_s: float | None) -> None:
+        self._warn_undeclared_overrides()
+        self._timers = [t for t in self._timers if not t.is_canceled()]
+        now_ns = time.monotonic_ns()
+        wait_ns = None if timeout_s is None else max(0, round(timeout_s * 1e9))
+        if self._timers:
+            until_timer = max(0, min(t.next_ns for t in self._timers) - now_ns)
+            wait_ns = until_timer if wait_ns is None else min(wait_ns, until_timer)
+        self._waitset.wait(duration(infinite=True) if wait_ns is None else wait_ns)
+        self._guard.take()
+        for subscription in self._subscriptions:
+            for sample in subscription.take():
+                if not self._ok:
+                    return
+                subscription.callback(sample)
+        now_ns = time.monotonic_ns()
+        for timer in list(self._timers):
+            if self._ok and not timer.is_canceled() and timer.next_ns <= now_ns:
+                timer.advance(now_ns)
+                timer.callback()
+
+    def shutdown(self) -> None:
+        if self._ok:
+            self._ok = False
+            self._guard.set(True)  # wakes a thread waiting in spin_once
+        # While a spin is under way (this is a callback, or another thread
+        # spins), that spin releases the entities when it returns.
+        if self._spin_lock.acquire(blocking=False):
+            try:
+                self._release_entities()
+            finally:
+                self._spin_lock.release()
+
+    def _release_entities(self) -> None:
+        if self._released:
+            return
+        self._released = True
+        # Children before the participant; the participant deletes what is left.
+        for entity in [*self._entities, *self._topics.values(), self._guard, self._waitset]:
+            _delete(entity)
+        _delete(self._participant)
+        self._entities.clear()
+        self._topics.clear()
+        self._subscriptions.clear()
+        self._timers.clear()
+
+    def _check_ok(self) -> None:
+        if not self._ok:
+            raise RuntimeError(f"node {self.fully_qualified_name} is shut down")
+
+    def _warn_undeclared_overrides(self) -> None:
+        if self._warned_undeclared:
+            return
+        self._warned_undeclared = True
+        for assignment in self._parameters.undeclared_overrides():
+            self._logger.warn(
+                f"parameter {assignment.name!r} is set (by {assignment.source}) "
+                "but this node does not declare it"
+            )
+
+
+def _type_name_of(msg_type: type) -> str:
+    name = getattr(msg_type, "__ros_type__", None)
+    if name is not None:
+        return name
+    # An rclpy message class: module "<pkg>.msg._<name>", class "<Name>".
+    module = getattr(msg_type, "__module__", "")
+    package, _, rest = module.partition(".")
+    if rest.startswith("msg"):
+        return f"{package}/msg/{msg_type.__name__}"
+    raise TypeError(f"{msg_type!r} is not a ROS message class")
+
+
+def _configure_domain(domain_id: int, config: str) -> None:
+    with _DOMAINS_LOCK:
+        existing = _DOMAINS.get(domain_id)
+        if existing is not None:
+            if existing[1] != config:
+                raise ValueError(
+                    f"DDS domain {domain_id} is already configured differently in this process"
+                )
+            return
+        try:
+            domain = Domain(domain_id, config)
+        except DDSException as error:
+            raise ValueError(
+                f"Cyclone DDS rejected the configuration for domain {domain_id} (or the domain "
+                f"is already in use in this process): {error}"
+            ) from None
+        _DOMAINS[domain_id] = (domain, config)

@@ -1,0 +1,270 @@
+"""The rclpy backend: the transport interface on a real ROS 2 installation.
+
+Used when ``import rclpy`` works (``create_node(backend="auto")``). Each node
+gets its own rclpy context and single-threaded executor, so callbacks run on
+the thread that spins, one at a time, as with the DDS backend. Messages are
+the generated rosidl classes (``tf2_msgs.msg.TFMessage``); a message built
+with the DDS backend's classes is converted field by field when published,
+so conversion code written against either kind works. Command-line
+arguments, parameter files and remapping are rclpy's own; declared
+parameters get the same type rules as the DDS backend (see
+:func:`.params.coerce_parameter_value`), so both backends accept the same
+values.
+
+rclpy cannot be installed from PyPI: this module is imported only when
+rclpy is present, and its tests skip elsewhere.
+
+This module must never import cyclonedds or ``geometry_core``.
+"""
+
+from __future__ import annotations
+
+import array
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import rclpy
+import rclpy.context
+import rclpy.executors
+import rclpy.node
+import rclpy.qos
+from rcl_interfaces.msg import ParameterDescriptor
+
+from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
+from .msg_parser import normalize_type_name
+from .params import ParameterError, ParameterStore, coerce_parameter_value
+from .qos import Durability, History, QoSProfile, Reliability
+
+__all__ = ["RclpyNode", "rclpy_qos"]
+
+
+def rclpy_qos(qos: QoSProfile) -> rclpy.qos.QoSProfile:
+    """The ``rclpy.qos.QoSProfile`` of one of our profiles."""
+    if not isinstance(qos, QoSProfile):
+        raise TypeError(f"qos must be a QoSProfile, not {qos!r}")
+    return rclpy.qos.QoSProfile(
+        history=rclpy.qos.HistoryPolicy.KEEP_LAST
+        if qos.history is History.KEEP_LAST
+        else rclpy.qos.HistoryPolicy.KEEP_ALL,
+        depth=qos.depth,
+        reliability=rclpy.qos.ReliabilityPolicy.RELIABLE
+        if qos.reliability is Reliability.RELIABLE
+        else rclpy.qos.ReliabilityPolicy.BEST_EFFORT,
+        durability=rclpy.qos.DurabilityPolicy.TRANSIENT_LOCAL
+        if qos.durability is Durability.TRANSIENT_LOCAL
+        else rclpy.qos.DurabilityPolicy.VOLATILE,
+    )
+
+
+def _rosidl_class(ros_type: str) -> type:
+    package, _, name = normalize_type_name(ros_type).split("/")
+    try:
+        module = importlib.import_module(f"{package}.msg")
+        return getattr(module, name)
+    except (ImportError, AttributeError):
+        raise LookupError(
+            f"message type {ros_type!r} is not available to rclpy: build and source the "
+            f"ROS 2 package {package!r}"
+        ) from None
+
+
+def _ros_name(cls: type) -> str:
+    # rosidl puts class Name of package pkg in module pkg.msg._name.
+    return f"{cls.__module__.split('.')[0]}/msg/{cls.__name__}"
+
+
+def _is_rosidl_class(cls: type) -> bool:
+    return hasattr(type(cls), "_TYPE_SUPPORT") or hasattr(cls, "_TYPE_SUPPORT")
+
+
+def _to_rosidl(value: Any, cls: type) -> Any:
+    """Copy a DDS-backend message into the rosidl class ``cls``, recursively."""
+    kwargs = {}
+    for field in type(value).__ros_spec__.fields:
+        item = getattr(value, field.name)
+        if not field.type.is_primitive:
+            nested = _rosidl_class(field.type.base)
+            if field.type.array is None:
+                item = _to_rosidl(item, nested)
+            else:
+                item = [_to_rosidl(element, nested) for element in item]
+        elif field.type.base == "byte" and field.type.array is not None:
+            item = [bytes([element]) for element in item]
+        kwargs[field.name] = item
+    return cls(**kwargs)
+
+
+class _RclpyPublisher(Publisher):
+    def __init__(self, publisher: Any, msg_type: type, topic: str) -> None:
+        self._publisher = publisher
+        self.msg_type = msg_type
+        self.topic = topic
+
+    def publish(self, msg: Any) -> None:
+        if not isinstance(msg, self.msg_type):
+            if getattr(type(msg), "__ros_type__", None) == _ros_name(self.msg_type):
+                msg = _to_rosidl(msg, self.msg_type)
+            else:
+                raise TypeError(
+                    f"publisher on {self.topic} sends {self.msg_type.__name__}, "
+                    f"not {type(msg).__name__}"
+                )
+        self._publisher.publish(msg)
+
+    def get_subscription_count(self) -> int:
+        return self._publisher.get_subscription_count()
+
+
+class _RclpySubscription(Subscription):
+    def __init__(self, node: rclpy.node.Node, subscription: Any, msg_type: type) -> None:
+        self._node = node
+        self._subscription = subscription
+        self.msg_type = msg_type
+        self.topic = subscription.topic_name
+
+    def get_publisher_count(self) -> int:
+        return self._node.count_publishers(self.topic)
+
+
+class _RclpyTimer(Timer):
+    def __init__(self, timer: Any, period_s: float) -> None:
+        self._timer = timer
+        self.period_s = period_s
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+    def is_canceled(self) -> bool:
+        return self._timer.is_canceled()
+
+
+class _RclpyParameterStore(ParameterStore):
+    """Declares through rclpy (which applies files and ``-p``), checks types our way."""
+
+    def __init__(self, node: rclpy.node.Node) -> None:
+        super().__init__(node.get_fully_qualified_name(), [])
+        self._node = node
+
+    def declare(self, name: str, default: object, description: str = "") -> object:
+        if self.has(name):
+            raise ParameterError(f"parameter {name!r} is already declared")
+        default = coerce_parameter_value(name, default, default, "its default")
+        descriptor = ParameterDescriptor(description=description, dynamic_typing=True)
+        try:
+            parameter = self._node.declare_parameter(name, default, descriptor)
+        except Exception as error:  # rclpy's exceptions share no useful base class
+            raise ParameterError(f"parameter {name!r}: {error}") from None
+        value = parameter.value
+        if isinstance(value, (array.array, tuple)):
+            value = list(value)
+        source = "default" if value == default else "ROS parameter overrides"
+        value = coerce_parameter_value(name, value, default, source)
+        self._record(name, value, description, source)
+        return value
+
+
+class RclpyNode(TransportNode):
+    """A node on rclpy (see the module docstring).
+
+    Parameters
+    ----------
+    name : str
+        Node name (``-r __node:=`` in ``args`` overrides it, as in rclpy).
+    args : sequence of str, optional
+        Command line with ``--ros-args``; ``sys.argv`` when None.
+    namespace : str
+        Node namespace.
+    """
+
+    backend = "rclpy"
+
+    def __init__(
+        self, name: str, args: Sequence[str] | None = None, *, namespace: str = "/"
+    ) -> None:
+        self._context = rclpy.context.Context()
+        rclpy.init(args=list(sys.argv if args is None else args), context=self._context)
+        self._node = rclpy.node.Node(name, namespace=namespace, context=self._context)
+        self._executor = rclpy.executors.SingleThreadedExecutor(context=self._context)
+        self._executor.add_node(self._node)
+        self.name = self._node.get_name()
+        self.namespace = self._node.get_namespace()
+        self._parameters = _RclpyParameterStore(self._node)
+        rclpy_logger = self._node.get_logger()
+        warn = getattr(rclpy_logger, "warning", None) or rclpy_logger.warn
+        emitters = {
+            "debug": rclpy_logger.debug,
+            "info": rclpy_logger.info,
+            "warn": warn,
+            "error": rclpy_logger.error,
+            "fatal": rclpy_logger.fatal,
+        }
+        self._logger = NodeLogger(
+            self.fully_qualified_name, emit=lambda level, message: emitters[level](message)
+        )
+        self._ok = True
+
+    def message_type(self, msg_type: str | type) -> type:
+        if isinstance(msg_type, str):
+            return _rosidl_class(msg_type)
+        if _is_rosidl_class(msg_type):
+            return msg_type
+        ros_type = getattr(msg_type, "__ros_type__", None)
+        if ros_type is None:
+            raise TypeError(f"{msg_type!r} is not a ROS message class")
+        return _rosidl_class(ros_type)
+
+    def resolve_topic(self, topic: str) -> str:
+        return self._node.resolve_topic_name(topic)
+
+    def create_publisher(self, msg_type: str | type, topic: str, qos: QoSProfile) -> Publisher:
+        cls = self.message_type(msg_type)
+        publisher = self._node.create_publisher(cls, topic, rclpy_qos(qos))
+        return _RclpyPublisher(publisher, cls, publisher.topic_name)
+
+    def create_subscription(
+        self,
+        msg_type: str | type,
+        topic: str,
+        callback: Callable[[Any], None],
+        qos: QoSProfile,
+    ) -> Subscription:
+        cls = self.message_type(msg_type)
+        subscription = self._node.create_subscription(cls, topic, callback, rclpy_qos(qos))
+        return _RclpySubscription(self._node, subscription, cls)
+
+    def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
+        if isinstance(period_s, bool) or not isinstance(period_s, (int, float)) or period_s <= 0:
+            raise ValueError(f"timer period must be a positive number of seconds, not {period_s!r}")
+        return _RclpyTimer(self._node.create_timer(float(period_s), callback), float(period_s))
+
+    @property
+    def parameters(self) -> ParameterStore:
+        return self._parameters
+
+    def get_logger(self) -> NodeLogger:
+        return self._logger
+
+    def now(self) -> int:
+        return self._node.get_clock().now().nanoseconds
+
+    def now_msg(self) -> Any:
+        return self._node.get_clock().now().to_msg()
+
+    @property
+    def ok(self) -> bool:
+        return self._ok and self._context.ok()
+
+    def spin_once(self, timeout_s: float | None = None) -> None:
+        if self.ok:
+            self._executor.spin_once(timeout_sec=timeout_s)
+
+    def shutdown(self) -> None:
+        if not self._ok:
+            return
+        self._ok = False
+        self._executor.remove_node(self._node)
+        self._executor.shutdown()
+        self._node.destroy_node()
+        self._context.try_shutdown()
