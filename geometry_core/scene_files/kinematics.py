@@ -104,6 +104,9 @@ class KinematicTree:
         joint. Joints may come in any order.
     X_WR : mapping of str to RigidTransform, optional
         Root frame poses in the world (identity when absent).
+    world_frame : str, optional
+        A parent name that stands for the world frame (URDF's ``world``
+        link): its child frames hang off the world at the joint's pose.
 
     Raises
     ------
@@ -115,7 +118,8 @@ class KinematicTree:
 
     def __init__(self, source_id: SourceId, frame_ids: Mapping[str, FrameId],
                  joints: Sequence[JointSpec],
-                 X_WR: Mapping[str, RigidTransform] | None = None) -> None:
+                 X_WR: Mapping[str, RigidTransform] | None = None,
+                 world_frame: str | None = None) -> None:
         self.source_id = source_id
         self._frame_ids = dict(frame_ids)
         self._joints = {j.name: j for j in joints}
@@ -125,7 +129,7 @@ class KinematicTree:
                 raise ValueError(f"joint {joint.name!r} has type {joint.type!r}; "
                                  f"supported types: {', '.join(JOINT_TYPES)}")
             for end in (joint.parent, joint.child):
-                if end not in self._frame_ids:
+                if end not in self._frame_ids and not (end == joint.parent == world_frame):
                     raise ValueError(f"joint {joint.name!r} names unknown frame {end!r}")
             if joint.child in children:
                 raise ValueError(f"frame {joint.child!r} has two parent joints: "

@@ -1,0 +1,517 @@
+"""URDF robots: links become frames, collisions proximity geometry, visuals illustration.
+
+Reading is split between two libraries on purpose:
+
+* yourdfpy (PyPI) builds the robot model: links, joints, origins, axes,
+  limits, materials. It has no line numbers in its errors and, on malformed
+  XML, silently falls back to a recovering parser;
+* so lxml (yourdfpy's own XML library) first parses the file strictly and a
+  checking pass validates every element yourdfpy will read, so each error
+  names the file, the line and the element, e.g.
+  ``arm.urdf:23: link 'forearm', collision #1: cylinder radius must be a
+  positive number, got '-0.1'``.
+
+What the scene gets, following Drake's URDF parser:
+
+* one source (the robot's name), one frame per link (frame name = link
+  name) under its parent link's frame; root links hang off the world at
+  identity (or ``X_WR``); a link named ``world`` is the world frame itself
+  and its geometry is anchored;
+* ``<collision>`` → proximity role; ``<visual>`` → illustration and
+  perception roles, colour from ``<material>`` (inline or by name);
+* box, sphere, cylinder and mesh shapes. Mesh ``filename``\\ s:
+  ``package://pkg/path`` against ``package_roots[pkg]``, ``file://`` and
+  relative paths against the URDF's folder. Collision meshes become
+  :class:`~geometry_core.shapes.Convex` (Drake uses a mesh's convex hull for
+  point contact), visual meshes :class:`~geometry_core.shapes.Mesh`;
+* collisions between links joined by a joint, and within groups of links
+  welded by fixed joints, are filtered (Drake's default; pass
+  ``filter_adjacent=False`` to keep them);
+* joints go into a :class:`KinematicTree` (revolute, continuous, prismatic,
+  fixed, with mimic), so ``LoadedScene.set_joint_positions`` poses the robot.
+
+This module never imports fcl, lcm or ROS.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import NoReturn
+from urllib.parse import unquote, urlparse
+
+import numpy as np
+
+from geometry_core.math import RigidTransform, RotationMatrix
+from geometry_core.scene import SceneGraph
+from geometry_core.scene_files.errors import SceneFileError
+from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
+from geometry_core.scene_files.loaded_scene import LoadedScene
+from geometry_core.scene_graph import (
+    FrameId,
+    GeometryFrame,
+    GeometryInstance,
+    GeometrySet,
+    IllustrationProperties,
+    PerceptionProperties,
+    ProximityProperties,
+    Rgba,
+)
+from geometry_core.shapes import Box, Convex, Cylinder, Mesh, Shape, Sphere
+
+__all__ = ["load_urdf", "resolve_mesh_path"]
+
+_WORLD = "world"
+_GEOMETRY_TAGS = ("box", "sphere", "cylinder", "mesh")
+_JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
+
+
+def load_urdf(path: str | os.PathLike, *,
+              package_roots: Mapping[str, str | os.PathLike] | None = None,
+              filter_adjacent: bool = True,
+              source_name: str | None = None,
+              frame_group: int = 0,
+              X_WR: RigidTransform | None = None) -> LoadedScene:
+    """Read a URDF file into a new scene graph.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The URDF file.
+    package_roots : mapping of str to path, optional
+        ``{package_name: folder}`` for ``package://`` mesh URIs.
+    filter_adjacent : bool
+        Filter collisions between links joined by a joint and within groups
+        of welded links (Drake's default). Default True.
+    source_name : str, optional
+        Source name; default the robot's ``name``.
+    frame_group : int
+        Frame group of every link frame (Drake's model instance).
+    X_WR : RigidTransform, optional
+        Pose in the world of the root link(s); identity by default.
+
+    Returns
+    -------
+    LoadedScene
+        With ``frames`` by link name, ``geometries`` by ``link::name``
+        (unnamed elements are ``collision``/``visual``, then ``_1``, ``_2``...;
+        a visual that shares its collision's name is keyed ``link::name::visual``),
+        and ``kinematics``; the robot is posed at its default joint positions.
+
+    Raises
+    ------
+    SceneFileError
+        (a ValueError) For unreadable or malformed XML, a missing or invalid
+        element or attribute, an unknown link in a joint, a link with two
+        parents, a cycle, or a mesh that cannot be found or read. The message
+        names the file, the line and the element.
+    """
+    return _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
+                        frame_group, X_WR).build()
+
+
+def resolve_mesh_path(filename: str, urdf_dir: Path,
+                      package_roots: Mapping[str, str | os.PathLike]) -> Path:
+    """Return the file a URDF mesh ``filename`` refers to.
+
+    ``package://pkg/rel`` resolves to ``package_roots[pkg] / rel``;
+    ``file:///abs`` to ``/abs``; a relative path (or ``file://rel``) to
+    ``urdf_dir / rel``.
+
+    Raises
+    ------
+    KeyError
+        For a package that is not in ``package_roots`` (the message lists them).
+    ValueError
+        For another URI scheme.
+    """
+    parsed = urlparse(filename)
+    if parsed.scheme == "package":
+        package = parsed.netloc
+        if package not in package_roots:
+            known = ", ".join(sorted(package_roots)) or "none given"
+            raise KeyError(f"package {package!r} has no root (package roots: {known}); "
+                           f"pass --package-root {package}=DIR")
+        return Path(package_roots[package]) / unquote(parsed.path).lstrip("/")
+    if parsed.scheme == "file":
+        rest = unquote(parsed.netloc + parsed.path)
+        return Path(rest) if os.path.isabs(rest) else urdf_dir / rest
+    if parsed.scheme and len(parsed.scheme) > 1:  # one letter: a Windows drive
+        raise ValueError(f"unsupported URI scheme {parsed.scheme!r} in {filename!r}; use "
+                         "package://, file:// or a path")
+    return Path(filename) if os.path.isabs(filename) else urdf_dir / filename
+
+
+class _UrdfBuilder:
+    def __init__(self, path, package_roots, filter_adjacent, source_name, frame_group,
+                 X_WR) -> None:
+        self.path = os.fspath(path)
+        self.folder = Path(self.path).resolve().parent
+        self.package_roots = dict(package_roots)
+        self.filter_adjacent = filter_adjacent
+        self.source_name = source_name
+        self.frame_group = frame_group
+        self.X_WR = X_WR
+
+    def fail(self, element, message: str) -> NoReturn:
+        line = getattr(element, "sourceline", None)
+        raise SceneFileError(self.path, line, message)
+
+    # ------------------------------------------------------------------ parse
+
+    def build(self) -> LoadedScene:
+        from lxml import etree
+
+        try:
+            data = Path(self.path).read_bytes()
+        except OSError as err:
+            raise SceneFileError(self.path, None, f"cannot read the file: {err}") from None
+        try:
+            root = etree.fromstring(data, etree.XMLParser(remove_comments=True))
+        except etree.XMLSyntaxError as err:
+            raise SceneFileError(self.path, err.lineno, f"XML syntax error: {err.msg}") from None
+        if root.tag != "robot":
+            self.fail(root, f"the root element must be <robot>, got <{root.tag}>")
+        self.root = root
+        self._check(root)
+        robot = self._parse_with_yourdfpy(data)
+        return self._register(robot)
+
+    def _parse_with_yourdfpy(self, data: bytes):
+        import yourdfpy
+
+        try:
+            return yourdfpy.URDF.load(io.BytesIO(data), build_scene_graph=False,
+                                      load_meshes=False, mesh_dir=str(self.folder)).robot
+        except Exception as err:  # yourdfpy raises KeyError/ValueError/AttributeError
+            raise SceneFileError(self.path, None,
+                                 f"yourdfpy could not read the robot: {err!r}") from None
+
+    # ------------------------------------------------------------------ check
+
+    def _numbers(self, element, attribute: str, what: str, count: int | tuple[int, ...],
+                 default: str | None = None, positive: bool = False) -> np.ndarray:
+        text = element.get(attribute, default)
+        if text is None:
+            self.fail(element, f"{what}: <{element.tag}> needs the attribute {attribute!r}")
+        counts = (count,) if isinstance(count, int) else count
+        try:
+            values = np.array([float(v) for v in text.replace(",", " ").split()])
+        except ValueError:
+            values = None
+        wanted = " or ".join(str(c) for c in counts)
+        kind = "positive numbers" if positive else "finite numbers"
+        if values is None or len(values) not in counts or not np.all(np.isfinite(values)) \
+                or (positive and np.any(values <= 0)):
+            self.fail(element, f"{what}: <{element.tag}> {attribute} must have {wanted} {kind}, "
+                               f"got {text!r}")
+        return values
+
+    def _check(self, root) -> None:
+        """Validate everything yourdfpy reads, so errors carry a line and an element."""
+        if not root.get("name"):
+            self.fail(root, "<robot> needs a 'name' attribute")
+        links: dict[str, object] = {}
+        for link in root.findall("link"):
+            name = link.get("name")
+            if not name:
+                self.fail(link, "<link> needs a 'name' attribute")
+            if name in links:
+                self.fail(link, f"link {name!r} is declared twice (first on line "
+                                f"{links[name].sourceline})")
+            links[name] = link
+            for kind in ("collision", "visual"):
+                for k, element in enumerate(link.findall(kind)):
+                    self._check_geometry(element, f"link {name!r}, {kind} #{k}")
+        for material in root.findall("material"):
+            self._check_material(material, f"material {material.get('name')!r}")
+        joints: dict[str, object] = {}
+        for joint in root.findall("joint"):
+            name = joint.get("name")
+            if not name:
+                self.fail(joint, "<joint> needs a 'name' attribute")
+            if name in joints:
+                self.fail(joint, f"joint {name!r} is declared twice (first on line "
+                                 f"{joints[name].sourceline})")
+            joints[name] = joint
+            self._check_joint(joint, f"joint {name!r}", links)
+        self.link_elements = links
+        self.joint_elements = joints
+
+    def _check_origin(self, element, what: str) -> None:
+        origin = element.find("origin")
+        if origin is not None:
+            self._numbers(origin, "xyz", what, 3, default="0 0 0")
+            self._numbers(origin, "rpy", what, 3, default="0 0 0")
+
+    def _check_geometry(self, element, what: str) -> None:
+        self._check_origin(element, what)
+        geometry = element.find("geometry")
+        if geometry is None:
+            self.fail(element, f"{what}: <{element.tag}> needs a <geometry>")
+        shapes = [child for child in geometry if isinstance(child.tag, str)]
+        if len(shapes) != 1:
+            self.fail(geometry, f"{what}: <geometry> needs exactly one of "
+                                f"{', '.join(_GEOMETRY_TAGS)}, got "
+                                f"{', '.join(c.tag for c in shapes) or 'none'}")
+        shape = shapes[0]
+        if shape.tag == "box":
+            self._numbers(shape, "size", what, 3, positive=True)
+        elif shape.tag == "sphere":
+            self._numbers(shape, "radius", what, 1, positive=True)
+        elif shape.tag == "cylinder":
+            self._numbers(shape, "radius", what, 1, positive=True)
+            self._numbers(shape, "length", what, 1, positive=True)
+        elif shape.tag == "mesh":
+            if not shape.get("filename"):
+                self.fail(shape, f"{what}: <mesh> needs a 'filename' attribute")
+            if shape.get("scale") is not None:
+                self._numbers(shape, "scale", what, (1, 3), positive=True)
+        else:
+            self.fail(shape, f"{what}: unsupported shape <{shape.tag}>; URDF shapes are "
+                             f"{', '.join(_GEOMETRY_TAGS)}")
+        material = element.find("material") if element.tag == "visual" else None
+        if material is not None:
+            self._check_material(material, what)
+
+    def _check_material(self, material, what: str) -> None:
+        color = material.find("color")
+        if color is not None:
+            rgba = self._numbers(color, "rgba", what, 4)
+            if np.any((rgba < 0) | (rgba > 1)):
+                self.fail(color, f"{what}: <color> rgba must be in [0, 1], got "
+                                 f"{color.get('rgba')!r}")
+
+    def _check_joint(self, joint, what: str, links: dict) -> None:
+        kind = joint.get("type")
+        if kind not in _JOINT_TYPES:
+            extra = (" (floating and planar joints are not supported)"
+                     if kind in ("floating", "planar") else "")
+            self.fail(joint, f"{what}: type must be one of {', '.join(_JOINT_TYPES)}, "
+                             f"got {kind!r}{extra}")
+        for end in ("parent", "child"):
+            element = joint.find(end)
+            if element is None or not element.get("link"):
+                self.fail(joint if element is None else element,
+                          f"{what}: needs <{end} link=\"...\"/>")
+            link = element.get("link")
+            if link not in links and not (end == "parent" and link == _WORLD):
+                self.fail(element, f"{what}: {end} link {link!r} is not a link of the robot")
+        self._check_origin(joint, what)
+        axis = joint.find("axis")
+        if axis is not None:
+            a = self._numbers(axis, "xyz", what, 3, default="1 0 0")
+            if kind != "fixed" and not np.any(a):
+                self.fail(axis, f"{what}: <axis> xyz must not be zero")
+        limit = joint.find("limit")
+        if limit is not None:
+            for attribute in ("lower", "upper", "effort", "velocity"):
+                if limit.get(attribute) is not None:
+                    self._numbers(limit, attribute, what, 1)
+            lower, upper = (float(limit.get(a, "0")) for a in ("lower", "upper"))
+            if kind in ("revolute", "prismatic") and lower > upper:
+                self.fail(limit, f"{what}: <limit> lower {lower:g} is above upper {upper:g}")
+        mimic = joint.find("mimic")
+        if mimic is not None:
+            if not mimic.get("joint"):
+                self.fail(mimic, f"{what}: <mimic> needs a 'joint' attribute")
+            for attribute in ("multiplier", "offset"):
+                if mimic.get(attribute) is not None:
+                    self._numbers(mimic, attribute, what, 1)
+
+    # --------------------------------------------------------------- register
+
+    def _register(self, robot) -> LoadedScene:
+        sg = SceneGraph()
+        scene = LoadedScene(sg, Path(self.path))
+        name = self.source_name or robot.name
+        source_id = sg.register_source(name)
+        scene.source_ids[name] = source_id
+
+        parent_of: dict[str, str] = {}
+        for joint in robot.joints:
+            if joint.child in parent_of:
+                self.fail(self.joint_elements[joint.name],
+                          f"joint {joint.name!r}: link {joint.child!r} already has parent "
+                          f"joint {parent_of[joint.child]!r}; a URDF is a tree")
+            if joint.child == _WORLD:
+                self.fail(self.joint_elements[joint.name],
+                          f"joint {joint.name!r}: the world cannot be a child link")
+            parent_of[joint.child] = joint.name
+        joint_by_name = {j.name: j for j in robot.joints}
+        order = self._topological_links(robot, parent_of, joint_by_name)
+
+        frame_ids: dict[str, FrameId] = {}
+        for link in order:
+            parent_joint = parent_of.get(link)
+            parent_link = None if parent_joint is None else joint_by_name[parent_joint].parent
+            parent_id = None if parent_link in (None, _WORLD) else frame_ids[parent_link]
+            frame_ids[link] = sg.register_frame(source_id, GeometryFrame(link, self.frame_group),
+                                                parent_id)
+        scene.frames.update(frame_ids)
+
+        joints = [self._joint_spec(joint, joint_by_name) for joint in robot.joints]
+        roots = {link: self.X_WR for link in order if link not in parent_of and self.X_WR}
+        tree = KinematicTree(source_id, frame_ids, joints, roots,
+                             world_frame=_WORLD)
+        scene.kinematics = tree
+        sg.set_poses(source_id, tree.calc_frame_poses())
+
+        materials = {m.name: m for m in robot.materials if m.name}
+        for link in robot.links:
+            self._register_link_geometry(scene, source_id, link, materials)
+        if self.filter_adjacent:
+            self._filter_adjacent(scene, robot)
+        return scene
+
+    def _topological_links(self, robot, parent_of, joint_by_name) -> list[str]:
+        children: dict[str, list[str]] = {}
+        for joint in robot.joints:
+            children.setdefault(joint.parent, []).append(joint.child)
+        links = [link.name for link in robot.links if link.name != _WORLD]
+        order = [link for link in links if link not in parent_of]
+        order += children.get(_WORLD, [])
+        for link in order:
+            order.extend(children.get(link, []))
+        missing = [link for link in links if link not in order]
+        if missing:
+            joint = self.joint_elements[parent_of[missing[0]]]
+            self.fail(joint, f"links {', '.join(missing)} form a cycle of joints (a URDF is a "
+                             "tree)")
+        return order
+
+    def _joint_spec(self, joint, joint_by_name) -> JointSpec:
+        element = self.joint_elements[joint.name]
+        X_PJ = self._matrix(joint.origin, element, f"joint {joint.name!r}")
+        axis = np.asarray(joint.axis if joint.axis is not None else (1.0, 0.0, 0.0), float)
+        if joint.type != "fixed":
+            axis = axis / np.linalg.norm(axis)
+        lower, upper = -math.inf, math.inf
+        if joint.type in ("revolute", "prismatic") and joint.limit is not None:
+            if joint.limit.lower is not None:
+                lower = float(joint.limit.lower)
+            if joint.limit.upper is not None:
+                upper = float(joint.limit.upper)
+        mimic = None
+        if joint.mimic is not None:
+            leader = joint.mimic.joint
+            if leader not in joint_by_name or joint_by_name[leader].type == "fixed":
+                self.fail(element.find("mimic"), f"joint {joint.name!r}: mimics {leader!r}, "
+                                                 "which is not a moving joint of the robot")
+            mimic = (leader, float(joint.mimic.multiplier if joint.mimic.multiplier is not None
+                                   else 1.0),
+                     float(joint.mimic.offset if joint.mimic.offset is not None else 0.0))
+        return JointSpec(joint.name, joint.type, joint.parent, joint.child, X_PJ, axis,
+                         lower, upper, mimic)
+
+    def _matrix(self, origin, element, what: str) -> np.ndarray:
+        if origin is None:
+            return np.eye(4)
+        try:
+            X = RigidTransform(RotationMatrix(np.asarray(origin[:3, :3], float)),
+                               np.asarray(origin[:3, 3], float))
+        except ValueError as err:
+            self.fail(element, f"{what}: invalid <origin>: {err}")
+        return X.get_as_matrix4()
+
+    def _register_link_geometry(self, scene: LoadedScene, source_id, link, materials) -> None:
+        sg = scene.scene_graph
+        element = self.link_elements[link.name]
+        anchored = link.name == _WORLD
+        frame_id = None if anchored else scene.frames[link.name]
+        for kind, items in (("collision", link.collisions), ("visual", link.visuals)):
+            elements = element.findall(kind)
+            for k, (item, item_element) in enumerate(zip(items, elements)):
+                what = f"link {link.name!r}, {kind} #{k}"
+                name = item.name or (kind if k == 0 else f"{kind}_{k}")
+                shape = self._shape(item.geometry, item_element, what, kind)
+                X_FG = RigidTransform(self._matrix(item.origin, item_element, what))
+                instance = GeometryInstance(X_FG, shape, name)
+                if kind == "collision":
+                    instance.set_proximity_properties(ProximityProperties())
+                else:
+                    illustration, perception = IllustrationProperties(), PerceptionProperties()
+                    rgba = self._color(item.material, materials, item_element, what)
+                    if rgba is not None:
+                        illustration.add_property("phong", "diffuse", rgba)
+                        perception.add_property("phong", "diffuse", rgba)
+                    instance.set_illustration_properties(illustration)
+                    instance.set_perception_properties(perception)
+                try:
+                    if anchored:
+                        geometry_id = sg.register_anchored_geometry(source_id, instance)
+                    else:
+                        geometry_id = sg.register_geometry(source_id, frame_id, instance)
+                except ValueError as err:
+                    self.fail(item_element, f"{what}: {err}")
+                key = f"{link.name}::{name}"
+                if key in scene.geometries:
+                    key = f"{key}::{kind}"
+                scene.geometries[key] = geometry_id
+
+    def _color(self, material, materials, element, what: str) -> Rgba | None:
+        if material is None:
+            return None
+        color = material.color
+        if color is None and material.name:
+            named = materials.get(material.name)
+            if named is None:
+                self.fail(element.find("material"),
+                          f"{what}: material {material.name!r} is not defined in the robot")
+            color = named.color
+        return None if color is None else Rgba(*np.asarray(color.rgba, float))
+
+    def _shape(self, geometry, element, what: str, kind: str) -> Shape:
+        if geometry.box is not None:
+            return Box(*np.asarray(geometry.box.size, float))
+        if geometry.sphere is not None:
+            return Sphere(float(geometry.sphere.radius))
+        if geometry.cylinder is not None:
+            return Cylinder(float(geometry.cylinder.radius), float(geometry.cylinder.length))
+        mesh_element = element.find("geometry/mesh")
+        filename = geometry.mesh.filename
+        try:
+            resolved = resolve_mesh_path(filename, self.folder, self.package_roots)
+        except (KeyError, ValueError) as err:
+            self.fail(mesh_element, f"{what}: mesh {filename!r}: {err.args[0]}")
+        if not resolved.is_file():
+            self.fail(mesh_element, f"{what}: mesh file {filename!r} not found (looked for "
+                                    f"{resolved})")
+        scale = 1.0 if geometry.mesh.scale is None else geometry.mesh.scale
+        try:
+            shape = (Convex if kind == "collision" else Mesh)(str(resolved), scale)
+            shape.local_aabb()  # read it now, so a bad file is reported with its element
+        except ValueError as err:
+            self.fail(mesh_element, f"{what}: {err}")
+        return shape
+
+    def _filter_adjacent(self, scene: LoadedScene, robot) -> None:
+        """Filter joined links, except to the world, and groups welded by fixed joints."""
+        sg = scene.scene_graph
+        world_geometry = [scene.geometries[key] for key in scene.geometries
+                          if key.startswith(f"{_WORLD}::")]
+        group_of = {link.name: link.name for link in robot.links}
+
+        def find(link: str) -> str:
+            while group_of[link] != link:
+                link = group_of[link]
+            return link
+
+        for joint in robot.joints:
+            if joint.parent != _WORLD:
+                sg.exclude_collisions_between(GeometrySet(scene.frames[joint.parent]),
+                                              GeometrySet(scene.frames[joint.child]))
+            if joint.type == "fixed" and joint.parent in group_of:
+                group_of[find(joint.child)] = find(joint.parent)
+        groups: dict[str, list] = {}
+        for link in group_of:
+            groups.setdefault(find(link), []).append(link)
+        for root, members in groups.items():
+            ids = [scene.frames[m] for m in members if m != _WORLD]
+            if root == _WORLD:
+                ids += world_geometry
+            if len(ids) > 1:
+                sg.exclude_collisions_within(GeometrySet(ids))
