@@ -19,9 +19,15 @@ from xml.sax.saxutils import escape, quoteattr
 
 __all__ = ["loopback_config", "loopback_environment"]
 
+_TRACE_LEVELS = ("none", "severe", "warning", "info", "config", "fine", "finer", "finest")
+
 
 def loopback_config(
-    *, interface: str = "lo", max_participants: int = 32, trace_file: str | None = None
+    *,
+    interface: str = "lo",
+    max_participants: int = 32,
+    trace_file: str | None = None,
+    trace_verbosity: str = "config",
 ) -> str:
     """Return a Cyclone DDS XML configuration that talks over loopback only.
 
@@ -34,8 +40,11 @@ def loopback_config(
         DDS participants (one per node) may run at once on this machine.
         Each probe is one small packet to 127.0.0.1 per discovery interval.
     trace_file : str, optional
-        Write Cyclone's configuration and discovery trace there (to check
-        which interfaces and addresses it used).
+        Write Cyclone's trace there (to check which interfaces and addresses
+        it used).
+    trace_verbosity : str
+        Cyclone's trace level: ``config`` (configuration, interfaces, peers)
+        up to ``finest`` (every packet).
 
     Returns
     -------
@@ -46,14 +55,17 @@ def loopback_config(
     Raises
     ------
     ValueError
-        If ``max_participants`` is not in 1..119 (Cyclone's port scheme).
+        If ``max_participants`` is not in 1..119 (Cyclone's port scheme), or
+        ``trace_verbosity`` is not a Cyclone trace level.
     """
     if isinstance(max_participants, bool) or not 1 <= int(max_participants) <= 119:
         raise ValueError(f"max_participants must be in 1..119, not {max_participants!r}")
+    if trace_verbosity not in _TRACE_LEVELS:
+        raise ValueError(f"trace_verbosity must be one of {_TRACE_LEVELS}, not {trace_verbosity!r}")
     tracing = ""
     if trace_file is not None:
         tracing = (
-            "<Tracing><Verbosity>config</Verbosity>"
+            f"<Tracing><Verbosity>{trace_verbosity}</Verbosity>"
             f"<OutputFile>{escape(trace_file)}</OutputFile></Tracing>"
         )
     return (
