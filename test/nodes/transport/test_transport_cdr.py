@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from geometry_core_nodes.transport.msg_parser import FieldType, MessageSpec
 from geometry_core_nodes.transport.msg_types import (
     INTERFACES_DIR,
