@@ -36,6 +36,9 @@ ALL_PAIRS_MAX = 64
 class BroadphaseModel:
     """Static broadphase data of one collision model."""
 
+    # Shape kind codes of ``kind``: the prefilter's closed forms key on them.
+    BOXLIKE, SPHERE, ELLIPSOID, CYLINDER, CAPSULE, HALFSPACE = range(6)
+
     model: CollisionModel
     center_G: np.ndarray  # (G, 3) local box centres (0 for half spaces)
     half_G: np.ndarray  # (G, 3) local box half extents (0 for half spaces)
@@ -51,6 +54,9 @@ class BroadphaseModel:
     bounded: np.ndarray
     pair_i: np.ndarray | None  # all-pairs table (small scenes), unfiltered only
     pair_j: np.ndarray | None
+    kind: np.ndarray  # (G,) kind code per geometry
+    radius: np.ndarray  # (G,) sphere / cylinder / capsule radius, else 0
+    half_length: np.ndarray  # (G,) cylinder / capsule half length, else 0
 
     @classmethod
     def build(cls, model: CollisionModel) -> BroadphaseModel:
@@ -83,11 +89,21 @@ class BroadphaseModel:
             pair_i, pair_j = bounded[a], bounded[b]
             keep = model.unfiltered(pair_i, pair_j)
             pair_i, pair_j = pair_i[keep], pair_j[keep]
+        kind = np.full(size, cls.BOXLIKE, dtype=np.int8)
+        radius, half_length = np.zeros(size), np.zeros(size)
+        kind[spheres] = cls.SPHERE
+        radius[spheres] = radii
+        kind[ellipsoids] = cls.ELLIPSOID
+        kind[rounds] = np.where(round_cap, cls.CAPSULE, cls.CYLINDER)
+        radius[rounds] = round_r
+        half_length[rounds] = round_h
+        kind[halfspaces] = cls.HALFSPACE
         return cls(model, center_G, half_G,
                    np.array(spheres, dtype=np.intp), np.array(radii),
                    np.array(ellipsoids, dtype=np.intp), np.array(axes).reshape(-1, 3),
                    np.array(rounds, dtype=np.intp), np.array(round_r), np.array(round_h),
-                   np.array(round_cap, dtype=bool), halfspaces, bounded, pair_i, pair_j)
+                   np.array(round_cap, dtype=bool), halfspaces, bounded, pair_i, pair_j,
+                   kind, radius, half_length)
 
 
 def world_aabbs(bp: BroadphaseModel, X_WG: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

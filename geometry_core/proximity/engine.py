@@ -16,6 +16,7 @@ import numpy as np
 
 from geometry_core.proximity.broadphase import BroadphaseModel, candidate_pairs, world_aabbs
 from geometry_core.proximity.narrowphase import PairSolver
+from geometry_core.proximity.prefilter import provably_apart
 from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.geometry_state import SceneSnapshot
 
@@ -72,9 +73,17 @@ class PosedScene:
         return self._aabbs
 
     def candidates(self, margin: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """Unfiltered index pairs whose boxes come within ``margin`` metres."""
+        """Unfiltered index pairs that may come within ``margin`` metres, sorted.
+
+        The broadphase's box test, then the separating-axis prefilter: every
+        pair dropped here is provably farther apart than ``margin``.
+        """
         center_W, half_W = self.aabbs
-        return candidate_pairs(self.cache.broadphase, self.X_WG, center_W, half_W, margin)
+        i, j = candidate_pairs(self.cache.broadphase, self.X_WG, center_W, half_W, margin)
+        if i.size and np.isfinite(margin):
+            near = ~provably_apart(self.cache.broadphase, self.X_WG, i, j, margin)
+            i, j = i[near], j[near]
+        return i, j
 
     def signed_distance(self, i: int, j: int):
         """PairWitness of geometry indices ``i`` (A) and ``j`` (B)."""
