@@ -161,7 +161,8 @@ def make_demo_scene() -> DemoScene:
         g[name] = _register(sg, arm, frames["gripper"], name, Box(0.015, 0.03, 0.07),
                             RigidTransform([x, 0, 0.055]), _ARM)
 
-    g["floor"] = _register(sg, env, None, "floor", HalfSpace(), X_identity, Rgba(0.5, 0.5, 0.5, 1.0))
+    g["floor"] = _register(sg, env, None, "floor", HalfSpace(), X_identity,
+                           Rgba(0.5, 0.5, 0.5, 1.0))
     g["table"] = _register(sg, env, None, "table", Box(0.6, 0.8, 0.04),
                            RigidTransform([0.6, 0.0, 0.38]), _WOOD)
     g["ball"] = _register(sg, env, None, "ball", Sphere(0.05),
