@@ -8,8 +8,11 @@ and the query engine so that neither imports the other (DESIGN.md section 1).
 
 from __future__ import annotations
 
+import numpy as np
+
+from geometry_core.proximity.batch_query import BatchQuery
 from geometry_core.proximity.query_object import QueryObject
-from geometry_core.scene_graph import GeometryState, SceneGraphInspector
+from geometry_core.scene_graph import FrameId, GeometryState, SceneGraphInspector, SourceId
 
 __all__ = ["SceneGraph"]
 
@@ -40,6 +43,27 @@ class SceneGraph(GeometryState):
             If a registered frame has never been given a pose (names them).
         """
         return QueryObject(self, self.snapshot())
+
+    def query_batch(self, source_id: SourceId, frame_ids: list[FrameId],
+                    X_PF: np.ndarray) -> BatchQuery:
+        """Return answers for K configurations of ``frame_ids`` (poses in parents).
+
+        The scene's own poses are unchanged; frames not in ``frame_ids`` keep
+        their current poses in every configuration.
+
+        Parameters
+        ----------
+        X_PF : (K, N, 4, 4) float
+            Pose of ``frame_ids[n]`` in its parent in configuration k.
+
+        Raises
+        ------
+        KeyError, ValueError
+            As ``set_poses_array``.
+        """
+        X_WF = self.compute_world_poses_batch(source_id, frame_ids, X_PF)
+        return BatchQuery(self.collision_model(), X_WF,
+                          {f.id: f.slot for f in self._frame_by_slot})
 
     def model_inspector(self) -> SceneGraphInspector:
         """Return an inspector of the current topology."""

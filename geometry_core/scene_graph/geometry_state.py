@@ -590,31 +590,52 @@ class GeometryState:
             As ``set_poses``, plus ``ValueError`` for a bad shape or an invalid
             pose (the message gives the frame's name and what is wrong).
         """
-        source = self._source(source_id)
-        key = (source_id, tuple(frame_ids))
-        if self._slot_cache is not None and self._slot_cache[0] == key:
-            slots = self._slot_cache[1]
-        else:
-            slots = np.empty(len(key[1]), dtype=np.intp)
-            for n, frame_id in enumerate(key[1]):
-                frame = self._frames.get(frame_id)
-                if frame is None or frame.source_id != source_id:
-                    self._bad_frame_for_source(frame_id, source_id, source)
-                slots[n] = frame.slot
-            self._slot_cache = (key, slots)
+        slots = self._slots_for(source_id, frame_ids)
         X_PF = np.asarray(X_PF, dtype=float)
         if X_PF.shape != (len(slots), 4, 4):
             raise ValueError(f"X_PF must have shape ({len(slots)}, 4, 4), got {X_PF.shape}")
-        try:
-            validate_matrix4s(X_PF, name="X_PF")
-        except ValueError as err:
-            row = re.search(r"\[(\d+)\]", str(err))
-            if row is None:
-                raise
-            name = self._frame_by_slot[slots[int(row.group(1))]].name
-            raise ValueError(f"{err} (the pose of frame {name!r})") from None
+        self._validate_pose_rows(X_PF, slots)
         self._X_PF[slots] = X_PF
         self._has_pose[slots] = True
+
+    def compute_world_poses_batch(self, source_id: SourceId, frame_ids: Iterable[FrameId],
+                                  X_PF: np.ndarray) -> np.ndarray:
+        """World poses of every frame for K configurations, without changing the scene.
+
+        Parameters
+        ----------
+        frame_ids : sequence of FrameId, length N
+            Frames of ``source_id`` whose poses vary; every other frame keeps
+            its current pose in all K configurations.
+        X_PF : (K, N, 4, 4) float
+            ``X_PF[k, n]`` is the pose of ``frame_ids[n]`` in its parent in
+            configuration k; validated as a batch.
+
+        Returns
+        -------
+        (K, F, 4, 4) float
+            ``X_WF`` of every frame slot in each configuration.
+
+        Raises
+        ------
+        KeyError, ValueError
+            As ``set_poses_array``; also when a frame outside ``frame_ids``
+            has never been given a pose.
+        """
+        slots = self._slots_for(source_id, frame_ids)
+        X_PF = np.asarray(X_PF, dtype=float)
+        if X_PF.ndim != 4 or X_PF.shape[1:] != (len(slots), 4, 4):
+            raise ValueError(f"X_PF must have shape (K, {len(slots)}, 4, 4), got {X_PF.shape}")
+        self._validate_pose_rows(X_PF.reshape(-1, 4, 4), np.tile(slots, X_PF.shape[0]))
+        n = len(self._frame_by_slot)
+        has_pose = self._has_pose[:n].copy()
+        has_pose[slots] = True
+        self._require_poses(has_pose)
+        X_WF = np.broadcast_to(self._X_PF[:n], (X_PF.shape[0], n, 4, 4)).copy()
+        X_WF[:, slots] = X_PF
+        for level in self._frame_levels():
+            X_WF[:, level] = X_WF[:, self._parent_slot[level]] @ X_WF[:, level]
+        return X_WF
 
     def _bad_frame_for_source(self, frame_id, source_id, source) -> None:
         if not isinstance(frame_id, FrameId):
@@ -626,6 +647,32 @@ class GeometryState:
             raise ValueError("the world frame's pose cannot be set")
         raise ValueError(f"frame {frame.name!r} belongs to source "
                          f"{self._sources[frame.source_id].name!r}, not {source.name!r}")
+
+    def _slots_for(self, source_id: SourceId, frame_ids: Iterable[FrameId]) -> np.ndarray:
+        """Slots of ``frame_ids`` (all of ``source_id``); the last lookup is cached."""
+        source = self._source(source_id)
+        key = (source_id, tuple(frame_ids))
+        if self._slot_cache is not None and self._slot_cache[0] == key:
+            return self._slot_cache[1]
+        slots = np.empty(len(key[1]), dtype=np.intp)
+        for n, frame_id in enumerate(key[1]):
+            frame = self._frames.get(frame_id)
+            if frame is None or frame.source_id != source_id:
+                self._bad_frame_for_source(frame_id, source_id, source)
+            slots[n] = frame.slot
+        self._slot_cache = (key, slots)
+        return slots
+
+    def _validate_pose_rows(self, X_PF: np.ndarray, slots: np.ndarray) -> None:
+        """Validate (M, 4, 4) poses; an error names the frame of the first bad row."""
+        try:
+            validate_matrix4s(X_PF, name="X_PF")
+        except ValueError as err:
+            row = re.search(r"\[(\d+)\]", str(err))
+            if row is None:
+                raise
+            name = self._frame_by_slot[slots[int(row.group(1))]].name
+            raise ValueError(f"{err} (the pose of frame {name!r})") from None
 
     def frames_without_poses(self) -> list[FrameId]:
         """Return the frames that have never been given a pose."""
@@ -641,16 +688,18 @@ class GeometryState:
             If a frame has never been given a pose (names every such frame).
         """
         n = len(self._frame_by_slot)
-        if not self._has_pose[:n].all():
-            missing = [f"{self._sources[self._frame_by_slot[s].source_id].name}::"
-                       f"{self._frame_by_slot[s].name}"
-                       for s in np.flatnonzero(~self._has_pose[:n])]
-            raise ValueError(f"no pose has been set for frame(s) {', '.join(missing)}; "
-                             "call set_poses() first")
+        self._require_poses(self._has_pose[:n])
         X_WF = self._X_PF[:n].copy()
         for level in self._frame_levels():
             X_WF[level] = X_WF[self._parent_slot[level]] @ X_WF[level]
         return X_WF
+
+    def _require_poses(self, has_pose: np.ndarray) -> None:
+        if not has_pose.all():
+            missing = [f"{self._sources[self._frame_by_slot[s].source_id].name}::"
+                       f"{self._frame_by_slot[s].name}" for s in np.flatnonzero(~has_pose)]
+            raise ValueError(f"no pose has been set for frame(s) {', '.join(missing)}; "
+                             "call set_poses() first")
 
     def _frame_levels(self) -> list[np.ndarray]:
         """Slots grouped by depth >= 2 (depth-1 frames hang off the world: X_WF = X_PF)."""

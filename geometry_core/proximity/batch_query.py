@@ -1,0 +1,61 @@
+"""Queries over K configurations of one scene at once, for planners.
+
+A planner checks many candidate states of the same robot. ``BatchQuery``
+takes the world poses of every frame in K configurations (composed for all K
+in one batched product per tree depth, validated once) and answers each
+question for every configuration, sharing the per-model caches (broadphase
+tables, FCL geometry) across all of them. The scene graph's own poses are not
+touched.
+
+Each configuration's answer is exactly what a query object would report for
+those poses (``test_batch_query.py`` checks it).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geometry_core.proximity import collisions_exist, penetration, signed_distance
+from geometry_core.proximity.engine import PosedScene
+from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
+from geometry_core.scene_graph.collision_model import CollisionModel
+from geometry_core.scene_graph.geometry_state import SceneSnapshot
+
+__all__ = ["BatchQuery"]
+
+
+class BatchQuery:
+    """Answers for K configurations; made by :meth:`geometry_core.SceneGraph.query_batch`."""
+
+    def __init__(self, model: CollisionModel, X_WF: np.ndarray, frame_slot_of: dict) -> None:
+        X_WF.setflags(write=False)
+        self._scenes = [PosedScene(SceneSnapshot(model, X_WF[k], frame_slot_of))
+                        for k in range(X_WF.shape[0])]
+
+    def __len__(self) -> int:
+        return len(self._scenes)
+
+    def has_collisions(self) -> np.ndarray:
+        """Return a (K,) bool array: whether configuration k has any overlapping pair."""
+        return np.array([collisions_exist.has_collisions(s) for s in self._scenes], dtype=bool)
+
+    def compute_point_pair_penetration(self) -> list[list[PenetrationAsPointPair]]:
+        """Return, for each configuration, what ``compute_point_pair_penetration`` reports."""
+        return [penetration.compute_point_pair_penetration(s) for s in self._scenes]
+
+    def compute_signed_distance_pairwise_closest_points(
+            self, max_distance: float = math.inf) -> list[list[SignedDistancePair]]:
+        """Return, for each configuration, the pairs within ``max_distance``."""
+        return [signed_distance.compute_signed_distance_pairwise_closest_points(s, max_distance)
+                for s in self._scenes]
+
+    def compute_min_distance(self, max_distance: float = math.inf) -> np.ndarray:
+        """Return a (K,) array: the smallest signed distance of any pair (inf if none)."""
+        out = np.full(len(self._scenes), math.inf)
+        for k, pairs in enumerate(self.compute_signed_distance_pairwise_closest_points(
+                max_distance)):
+            if pairs:
+                out[k] = min(p.distance for p in pairs)
+        return out

@@ -1,0 +1,90 @@
+"""query_batch answers each configuration exactly as a query object would."""
+
+import numpy as np
+import pytest
+
+from geometry_core import (
+    Box,
+    Capsule,
+    GeometryFrame,
+    GeometryInstance,
+    GeometrySet,
+    ProximityProperties,
+    RigidTransform,
+    RollPitchYaw,
+    SceneGraph,
+    Sphere,
+)
+
+
+@pytest.fixture
+def arm():
+    """A 3-link chain of capsules and boxes over a table and a ball."""
+    sg = SceneGraph()
+    src = sg.register_source("arm")
+    frames, parent = [], None
+    for k in range(3):
+        parent = sg.register_frame(src, GeometryFrame(f"link{k}"), parent)
+        frames.append(parent)
+        for shape, name in ((Capsule(0.04, 0.2), "capsule"), (Box(0.06, 0.06, 0.06), "box")):
+            g = sg.register_geometry(src, parent, GeometryInstance(
+                RigidTransform([0.0, 0.0, 0.15]), shape, f"{name}{k}"))
+            sg.assign_role(src, g, ProximityProperties())
+    for a, b in zip(frames, frames[1:]):  # neighbours touch at the joint, as on a robot
+        sg.exclude_collisions_between(GeometrySet(a), GeometrySet(b))
+    world = sg.register_source("world")
+    for shape, X, name in ((Box(0.4, 1.0, 0.1), RigidTransform([0.6, 0, 0.3]), "table"),
+                           (Sphere(0.1), RigidTransform([0.0, 0.3, 0.5]), "ball")):
+        g = sg.register_anchored_geometry(world, GeometryInstance(X, shape, name))
+        sg.assign_role(world, g, ProximityProperties())
+    sg.set_poses(src, {f: RigidTransform() for f in frames})
+    return sg, src, frames
+
+
+def configurations(count, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.tile(np.eye(4), (count, 3, 1, 1))
+    for k in range(count):
+        for link in range(3):
+            X[k, link] = RigidTransform(RollPitchYaw(*rng.uniform(-1.5, 1.5, 3)),
+                                        [0.0, 0.0, 0.0 if link == 0 else 0.3]).get_as_matrix4()
+    return X
+
+
+def test_batch_equals_one_query_per_configuration(arm):
+    sg, src, frames = arm
+    X_PF = configurations(12)
+    batch = sg.query_batch(src, frames, X_PF)
+    collisions = batch.has_collisions()
+    penetrations = batch.compute_point_pair_penetration()
+    distances = batch.compute_signed_distance_pairwise_closest_points(0.2)
+    minimum = batch.compute_min_distance(0.2)
+    assert len(batch) == 12
+    assert collisions.any() and not collisions.all(), "want a mix of free and colliding states"
+    for k in range(12):
+        sg.set_poses_array(src, frames, X_PF[k])
+        q = sg.query_object()
+        assert collisions[k] == q.has_collisions()
+        expected = q.compute_point_pair_penetration()
+        assert [(p.id_A, p.id_B) for p in penetrations[k]] == [(p.id_A, p.id_B) for p in expected]
+        assert np.allclose([p.depth for p in penetrations[k]], [p.depth for p in expected])
+        expected = q.compute_signed_distance_pairwise_closest_points(0.2)
+        assert np.allclose([d.distance for d in distances[k]], [d.distance for d in expected])
+        assert minimum[k] == (min(d.distance for d in expected) if expected else np.inf)
+
+
+def test_batch_leaves_the_scene_poses_alone(arm):
+    sg, src, frames = arm
+    before = sg.compute_world_poses()
+    sg.query_batch(src, frames, configurations(3)).has_collisions()
+    assert np.array_equal(sg.compute_world_poses(), before)
+
+
+def test_batch_validates_every_row(arm):
+    sg, src, frames = arm
+    X_PF = configurations(4)
+    X_PF[2, 1, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="link1"):
+        sg.query_batch(src, frames, X_PF)
+    with pytest.raises(ValueError, match=r"shape \(K, 3, 4, 4\)"):
+        sg.query_batch(src, frames, X_PF[:, :2])
