@@ -126,7 +126,9 @@ def _box_in_G(h: np.ndarray, p_GQ: np.ndarray) -> tuple[float, np.ndarray, np.nd
     grad_G[axis] = sign[axis]
     distance = float(grad_G @ (p_GQ - p_GN))
     ties = int(np.count_nonzero(depth_to_face <= depth_to_face[axis] + tol[axis]))
-    return distance, p_GN, grad_G, ties == 1
+    # On the mid-plane of the chosen axis its two opposite faces tie as well.
+    mirrored = abs_p[axis] <= tol[axis]
+    return distance, p_GN, grad_G, ties == 1 and not mirrored
 
 
 def _cylinder_in_G(radius: float, length: float,
@@ -528,8 +530,9 @@ def _box_batch(h: np.ndarray, p_GQ: np.ndarray):
     distance = np.where(any_out, dist_out, np.einsum("ij,ij->i", p_GQ - p_GN, grad_G))
     min_depth = depth_to_face[rows, axis]
     ties = np.count_nonzero(depth_to_face <= (min_depth + tol[rows, axis])[:, None], axis=1)
+    mirrored = abs_p[rows, axis] <= tol[rows, axis]
     unique = np.where(any_out, True,
-                      np.where(any_bnd, boundary.sum(axis=1) == 1, ties == 1))
+                      np.where(any_bnd, boundary.sum(axis=1) == 1, (ties == 1) & ~mirrored))
     return distance, p_GN, grad_G, unique
 
 

@@ -20,8 +20,9 @@ When Drake throws for a pair or shape it does not support, these functions
 raise ``DrakeUnsupportedError`` carrying Drake's message, so a test can assert
 that Drake refuses and check our answer against an analytic one instead.
 
-Import it from a test module in this folder as ``import drake_oracle`` (pytest
-puts the folder of a test module without ``__init__.py`` on ``sys.path``).
+Import it as ``import drake_oracle`` with this folder on ``sys.path`` (the
+project runs pytest with ``--import-mode=importlib``, which does not add test
+folders; the tests here insert their own folder).
 The module skips the importing test module when pydrake is not installed.
 """
 

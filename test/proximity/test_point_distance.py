@@ -1,0 +1,363 @@
+"""Unit and property tests of the exact point-distance kernels (no Drake needed).
+
+Analytic answers per shape, Drake's documented gradient conventions, an
+independent high-precision reference for the ellipsoid, brute force for the
+convex hull, the batch kernels against the scalar ones, and hypothesis
+properties that hold for every shape.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, getcontext
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation
+
+from geometry_core.proximity.point_distance import (
+    closest_points_on_triangles,
+    signed_distance_to_point,
+    signed_distances_to_point_batch,
+    stack_shape_params,
+)
+from geometry_core.shapes import (
+    Box,
+    Capsule,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    HalfSpace,
+    Mesh,
+    Sphere,
+)
+
+I4 = np.eye(4)
+
+
+def make_pose(R_WG: np.ndarray, p_WGo) -> np.ndarray:
+    X_WG = np.eye(4)
+    X_WG[:3, :3] = R_WG
+    X_WG[:3, 3] = p_WGo
+    return X_WG
+
+
+def random_pose(rng: np.random.Generator, spread: float = 0.3) -> np.ndarray:
+    return make_pose(Rotation.random(random_state=rng).as_matrix(),
+                     rng.uniform(-spread, spread, 3))
+
+
+def check(shape, p_GQ, distance, p_GN, grad_G, unique, X_WG=I4):
+    """Assert the kernel's answer for Q given in G (posed at X_WG)."""
+    p_WQ = X_WG[:3, :3] @ np.asarray(p_GQ, float) + X_WG[:3, 3]
+    witness = signed_distance_to_point(shape, X_WG, p_WQ)
+    assert witness.distance == pytest.approx(distance, abs=1e-14)
+    np.testing.assert_allclose(witness.p_GN, p_GN, atol=1e-14)
+    np.testing.assert_allclose(witness.grad_W, X_WG[:3, :3] @ np.asarray(grad_G, float),
+                               atol=1e-14)
+    assert witness.is_grad_W_unique is unique
+
+
+# --- sphere ------------------------------------------------------------------
+
+
+def test_sphere_outside_inside_and_centre():
+    sphere = Sphere(0.5)
+    check(sphere, [2, 0, 0], 1.5, [0.5, 0, 0], [1, 0, 0], True)
+    check(sphere, [0, -0.25, 0], -0.25, [0, -0.5, 0], [0, -1, 0], True)
+    # Drake: at the centre the gradient is Gx expressed in W.
+    X_WG = make_pose(Rotation.from_euler("z", 90, degrees=True).as_matrix(), [1, 2, 3])
+    check(sphere, [0, 0, 0], -0.5, [0.5, 0, 0], [1, 0, 0], False, X_WG)
+
+
+# --- box ---------------------------------------------------------------------
+
+
+def test_box_face_edge_corner_outside():
+    box = Box(2.0, 4.0, 6.0)  # half extents 1, 2, 3
+    check(box, [3, 0, 0], 2.0, [1, 0, 0], [1, 0, 0], True)
+    check(box, [2, 3, 0], math.sqrt(2), [1, 2, 0], [1 / math.sqrt(2), 1 / math.sqrt(2), 0], True)
+    check(box, [-2, -3, 4], math.sqrt(3), [-1, -2, 3], np.array([-1, -1, 1]) / math.sqrt(3), True)
+
+
+def test_box_on_edge_and_corner_uses_mean_face_normal():
+    box = Box(2.0, 4.0, 6.0)
+    check(box, [1, 2, 0.5], 0.0, [1, 2, 0.5], [1 / math.sqrt(2), 1 / math.sqrt(2), 0], False)
+    check(box, [1, -2, 3], 0.0, [1, -2, 3], np.array([1, -1, 1]) / math.sqrt(3), False)
+    check(box, [0.2, 2, 0.1], 0.0, [0.2, 2, 0.1], [0, 1, 0], True)
+
+
+def test_box_inside_nearest_face_and_tie_order():
+    box = Box(2.0, 4.0, 6.0)
+    check(box, [0.5, 0, 0], -0.5, [1, 0, 0], [1, 0, 0], True)
+    check(box, [0, 0, -2.9], -0.1, [0, 0, -3], [0, 0, -1], True)
+    # At the centre of a cube every face is nearest; Drake's order picks +x.
+    check(Box.make_cube(1.0), [0, 0, 0], -0.5, [0.5, 0, 0], [1, 0, 0], False)
+    # Equidistant from -x and +y faces: x comes first; Sign(x<0) = -1.
+    check(Box.make_cube(1.0), [-0.3, 0.3, 0], -0.2, [-0.5, 0.3, 0], [-1, 0, 0], False)
+
+
+# --- cylinder ----------------------------------------------------------------
+
+
+def test_cylinder_barrel_cap_rim_and_axis():
+    cylinder = Cylinder(1.0, 4.0)
+    check(cylinder, [0, 3, 0], 2.0, [0, 1, 0], [0, 1, 0], True)
+    check(cylinder, [0.2, 0, 5], 3.0, [0.2, 0, 2], [0, 0, 1], True)
+    check(cylinder, [4, 0, 6], 5.0, [1, 0, 2], [0.6, 0, 0.8], True)
+    check(cylinder, [0, 0.5, 0], -0.5, [0, 1, 0], [0, 1, 0], True)
+    check(cylinder, [0, 0, -1.5], -0.5, [0, 0, -2], [0, 0, -1], True)
+    # On the rim: mean of the barrel and cap normals.
+    check(cylinder, [0, 1, 2], 0.0, [0, 1, 2], [0, 1 / math.sqrt(2), 1 / math.sqrt(2)], False)
+    # On the axis with the barrel nearest: Drake's convention is the x axis.
+    check(cylinder, [0, 0, 0.3], -1.0, [1, 0, 0.3], [1, 0, 0], False)
+
+
+# --- capsule -----------------------------------------------------------------
+
+
+def test_capsule_spine_caps_and_spine_point():
+    capsule = Capsule(0.5, 2.0)
+    check(capsule, [0, 2, 0.5], 1.5, [0, 0.5, 0.5], [0, 1, 0], True)
+    check(capsule, [0, 0, 3], 1.5, [0, 0, 1.5], [0, 0, 1], True)
+    check(capsule, [0, -0.25, -1], -0.25, [0, -0.5, -1], [0, -1, 0], True)
+    check(capsule, [0, 0, 0.7], -0.5, [0.5, 0, 0.7], [1, 0, 0], False)
+    check(capsule, [0, 0, 1.0], -0.5, [0.5, 0, 1.0], [1, 0, 0], False)
+
+
+# --- half space --------------------------------------------------------------
+
+
+def test_halfspace_above_and_below():
+    check(HalfSpace(), [1, 2, 3], 3.0, [1, 2, 0], [0, 0, 1], True)
+    check(HalfSpace(), [1, 2, -3], -3.0, [1, 2, 0], [0, 0, 1], True)
+
+
+# --- ellipsoid ---------------------------------------------------------------
+
+
+def _ellipsoid_reference(semi_axes, p_GQ, digits: int = 50) -> float:
+    """Unsigned distance from Q (all coordinates non-zero) by Decimal bisection on t."""
+    getcontext().prec = digits
+    e = [Decimal(float(v)) for v in semi_axes]
+    y = [abs(Decimal(float(v))) for v in p_GQ]
+    inside = sum((yi / ei) ** 2 for yi, ei in zip(y, e, strict=True)) < 1
+
+    def f(t):
+        return sum((ei * yi / (t + ei * ei)) ** 2 for ei, yi in zip(e, y, strict=True)) - 1
+
+    e_min = min(e)
+    lo = -e_min * e_min + e_min * y[e.index(e_min)] / 2 if inside else Decimal(0)
+    lo = max(lo, max(ei * yi - ei * ei for ei, yi in zip(e, y, strict=True)))
+    hi = sum((ei * yi) ** 2 for ei, yi in zip(e, y, strict=True)).sqrt()
+    for _ in range(400):
+        mid = (lo + hi) / 2
+        if f(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    t = (lo + hi) / 2
+    x = [ei * ei * yi / (t + ei * ei) for ei, yi in zip(e, y, strict=True)]
+    return float(sum((yi - xi) ** 2 for yi, xi in zip(y, x, strict=True)).sqrt())
+
+
+def test_ellipsoid_against_high_precision_reference():
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for i in range(300):
+        semi_axes = rng.uniform(0.05, 0.5, 3)
+        scale = 0.2 if i % 2 else 1.2  # half inside-ish, half outside
+        p_GQ = rng.uniform(-1, 1, 3) * semi_axes * scale
+        witness = signed_distance_to_point(Ellipsoid(*semi_axes), I4, p_GQ)
+        inside = np.sum((p_GQ / semi_axes) ** 2) < 1
+        assert (witness.distance < 0) == inside
+        reference = _ellipsoid_reference(semi_axes, p_GQ)
+        worst = max(worst, abs(abs(witness.distance) - reference))
+        # N on the surface, Q - N along the surface normal at N.
+        assert np.sum((witness.p_GN / semi_axes) ** 2) == pytest.approx(1.0, abs=1e-13)
+        np.testing.assert_allclose(np.cross(p_GQ - witness.p_GN, witness.grad_W), 0, atol=1e-13)
+    assert worst < 1e-12
+
+
+def test_ellipsoid_degenerate_cases():
+    ellipsoid = Ellipsoid(0.3, 0.2, 0.1)
+    # Centre: the nearest points are ±c on z; we pick +z, not unique.
+    check(ellipsoid, [0, 0, 0], -0.1, [0, 0, 0.1], [0, 0, 1], False)
+    # On the axes outside: exact.
+    check(ellipsoid, [0.5, 0, 0], 0.2, [0.3, 0, 0], [1, 0, 0], True)
+    check(ellipsoid, [0, 0, -0.4], 0.3, [0, 0, -0.1], [0, 0, -1], True)
+    # On the medial disc (z = 0, inside, near the centre): two mirror points.
+    witness = signed_distance_to_point(ellipsoid, I4, np.array([0.01, 0.005, 0.0]))
+    assert not witness.is_grad_W_unique
+    assert witness.p_GN[2] > 0
+    assert np.sum((witness.p_GN / [0.3, 0.2, 0.1]) ** 2) == pytest.approx(1.0, abs=1e-14)
+    # A sphere-shaped ellipsoid is a sphere.
+    p_GQ = np.array([0.1, -0.2, 0.3])
+    sphere_like = signed_distance_to_point(Ellipsoid(0.25, 0.25, 0.25), I4, p_GQ)
+    assert sphere_like.distance == pytest.approx(np.linalg.norm(p_GQ) - 0.25, abs=1e-15)
+
+
+# --- convex ------------------------------------------------------------------
+
+
+def _cube_convex(half: float = 0.5) -> Convex:
+    corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * half
+    return Convex.from_points(corners)
+
+
+def test_convex_cube_matches_box():
+    convex, box = _cube_convex(0.5), Box.make_cube(1.0)
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        p_GQ = rng.uniform(-1.0, 1.0, 3)
+        ours, expected = (signed_distance_to_point(s, I4, p_GQ) for s in (convex, box))
+        assert ours.distance == pytest.approx(expected.distance, abs=1e-14)
+        np.testing.assert_allclose(ours.grad_W, expected.grad_W, atol=1e-12)
+        if expected.is_grad_W_unique:
+            np.testing.assert_allclose(ours.p_GN, expected.p_GN, atol=1e-14)
+
+
+def test_convex_corner_and_edge_gradients():
+    convex = _cube_convex(0.5)
+    corner = signed_distance_to_point(convex, I4, np.array([0.5, 0.5, 0.5]))
+    assert corner.distance == pytest.approx(0.0, abs=1e-15)
+    np.testing.assert_allclose(corner.grad_W, np.ones(3) / math.sqrt(3), atol=1e-14)
+    assert not corner.is_grad_W_unique
+    face = signed_distance_to_point(convex, I4, np.array([0.1, 0.2, 0.5]))
+    np.testing.assert_allclose(face.grad_W, [0, 0, 1], atol=1e-14)
+    assert face.is_grad_W_unique  # two coplanar triangles are one facet
+
+
+def test_convex_outside_matches_brute_force_on_triangles():
+    rng = np.random.default_rng(11)
+    convex = Convex.from_points(rng.uniform(-0.2, 0.2, (15, 3)))
+    vertices, faces = convex.hull()
+    # Dense samples of the boundary bound the exact distance from above.
+    weights = rng.dirichlet(np.ones(3), 4000)
+    samples = np.concatenate([weights @ vertices[f] for f in faces])
+    for _ in range(50):
+        p_GQ = rng.uniform(-0.5, 0.5, 3)
+        witness = signed_distance_to_point(convex, I4, p_GQ)
+        sampled = np.min(np.linalg.norm(samples - p_GQ, axis=1))
+        assert abs(witness.distance) <= sampled + 1e-15
+        assert abs(witness.distance) > sampled - 5e-3
+        assert np.linalg.norm(p_GQ - witness.p_GN) == pytest.approx(abs(witness.distance),
+                                                                      abs=1e-15)
+
+
+def test_closest_points_on_triangles_regions():
+    a, b, c = np.array([[0.0, 0, 0]]), np.array([[1.0, 0, 0]]), np.array([[0.0, 1, 0]])
+    cases = {(-1, -1, 1): [0, 0, 0], (2, -0.5, 0): [1, 0, 0], (0.5, -1, 3): [0.5, 0, 0],
+             (1, 1, 0): [0.5, 0.5, 0], (0.2, 0.3, -1): [0.2, 0.3, 0], (-1, 2, 0): [0, 1, 0],
+             (-1, 0.5, 0): [0, 0.5, 0]}
+    for p_Q, expected in cases.items():
+        np.testing.assert_allclose(closest_points_on_triangles(np.array(p_Q, float), a, b, c)[0],
+                                   expected, atol=1e-15)
+
+
+# --- mesh and argument errors -------------------------------------------------
+
+
+def test_mesh_has_no_signed_distance(tmp_path):
+    path = tmp_path / "tet.obj"
+    path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    with pytest.raises(ValueError, match="no inside"):
+        signed_distance_to_point(Mesh(str(path)), I4, np.zeros(3))
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="p_WQ must have shape"):
+        signed_distance_to_point(Sphere(1.0), I4, np.zeros(4))
+    with pytest.raises(ValueError, match="X_WG must have shape"):
+        signed_distance_to_point(Sphere(1.0), np.eye(3), np.zeros(3))
+
+
+# --- batch kernels -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("make_shape", [
+    lambda rng: Sphere(rng.uniform(0.05, 0.5)),
+    lambda rng: Box(*rng.uniform(0.05, 0.5, 3)),
+    lambda rng: Capsule(*rng.uniform(0.05, 0.5, 2)),
+    lambda rng: Cylinder(*rng.uniform(0.05, 0.5, 2)),
+    lambda rng: HalfSpace(),
+], ids=["sphere", "box", "capsule", "cylinder", "halfspace"])
+def test_batch_equals_scalar(make_shape):
+    rng = np.random.default_rng(5)
+    shapes = [make_shape(rng) for _ in range(300)]
+    X_WG = np.stack([random_pose(rng) for _ in shapes])
+    # Put some geometries exactly on Q's special places: centres and axes.
+    X_WG[:20, :3, 3] = 0.0
+    p_WQ = np.zeros(3)
+    shape_type, params = stack_shape_params(shapes)
+    batch = signed_distances_to_point_batch(shape_type, params, X_WG, p_WQ)
+    for i, shape in enumerate(shapes):
+        scalar = signed_distance_to_point(shape, X_WG[i], p_WQ)
+        assert batch.distance[i] == pytest.approx(scalar.distance, abs=1e-15)
+        np.testing.assert_allclose(batch.p_GN[i], scalar.p_GN, atol=1e-15)
+        np.testing.assert_allclose(batch.grad_W[i], scalar.grad_W, atol=1e-15)
+        assert batch.is_grad_W_unique[i] == scalar.is_grad_W_unique
+    assert batch.witness(0).distance == batch.distance[0]
+
+
+def test_batch_box_special_points():
+    box = Box(2.0, 4.0, 6.0)
+    points = np.array([[0, 0, 0], [1, 2, 0.5], [1, -2, 3], [0.5, 0, 0], [3, 0, 0], [0.2, 2, 0.1]],
+                      dtype=float)
+    X_WG = np.repeat(I4[None], len(points), axis=0)
+    X_WG[:, :3, 3] = -points  # Q at the origin sits at `points` in each G
+    batch = signed_distances_to_point_batch(Box, [[2.0, 4.0, 6.0]] * len(points), X_WG,
+                                            np.zeros(3))
+    for i, p_GQ in enumerate(points):
+        scalar = signed_distance_to_point(box, I4, p_GQ)
+        assert batch.distance[i] == pytest.approx(scalar.distance, abs=1e-15)
+        np.testing.assert_allclose(batch.grad_W[i], scalar.grad_W, atol=1e-15)
+        assert batch.is_grad_W_unique[i] == scalar.is_grad_W_unique
+
+
+def test_batch_bad_arguments():
+    with pytest.raises(ValueError, match="no batch point-distance kernel"):
+        signed_distances_to_point_batch(Ellipsoid, np.ones((1, 3)), I4[None], np.zeros(3))
+    with pytest.raises(ValueError, match="must have shape"):
+        signed_distances_to_point_batch(Box, np.ones((2, 2)), np.stack([I4, I4]), np.zeros(3))
+    with pytest.raises(ValueError, match="must all be"):
+        stack_shape_params([Sphere(1.0), Box(1, 1, 1)])
+
+
+# --- properties for every shape ----------------------------------------------
+
+sizes = st.floats(0.05, 0.5)
+coordinates = st.floats(-0.6, 0.6)
+points = st.tuples(coordinates, coordinates, coordinates).map(np.array)
+rotations = st.tuples(*[st.floats(-1, 1)] * 4).filter(
+    lambda q: np.linalg.norm(q) > 0.1).map(lambda q: Rotation.from_quat(q).as_matrix())
+poses = st.builds(make_pose, rotations, points)
+convex_points = st.integers(0, 2**32 - 1).map(
+    lambda seed: np.random.default_rng(seed).uniform(-0.3, 0.3, (10, 3)))
+shapes = st.one_of(
+    st.builds(Sphere, sizes), st.builds(Box, sizes, sizes, sizes),
+    st.builds(Cylinder, sizes, sizes), st.builds(Capsule, sizes, sizes),
+    st.builds(Ellipsoid, sizes, sizes, sizes), st.just(HalfSpace()),
+    st.builds(Convex.from_points, convex_points))
+
+
+@settings(max_examples=300, deadline=None)
+@given(shape=shapes, X_WG=poses, p_WQ=points, X_VW=poses)
+def test_point_distance_properties(shape, X_WG, p_WQ, X_VW):
+    witness = signed_distance_to_point(shape, X_WG, p_WQ)
+    R_WG, p_WGo = X_WG[:3, :3], X_WG[:3, 3]
+    p_WN = R_WG @ witness.p_GN + p_WGo
+    # |Q - N| is the distance, and Q - N lies along the gradient.
+    assert np.linalg.norm(witness.grad_W) == pytest.approx(1.0, abs=1e-14)
+    np.testing.assert_allclose(p_WQ - p_WN, witness.distance * witness.grad_W, atol=1e-12)
+    # N is on the surface.
+    assert abs(signed_distance_to_point(shape, X_WG, p_WN).distance) < 1e-12
+    # Moving G and Q together (X_VW) changes nothing in G, and rotates grad.
+    X_VG = X_VW @ X_WG
+    moved = signed_distance_to_point(shape, X_VG, X_VW[:3, :3] @ p_WQ + X_VW[:3, 3])
+    assert moved.distance == pytest.approx(witness.distance, abs=1e-12)
+    if witness.is_grad_W_unique and abs(witness.distance) > 1e-9:
+        np.testing.assert_allclose(moved.p_GN, witness.p_GN, atol=1e-10)
+        np.testing.assert_allclose(moved.grad_W, X_VW[:3, :3] @ witness.grad_W, atol=1e-9)
