@@ -1,0 +1,300 @@
+"""Unit and property tests of the exact pair kernels (no Drake needed).
+
+Hand-computed configurations per pair, an independent optimiser as reference
+for capsule-capsule and box-box, and hypothesis properties: symmetry under
+swapping A and B, invariance under a common rigid motion, witnesses on the
+surfaces, and ``p_WCa - p_WCb == distance * nhat_BA_W``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from scipy.spatial.transform import Rotation
+
+from geometry_core.proximity.exact_pairs import (
+    closest_points_between_segments,
+    exact_pair_types,
+    signed_distance_pair,
+)
+from geometry_core.proximity.point_distance import signed_distance_to_point
+from geometry_core.shapes import (
+    Box,
+    Capsule,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    HalfSpace,
+    Sphere,
+)
+
+I4 = np.eye(4)
+
+
+def make_pose(R_WG: np.ndarray, p_WGo) -> np.ndarray:
+    X_WG = np.eye(4)
+    X_WG[:3, :3] = R_WG
+    X_WG[:3, 3] = p_WGo
+    return X_WG
+
+
+def translation(*p_WGo) -> np.ndarray:
+    return make_pose(np.eye(3), p_WGo)
+
+
+def assert_pair(witness, distance, p_WCa, p_WCb, nhat_BA_W, unique=True, atol=1e-14):
+    assert witness.distance == pytest.approx(distance, abs=atol)
+    np.testing.assert_allclose(witness.p_WCa, p_WCa, atol=atol)
+    np.testing.assert_allclose(witness.p_WCb, p_WCb, atol=atol)
+    np.testing.assert_allclose(witness.nhat_BA_W, nhat_BA_W, atol=atol)
+    assert witness.is_nhat_BA_W_unique is unique
+
+
+# --- sphere pairs --------------------------------------------------------------
+
+
+def test_sphere_sphere_apart_overlapping_and_concentric():
+    A, B = Sphere(1.0), Sphere(0.5)
+    assert_pair(signed_distance_pair(A, translation(3, 0, 0), B, I4),
+                1.5, [2, 0, 0], [0.5, 0, 0], [1, 0, 0])
+    # Overlap: Ca is A's point deepest in B, Cb is B's point deepest in A.
+    assert_pair(signed_distance_pair(A, translation(0, 1.25, 0), B, I4),
+                -0.25, [0, 0.25, 0], [0, 0.5, 0], [0, 1, 0])
+    # Concentric: Drake uses B's x axis in W.
+    X_WB = make_pose(Rotation.from_euler("z", 90, degrees=True).as_matrix(), [1, 1, 1])
+    witness = signed_distance_pair(A, translation(1, 1, 1), B, X_WB)
+    assert_pair(witness, -1.5, [1, 0, 1], [1, 1.5, 1], [0, 1, 0], unique=False)
+
+
+def test_sphere_box_face_edge_corner_inside():
+    sphere, box = Sphere(0.5), Box(2.0, 2.0, 2.0)
+    assert_pair(signed_distance_pair(sphere, translation(0.2, 0.1, 3), box, I4),
+                1.5, [0.2, 0.1, 2.5], [0.2, 0.1, 1], [0, 0, 1])
+    s2 = 1 / math.sqrt(2)
+    assert_pair(signed_distance_pair(sphere, translation(2, 0.3, 2), box, I4),
+                math.sqrt(2) - 0.5, [2 - 0.5 * s2, 0.3, 2 - 0.5 * s2], [1, 0.3, 1], [s2, 0, s2])
+    s3 = 1 / math.sqrt(3)
+    assert_pair(signed_distance_pair(sphere, translation(-2, -2, -2), box, I4),
+                math.sqrt(3) - 0.5, np.full(3, -2 + 0.5 * s3), [-1, -1, -1], np.full(3, -s3))
+    # Centre inside, nearest face +y.
+    assert_pair(signed_distance_pair(sphere, translation(0, 0.8, 0), box, I4),
+                -0.7, [0, 0.3, 0], [0, 1, 0], [0, 1, 0])
+
+
+def test_box_sphere_is_sphere_box_swapped():
+    sphere, box = Sphere(0.5), Box(2.0, 2.0, 2.0)
+    forward = signed_distance_pair(sphere, translation(0, 0.8, 0), box, I4)
+    backward = signed_distance_pair(box, I4, sphere, translation(0, 0.8, 0))
+    assert_pair(backward, forward.distance, forward.p_WCb, forward.p_WCa, -forward.nhat_BA_W)
+
+
+def test_sphere_halfspace_cylinder_capsule_ellipsoid_convex():
+    sphere = Sphere(0.25)
+    assert_pair(signed_distance_pair(sphere, translation(1, 2, 0.1), HalfSpace(), I4),
+                -0.15, [1, 2, -0.15], [1, 2, 0], [0, 0, 1])
+    assert_pair(signed_distance_pair(sphere, translation(0, 2, 0), Cylinder(1.0, 2.0), I4),
+                0.75, [0, 1.75, 0], [0, 1, 0], [0, 1, 0])
+    assert_pair(signed_distance_pair(sphere, translation(0, 0, 3), Capsule(0.5, 2.0), I4),
+                1.25, [0, 0, 2.75], [0, 0, 1.5], [0, 0, 1])
+    assert_pair(signed_distance_pair(sphere, translation(0, 0, 1), Ellipsoid(0.3, 0.2, 0.5), I4),
+                0.25, [0, 0, 0.75], [0, 0, 0.5], [0, 0, 1])
+    corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+    assert_pair(signed_distance_pair(sphere, translation(0.1, 0, 2), Convex.from_points(corners),
+                                     I4),
+                0.75, [0.1, 0, 1.75], [0.1, 0, 1], [0, 0, 1])
+
+
+# --- capsule pairs ---------------------------------------------------------------
+
+
+def test_capsules_parallel_side_by_side():
+    A, B = Capsule(0.1, 2.0), Capsule(0.2, 1.0)
+    # Parallel, overlapping in z over [0, 0.5] + B shifted: witness at the middle.
+    witness = signed_distance_pair(A, translation(1, 0, 0), B, translation(0, 0, 1.0))
+    # A's spine z in [-1, 1]; B's spine z in [0.5, 1.5]: overlap [0.5, 1], middle 0.75.
+    assert_pair(witness, 0.7, [0.9, 0, 0.75], [0.2, 0, 0.75], [1, 0, 0])
+    # Same with A and B exchanged gives the same pair.
+    swapped = signed_distance_pair(B, translation(0, 0, 1.0), A, translation(1, 0, 0))
+    assert_pair(swapped.swapped(), 0.7, [0.9, 0, 0.75], [0.2, 0, 0.75], [1, 0, 0])
+
+
+def test_capsules_collinear_end_to_end():
+    A, B = Capsule(0.1, 2.0), Capsule(0.1, 2.0)
+    assert_pair(signed_distance_pair(A, translation(0, 0, 2.5), B, I4),
+                0.3, [0, 0, 1.4], [0, 0, 1.1], [0, 0, 1])
+
+
+def test_capsules_crossing():
+    A, B = Capsule(0.1, 2.0), Capsule(0.2, 2.0)
+    R_x = Rotation.from_euler("y", 90, degrees=True).as_matrix()  # B along x
+    apart = signed_distance_pair(A, translation(0, 0.5, 0), B, make_pose(R_x, [0, 0, 0]))
+    assert_pair(apart, 0.2, [0, 0.4, 0], [0, 0.2, 0], [0, 1, 0], atol=1e-14)
+    # Spines intersect: depth rA + rB along the common normal (sign toward A).
+    crossing = signed_distance_pair(A, translation(0, 1e-3, 0.3), B,
+                                    make_pose(R_x, [0, 1e-3, 0.3]))
+    assert crossing.distance == pytest.approx(-0.3, abs=1e-14)
+    assert abs(crossing.nhat_BA_W[1]) == pytest.approx(1.0)
+    assert not crossing.is_nhat_BA_W_unique
+    np.testing.assert_allclose(crossing.p_WCa - crossing.p_WCb,
+                               crossing.distance * crossing.nhat_BA_W, atol=1e-15)
+
+
+def test_capsules_coincident_spines_give_a_unit_normal():
+    witness = signed_distance_pair(Capsule(0.1, 1.0), I4, Capsule(0.1, 1.0), I4)
+    assert witness.distance == pytest.approx(-0.2)
+    assert np.linalg.norm(witness.nhat_BA_W) == pytest.approx(1.0)
+    assert abs(witness.nhat_BA_W[2]) < 1e-15
+    assert not witness.is_nhat_BA_W_unique
+
+
+def _segment_reference(p1, d1, p2, d2):
+    def gap2(st_):
+        return float(np.sum((p1 + st_[0] * d1 - p2 - st_[1] * d2) ** 2))
+    # A convex quadratic on a square: one local solve finds the global minimum.
+    best = minimize(gap2, [0.5, 0.5], bounds=[(0, 1), (0, 1)], method="L-BFGS-B",
+                    options={"ftol": 1e-16, "gtol": 1e-14})
+    return math.sqrt(max(best.fun, 0.0))
+
+
+def test_segment_closest_points_against_optimiser():
+    rng = np.random.default_rng(2)
+    for _ in range(150):
+        p1, d1, p2, d2 = rng.uniform(-1, 1, (4, 3))
+        if rng.uniform() < 0.2:
+            d2 = d1 * rng.uniform(-2, 2)  # parallel
+        c1, c2 = closest_points_between_segments(p1, d1, p2, d2)
+        assert np.linalg.norm(c1 - c2) == pytest.approx(_segment_reference(p1, d1, p2, d2),
+                                                        abs=1e-7)
+
+
+# --- box-box -----------------------------------------------------------------------
+
+
+def test_boxes_face_to_face_apart_and_overlapping():
+    A, B = Box(1.0, 1.0, 1.0), Box(2.0, 2.0, 2.0)
+    apart = signed_distance_pair(A, translation(0, 0, 2), B, I4)
+    # Parallel faces apart: any pair across the shared patch is closest.
+    assert apart.distance == pytest.approx(0.5, abs=1e-14)
+    np.testing.assert_allclose(apart.nhat_BA_W, [0, 0, 1], atol=1e-14)
+    assert apart.p_WCa[2] == pytest.approx(1.5) and np.all(np.abs(apart.p_WCa[:2]) <= 0.5)
+    np.testing.assert_allclose(apart.p_WCa - apart.p_WCb, [0, 0, 0.5], atol=1e-14)
+    # Overlap 0.25 across a face; the witness sits mid-patch, A's face in B.
+    overlap = signed_distance_pair(A, translation(0.1, 0, 1.25), B, I4)
+    assert_pair(overlap, -0.25, [0.1, 0, 0.75], [0.1, 0, 1.0], [0, 0, 1], atol=1e-14)
+
+
+def test_boxes_vertex_into_face_and_edge_to_edge():
+    A, B = Box.make_cube(1.0), Box(4.0, 4.0, 1.0)
+    # A stands on a corner: rotate so its diagonal is along z.
+    R_WA = Rotation.align_vectors([[0, 0, 1]], [[1, 1, 1]])[0].as_matrix()
+    half_diagonal = math.sqrt(3) / 2
+    witness = signed_distance_pair(A, make_pose(R_WA, [0, 0, 0.5 + half_diagonal - 0.1]), B, I4)
+    assert witness.distance == pytest.approx(-0.1, abs=1e-14)
+    np.testing.assert_allclose(witness.nhat_BA_W, [0, 0, 1], atol=1e-14)
+    np.testing.assert_allclose(witness.p_WCa, [0, 0, 0.4], atol=1e-14)
+    np.testing.assert_allclose(witness.p_WCb, [0, 0, 0.5], atol=1e-14)
+    # Two unit cubes, edges crossed at right angles, 0.1 apart.
+    R_z45 = Rotation.from_euler("z", 45, degrees=True).as_matrix()
+    R_x45 = Rotation.from_euler("x", 45, degrees=True).as_matrix()
+    gap = 0.1
+    X_WA = make_pose(R_x45, [0, 0, math.sqrt(2) / 2 + gap / 2])
+    X_WB = make_pose(R_z45 @ Rotation.from_euler("y", 45, degrees=True).as_matrix(),
+                     [0, 0, -math.sqrt(2) / 2 - gap / 2])
+    edge = signed_distance_pair(Box.make_cube(1.0), X_WA, Box.make_cube(1.0), X_WB)
+    assert edge.distance == pytest.approx(gap, abs=1e-14)
+    np.testing.assert_allclose(edge.nhat_BA_W, [0, 0, 1], atol=1e-14)
+    np.testing.assert_allclose(edge.p_WCa, [0, 0, gap / 2], atol=1e-14)
+
+
+def test_boxes_concentric_normal_is_a_unit_choice():
+    witness = signed_distance_pair(Box.make_cube(1.0), I4, Box.make_cube(1.0), I4)
+    assert witness.distance == pytest.approx(-1.0)
+    assert np.linalg.norm(witness.nhat_BA_W) == pytest.approx(1.0)
+    assert not witness.is_nhat_BA_W_unique
+
+
+def test_box_box_against_optimiser_when_apart():
+    rng = np.random.default_rng(4)
+    checked = 0
+    while checked < 40:
+        A, B = Box(*rng.uniform(0.05, 0.5, 3)), Box(*rng.uniform(0.05, 0.5, 3))
+        X_WA = make_pose(Rotation.random(random_state=rng).as_matrix(), rng.uniform(-.4, .4, 3))
+        X_WB = make_pose(Rotation.random(random_state=rng).as_matrix(), rng.uniform(-.4, .4, 3))
+        witness = signed_distance_pair(A, X_WA, B, X_WB)
+        if witness.distance <= 1e-3:
+            continue
+        checked += 1
+
+        # min |a - b| over two boxes, parametrised in their own frames.
+        def gap2(v, A=A, B=B, X_WA=X_WA, X_WB=X_WB):
+            p_WA = X_WA[:3, :3] @ (v[:3] * A.half_extents()) + X_WA[:3, 3]
+            p_WB = X_WB[:3, :3] @ (v[3:] * B.half_extents()) + X_WB[:3, 3]
+            return float(np.sum((p_WA - p_WB) ** 2))
+        # Convex quadratic over a box of parameters: one local solve is global.
+        reference = minimize(gap2, np.zeros(6), bounds=[(-1, 1)] * 6, method="L-BFGS-B",
+                             options={"ftol": 1e-16, "gtol": 1e-14}).fun
+        assert witness.distance <= math.sqrt(reference) + 1e-12
+        assert witness.distance == pytest.approx(math.sqrt(reference), abs=1e-6)
+
+
+def test_dispatch_returns_none_for_other_pairs():
+    assert signed_distance_pair(Box(1, 1, 1), I4, Cylinder(1, 1), I4) is None
+    assert signed_distance_pair(Capsule(1, 1), I4, HalfSpace(), I4) is None
+    assert not exact_pair_types(Ellipsoid(1, 1, 1), Ellipsoid(1, 1, 1))
+    assert exact_pair_types(HalfSpace(), Sphere(1))
+    with pytest.raises(ValueError, match="must have shape"):
+        signed_distance_pair(Sphere(1), np.eye(3), Sphere(1), I4)
+
+
+# --- properties --------------------------------------------------------------------
+
+sizes = st.floats(0.05, 0.5)
+coordinates = st.floats(-0.4, 0.4)
+points = st.tuples(coordinates, coordinates, coordinates).map(np.array)
+rotations = st.tuples(*[st.floats(-1, 1)] * 4).filter(
+    lambda q: np.linalg.norm(q) > 0.1).map(lambda q: Rotation.from_quat(q).as_matrix())
+poses = st.builds(make_pose, rotations, points)
+convex_points = st.integers(0, 2**32 - 1).map(
+    lambda seed: np.random.default_rng(seed).uniform(-0.3, 0.3, (10, 3)))
+partners = st.one_of(
+    st.builds(Sphere, sizes), st.builds(Box, sizes, sizes, sizes),
+    st.builds(Cylinder, sizes, sizes), st.builds(Capsule, sizes, sizes),
+    st.builds(Ellipsoid, sizes, sizes, sizes), st.just(HalfSpace()),
+    st.builds(Convex.from_points, convex_points))
+exact_pairs = st.one_of(
+    st.tuples(st.builds(Sphere, sizes), partners),
+    st.tuples(st.builds(Capsule, sizes, sizes), st.builds(Capsule, sizes, sizes)),
+    st.tuples(st.builds(Box, sizes, sizes, sizes), st.builds(Box, sizes, sizes, sizes)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(pair=exact_pairs, X_WA=poses, X_WB=poses, X_VW=poses, swap=st.booleans())
+def test_pair_properties(pair, X_WA, X_WB, X_VW, swap):
+    shape_A, shape_B = pair
+    if swap:
+        shape_A, shape_B, X_WA, X_WB = shape_B, shape_A, X_WB, X_WA
+    witness = signed_distance_pair(shape_A, X_WA, shape_B, X_WB)
+    assert witness is not None
+    # One identity in every regime; a unit normal always.
+    assert np.linalg.norm(witness.nhat_BA_W) == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(witness.p_WCa - witness.p_WCb,
+                               witness.distance * witness.nhat_BA_W, atol=1e-10)
+    # Witnesses lie on the surfaces.
+    assert abs(signed_distance_to_point(shape_A, X_WA, witness.p_WCa).distance) < 1e-10
+    assert abs(signed_distance_to_point(shape_B, X_WB, witness.p_WCb).distance) < 1e-10
+    # Swapping A and B gives the same answer, swapped.
+    backward = signed_distance_pair(shape_B, X_WB, shape_A, X_WA)
+    assert backward.distance == pytest.approx(witness.distance, abs=1e-12)
+    if witness.is_nhat_BA_W_unique and abs(witness.distance) > 1e-9:
+        np.testing.assert_allclose(backward.nhat_BA_W, -witness.nhat_BA_W, atol=1e-8)
+    # A common rigid motion changes nothing but the frame of the answer.
+    moved = signed_distance_pair(shape_A, X_VW @ X_WA, shape_B, X_VW @ X_WB)
+    assert moved.distance == pytest.approx(witness.distance, abs=1e-12)
+    if witness.is_nhat_BA_W_unique and abs(witness.distance) > 1e-9:
+        np.testing.assert_allclose(moved.nhat_BA_W, X_VW[:3, :3] @ witness.nhat_BA_W,
+                                   atol=1e-8)
