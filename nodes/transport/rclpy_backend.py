@@ -216,7 +216,11 @@ class RclpyNode(TransportNode):
         return _rosidl_class(ros_type)
 
     def resolve_topic(self, topic: str) -> str:
-        return self._node.resolve_topic_name(topic)
+        resolve = getattr(self._node, "resolve_topic_name", None)
+        if resolve is None:
+            # rclpy before Galactic: expand without remapping.
+            return super().resolve_topic(topic)
+        return resolve(topic)
 
     def create_publisher(self, msg_type: str | type, topic: str, qos: QoSProfile) -> Publisher:
         cls = self.message_type(msg_type)
