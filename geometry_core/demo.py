@@ -51,7 +51,8 @@ WAYPOINTS: tuple[tuple[float, tuple[float, ...]], ...] = (
     (2.6, (0.2, 0.3, 0.6, 0.0, 0.0)),          # lift clear
     (3.4, (1.5, 0.8, 0.9, 0.3, 0.0)),          # forearm and gripper into the lower shelf
     (3.9, (1.5, 0.8, 0.9, 0.3, 0.0)),
-    (4.6, (0.0, 0.0, 0.0, 0.0, 0.0)),          # home
+    (4.2, (0.9, 0.6, 0.9, 0.3, 0.0)),          # swing out of the shelf, below its top board
+    (4.7, (0.0, 0.0, 0.0, 0.0, 0.0)),          # home
     (PERIOD_S, (0.0, 0.0, 0.0, 0.0, 0.0)),
 )
 
