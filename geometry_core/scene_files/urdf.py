@@ -225,7 +225,7 @@ class _UrdfBuilder:
             links[name] = link
             for kind in ("collision", "visual"):
                 for k, element in enumerate(link.findall(kind)):
-                    self._check_geometry(element, f"link {name!r}, {kind} #{k}")
+                    self._check_geometry(element, f"link {name!r}, {kind} #{k + 1}")
         for material in root.findall("material"):
             self._check_material(material, f"material {material.get('name')!r}")
         joints: dict[str, object] = {}
@@ -425,7 +425,7 @@ class _UrdfBuilder:
         for kind, items in (("collision", link.collisions), ("visual", link.visuals)):
             elements = element.findall(kind)
             for k, (item, item_element) in enumerate(zip(items, elements)):
-                what = f"link {link.name!r}, {kind} #{k}"
+                what = f"link {link.name!r}, {kind} #{k + 1}"
                 name = item.name or (kind if k == 0 else f"{kind}_{k}")
                 shape = self._shape(item.geometry, item_element, what, kind)
                 X_FG = RigidTransform(self._matrix(item.origin, item_element, what))

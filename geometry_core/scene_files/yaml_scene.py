@@ -174,6 +174,8 @@ class _Reader:
             mark = err.problem_mark or err.context_mark
             line = None if mark is None else mark.line + 1
             problem = err.problem or err.context or "invalid YAML"
+            if err.context and err.context_mark is not None and err.problem:
+                problem += f" ({err.context} started on line {err.context_mark.line + 1})"
             raise SceneFileError(self.path, line, f"YAML syntax error: {problem}") from None
         except yaml.YAMLError as err:
             raise SceneFileError(self.path, None, f"YAML error: {err}") from None
