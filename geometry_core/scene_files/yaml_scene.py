@@ -194,14 +194,16 @@ class _Reader:
         """Keys to value nodes; unknown, duplicate or missing keys fail."""
         if not isinstance(node, MappingNode):
             self.fail(node, f"{what} must be a mapping, got {_show(self.value(node))}")
+        explicit = sum(1 for key_node, _ in node.value if key_node.tag != "tag:yaml.org,2002:merge")
         self._loader.flatten_mapping(node)
+        merged = len(node.value) - explicit  # merged (<<) pairs come first; explicit keys win
         found: dict[str, Node] = {}
         lines: dict[str, int] = {}
-        for key_node, value_node in node.value:
+        for n, (key_node, value_node) in enumerate(node.value):
             key = self.value(key_node)
             if not isinstance(key, str):
                 self.fail(key_node, f"keys of {what} must be strings, got {_show(key)}")
-            if key in found:
+            if key in found and n >= merged and lines[key] > 0:
                 self.fail(key_node, f"duplicate key {key!r} in {what} (first on line "
                                     f"{lines[key]})")
             if allowed is not None and key not in allowed:
@@ -209,7 +211,7 @@ class _Reader:
                 self.fail(key_node, f"unknown key {key!r} in {what}; allowed keys: "
                                     f"{allowed_text}")
             found[key] = value_node
-            lines[key] = key_node.start_mark.line + 1
+            lines[key] = key_node.start_mark.line + 1 if n >= merged else 0
         for key in required:
             if key not in found:
                 self.fail(node, f"{what} needs the key {key!r}")
