@@ -4,6 +4,8 @@
 section 5), with the ``.msg`` definitions its DDS backend reads at run time.
 """
 
+import glob
+
 from setuptools import find_packages, setup
 
 node_packages = ["geometry_core_nodes"] + [
@@ -17,6 +19,7 @@ setup(
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/geometry_core_ros"]),
         ("share/geometry_core_ros", ["package.xml"]),
+        ("share/geometry_core_ros/msg", sorted(glob.glob("msg/*.msg"))),
     ],
     entry_points={"console_scripts": ["geometry-core = geometry_core.cli:main"]},
 )

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from geometry_core_nodes.transport.msg_parser import FieldType, MessageSpec
 from geometry_core_nodes.transport.msg_types import (
     INTERFACES_DIR,

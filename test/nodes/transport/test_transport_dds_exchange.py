@@ -25,6 +25,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
+
 from geometry_core_nodes.transport import (
     get_message_type,
     loopback_config,

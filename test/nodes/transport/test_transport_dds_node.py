@@ -12,6 +12,7 @@ import threading
 import time
 
 import pytest
+
 from geometry_core_nodes.transport import (
     RELIABLE_RESULTS,
     SENSOR_DATA,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from geometry_core_nodes.transport.msg_parser import (
     FieldType,
     MsgParseError,

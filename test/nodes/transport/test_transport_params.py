@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+
 from geometry_core_nodes.transport import ParameterError, create_node
 from geometry_core_nodes.transport.params import (
     ParameterStore,
