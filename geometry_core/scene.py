@@ -34,15 +34,22 @@ class SceneGraph(GeometryState):
     [0.0, 0.0, 1.0]
     """
 
-    def query_object(self) -> QueryObject:
+    def query_object(self, frames_without_pose: str = "raise") -> QueryObject:
         """Return a snapshot of the current poses that answers queries.
+
+        Parameters
+        ----------
+        frames_without_pose : {"raise", "skip"}
+            ``"skip"`` leaves geometry on frames that have no pose yet (or
+            hang below one) out of this snapshot instead of raising.
 
         Raises
         ------
         ValueError
-            If a registered frame has never been given a pose (names them).
+            With ``"raise"``, if a registered frame has never been given a
+            pose (names them).
         """
-        return QueryObject(self, self.snapshot())
+        return QueryObject(self, self.snapshot(frames_without_pose))
 
     def query_batch(self, source_id: SourceId, frame_ids: list[FrameId],
                     X_PF: np.ndarray) -> BatchQuery:

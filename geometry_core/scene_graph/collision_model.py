@@ -99,6 +99,33 @@ class CollisionModel:
             keep &= ~_sorted_contains(self.filtered_keys, keys)
         return keep
 
+    def subset(self, keep: np.ndarray) -> CollisionModel:
+        """Return the model restricted to the geometries where ``keep`` (G,) is True.
+
+        Ids stay in ascending order; filtered pairs among kept geometries
+        carry over. Returns ``self`` when everything is kept.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        if keep.all():
+            return self
+        old = np.flatnonzero(keep)
+        new_index = -np.ones(self.size, dtype=np.int64)
+        new_index[old] = np.arange(len(old))
+        size = len(old)
+        i, j = self.filtered_keys // max(self.size, 1), self.filtered_keys % max(self.size, 1)
+        both = keep[i] & keep[j] if self.filtered_keys.size else np.zeros(0, dtype=bool)
+        keys = np.sort(new_index[i[both]] * size + new_index[j[both]])
+        return CollisionModel(
+            version=self.version,
+            geometry_ids=tuple(self.geometry_ids[k] for k in old),
+            names=tuple(self.names[k] for k in old),
+            shapes=tuple(self.shapes[k] for k in old),
+            frame_slot=self.frame_slot[old],
+            X_FG=self.X_FG[old],
+            anchored=self.anchored[old],
+            filtered_keys=keys.astype(np.int64),
+        )
+
     def is_filtered(self, i: int, j: int) -> bool:
         """Report whether the pair of indices ``(i, j)`` is never reported."""
         if i == j:

@@ -711,10 +711,40 @@ class GeometryState:
             self._levels = [np.flatnonzero(depth == d) for d in range(2, int(depth.max()) + 1)]
         return self._levels
 
-    def snapshot(self) -> SceneSnapshot:
-        """Freeze the current poses and proximity model for querying."""
-        return SceneSnapshot(self.collision_model(), self.compute_world_poses(),
-                             {f.id: f.slot for f in self._frame_by_slot})
+    def snapshot(self, frames_without_pose: str = "raise") -> SceneSnapshot:
+        """Freeze the current poses and proximity model for querying.
+
+        Parameters
+        ----------
+        frames_without_pose : {"raise", "skip"}
+            What to do when a frame has never been given a pose: raise
+            ``ValueError`` naming the frames (the default), or leave out of
+            this snapshot every geometry on such a frame or below one (a node
+            that has not yet heard of some frames keeps answering for the
+            rest).
+
+        Raises
+        ------
+        ValueError
+            With ``"raise"`` and a frame without a pose, or an unknown option.
+        """
+        if frames_without_pose not in ("raise", "skip"):
+            raise ValueError("frames_without_pose must be 'raise' or 'skip', "
+                             f"got {frames_without_pose!r}")
+        n = len(self._frame_by_slot)
+        slot_of = {f.id: f.slot for f in self._frame_by_slot}
+        if frames_without_pose == "raise" or self._has_pose[:n].all():
+            return SceneSnapshot(self.collision_model(), self.compute_world_poses(), slot_of)
+        unposed = ~self._has_pose[:n]
+        for slot in range(1, n):  # parents come first: a missing ancestor propagates
+            unposed[slot] |= unposed[self._parent_slot[slot]]
+        X_PF = self._X_PF[:n].copy()
+        X_PF[unposed] = np.eye(4)  # never read: their geometry is left out below
+        X_WF = X_PF
+        for level in self._frame_levels():
+            X_WF[level] = X_WF[self._parent_slot[level]] @ X_WF[level]
+        model = self.collision_model()
+        return SceneSnapshot(model.subset(~unposed[model.frame_slot]), X_WF, slot_of)
 
     # ---------------------------------------------------------------- topology
 

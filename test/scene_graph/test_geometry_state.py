@@ -398,3 +398,48 @@ def test_geometry_version_changes_with_topology_only(scene):
     version = sg.geometry_version()
     sg.assign_role(src, g, ProximityProperties())
     assert sg.geometry_version() > version
+
+
+def test_snapshot_can_skip_frames_without_poses(scene):
+    sg, src, base, arm, hand = scene
+    other = sg.register_source("other")
+    free = sg.register_frame(other, GeometryFrame("free"))
+    ids = {}
+    for frame, name in ((base, "b"), (arm, "a"), (hand, "h"), (free, "f")):
+        ids[name] = sg.register_geometry(src if frame != free else other, frame,
+                                         instance(name, Sphere(0.3)))
+        sg.assign_role(src if frame != free else other, ids[name], ProximityProperties())
+    sg.exclude_collisions_within(GeometrySet([ids["b"], ids["f"], ids["h"]]))
+    sg.set_poses(src, {base: RigidTransform(), hand: RigidTransform()})  # arm has no pose
+    sg.set_poses(other, {free: RigidTransform([0.1, 0, 0])})
+    with pytest.raises(ValueError, match="robot::arm"):
+        sg.query_object()
+    q = sg.query_object(frames_without_pose="skip")
+    # arm and hand (below arm) are left out; base and free remain, and their
+    # exclusion from the declaration above still holds.
+    assert q._scene.model.geometry_ids == (ids["b"], ids["f"])
+    assert q.compute_point_pair_penetration() == []
+    sg.exclude_collisions_within(GeometrySet([]))
+    sg.set_poses(src, {arm: RigidTransform()})
+    full = sg.query_object(frames_without_pose="skip")
+    assert len(full._scene.model.geometry_ids) == 4
+    with pytest.raises(ValueError, match="must be 'raise' or 'skip'"):
+        sg.query_object(frames_without_pose="ignore")
+
+
+def test_skipped_snapshot_still_reports_the_posed_pairs(scene):
+    sg, src, base, arm, hand = scene
+    b = sg.register_geometry(src, base, instance("b", Sphere(0.3)))
+    h = sg.register_geometry(src, hand, instance("h", Sphere(0.3)))
+    a = sg.register_geometry(src, arm, instance("a", Sphere(0.3)))
+    for g in (b, h, a):
+        sg.assign_role(src, g, ProximityProperties())
+    sg.set_poses(src, {base: RigidTransform([0.5, 0, 0])})
+    other = sg.register_source("other")
+    free = sg.register_frame(other, GeometryFrame("free"))
+    f = sg.register_geometry(other, free, instance("f", Sphere(0.3)))
+    sg.assign_role(other, f, ProximityProperties())
+    sg.set_poses(other, {free: RigidTransform([0.9, 0, 0])})
+    pairs = sg.query_object(frames_without_pose="skip").compute_point_pair_penetration()
+    assert [(p.id_A, p.id_B) for p in pairs] == [(b, f)]
+    assert pairs[0].depth == pytest.approx(0.2)
