@@ -97,10 +97,11 @@ HALF_SPACE_BOX_THICKNESS = 1.0
 WORLD_LINK_NAME = "world"
 
 #: Newtons per metre of penetration depth in the ``contact_force`` we send.
-#: Meldis draws a force arrow ``|f| / 10`` metres long (its
-#: ContactVisualizerParams.newtons_per_meter = 10) and hides forces under
-#: 0.01 N, so 100 N/m draws an arrow ten times the depth (1 cm deep: 10 cm
-#: arrow) and shows every penetration deeper than 0.1 mm.
+#: Meldis draws a double arrow centred on the contact point along the force,
+#: each half ``|f| / 10`` metres long (ContactVisualizerParams
+#: newtons_per_meter = 10), and hides forces under 0.01 N; 100 N/m makes
+#: each half ten times the depth (1 cm deep: 10 cm) and shows every
+#: penetration deeper than 0.1 mm.
 DEFAULT_CONTACT_FORCE_PER_DEPTH = 100.0
 
 #: Colour of a geometry without a ("phong", "diffuse") property, per role.
