@@ -223,6 +223,9 @@ class _UrdfBuilder:
                 self.fail(link, f"link {name!r} is declared twice (first on line "
                                 f"{links[name].sourceline})")
             links[name] = link
+            inertial = link.find("inertial")
+            if inertial is not None:
+                self._check_inertial(inertial, f"link {name!r}, inertial")
             for kind in ("collision", "visual"):
                 for k, element in enumerate(link.findall(kind)):
                     self._check_geometry(element, f"link {name!r}, {kind} #{k + 1}")
@@ -240,6 +243,18 @@ class _UrdfBuilder:
             self._check_joint(joint, f"joint {name!r}", links)
         self.link_elements = links
         self.joint_elements = joints
+
+    def _check_inertial(self, inertial, what: str) -> None:
+        # Not used by the scene, but yourdfpy converts it: a bad number must fail here,
+        # with its line, rather than inside yourdfpy without one.
+        self._check_origin(inertial, what)
+        mass = inertial.find("mass")
+        if mass is not None:
+            self._numbers(mass, "value", what, 1)
+        inertia = inertial.find("inertia")
+        if inertia is not None:
+            for attribute in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
+                self._numbers(inertia, attribute, what, 1, default="0")
 
     def _check_origin(self, element, what: str) -> None:
         origin = element.find("origin")

@@ -235,6 +235,9 @@ LINKS = '<link name="a"/><link name="b"/>'
     ('<robot name="r">\n<link name="a">\n<visual><geometry><sphere radius="1"/></geometry>\n'
      '<material name="nope"/></visual>\n</link>\n</robot>',
      r"robot.urdf:4: link 'a', visual #1: material 'nope' is not defined in the robot"),
+    ('<robot name="r">\n<link name="a"><inertial>\n<mass value="heavy"/></inertial></link>\n'
+     '</robot>', r"robot.urdf:3: link 'a', inertial: <mass> value must have 1 finite numbers, "
+                 r"got 'heavy'"),
     (f'<robot name="r">{LINKS}\n<joint name="j" type="floating"><parent link="a"/>'
      '<child link="b"/></joint>\n</robot>',
      r"robot.urdf:2: joint 'j': type must be one of revolute, continuous, prismatic, fixed, "
