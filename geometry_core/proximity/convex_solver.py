@@ -1,0 +1,602 @@
+"""Signed distance between two posed convex shapes, to near machine precision.
+
+What it computes. For convex A and B the signed distance is
+
+    φ(A, B) = max_{|n|=1} g(n),   g(n) = min_{a∈A} n·a − max_{b∈B} n·b = −h_A(−n) − h_B(n),
+
+with h the support functions: the separation when apart, minus the
+penetration depth when overlapping. The maximiser n is ``nhat_BA_W`` (it
+points from B into A); the witnesses are ``p_WCa = s_A(−n)``,
+``p_WCb = s_B(n)`` and ``p_WCa − p_WCb = φ n``.
+
+Method (``signed_distance_convex``).
+
+1. Margins. Spheres and capsules are a core (point, segment) swelled by a
+   radius r; the algorithms below run on the cores and
+   ``φ(A, B) = φ(core_A, core_B) − r_A − r_B`` exactly, with the witnesses
+   moved by the radii along n. Sphere and capsule pairs with boxes, convex
+   hulls, spheres and capsules are thereby polytope problems.
+2. Separated cores: GJK on the support maps with a signed-volume style
+   closest-point sub-algorithm (Montanari et al. 2017: recurse only into
+   faces whose barycentric coordinate is non-positive, keep the nearest),
+   run until the certified duality gap ``|v| − v̂·s(−v)`` is below
+   ``CONVEX_GJK_GAP``. For polytope cores it terminates exactly.
+3. Overlapping cores: EPA from a 26-direction initial hull, expanded until
+   the certified gap between the polytope's nearest face and the support
+   function in its normal is below ``CONVEX_EPA_GAP``. For polytope cores
+   EPA is exact.
+4. Curved cores (ellipsoid, cylinder rim and side): after GJK/EPA get within
+   ``CONVEX_NEWTON_START`` radians, Newton's method on the unit sphere
+   maximises g with the analytic Hessian of the support functions
+   (curvature-radius tensors): ``(K + φ I) δn = (I − nnᵀ) m`` with
+   ``m = s_A(−n) − s_B(n)``. It converges quadratically; its answer is kept
+   only if g did not decrease and the gradient vanished. Where a support
+   map has a kink at the answer (a cylinder's cap or side line, a box face)
+   Newton does not apply and GJK/EPA's certified answer is returned.
+
+Accuracy (measured by ``test/proximity/test_convex_solver.py`` against exact
+formulas and a converged independent reference): polytope and margin pairs
+to ~1e-15 m; smooth curved pairs to ~1e-12 m after Newton; curved-kinked
+pairs (cylinder cap on a box, ...) to the certified gap, ~1e-10 m or better.
+
+Cost: tens of µs for margin/polytope pairs, ~0.1–1 ms for curved pairs
+(pure Python iterations; see the timing test).
+
+``signed_distance_halfspace`` is exact in closed form for every shape:
+φ = n·(s_B(−n) − p_WHo) with n the half space's outward normal (for a Mesh,
+the minimum over its vertices). Drake does not support half spaces in
+signed-distance queries; geometry_core does.
+
+Imports numpy and scipy (ConvexHull for EPA's initial hull); never fcl.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.spatial import ConvexHull, QhullError
+
+from geometry_core import tolerances as tol
+from geometry_core.proximity.support import PosedSupport
+from geometry_core.proximity.witness import PairWitness
+from geometry_core.shapes import HalfSpace, Mesh, Shape
+
+__all__ = [
+    "signed_distance_convex",
+    "signed_distance_halfspace",
+    "signed_distance_supports",
+    "as_pose_matrix",
+]
+
+
+def as_pose_matrix(X, name: str = "X_WG") -> np.ndarray:
+    """Return a pose as a (4, 4) float array.
+
+    Accepts a (4, 4) array or an object with ``get_as_matrix4()`` (our
+    RigidTransform) or ``GetAsMatrix4()`` (Drake's).
+
+    Raises
+    ------
+    ValueError
+        If the result is not (4, 4) or holds NaN or infinity.
+    """
+    for method in ("get_as_matrix4", "GetAsMatrix4"):
+        if hasattr(X, method):
+            X = getattr(X, method)()
+            break
+    X = np.asarray(X, dtype=float)
+    if X.shape != (4, 4):
+        raise ValueError(f"{name} must have shape (4, 4), got {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return X
+
+
+# --- half spaces ----------------------------------------------------------------
+
+
+def signed_distance_halfspace(X_WH, shape_B: Shape, X_WB) -> PairWitness:
+    """Return the exact signed distance between a half space A and a shape B.
+
+    Parameters
+    ----------
+    X_WH : (4, 4) float
+        Pose of the half space's frame H in W (the half space is z <= 0 of H;
+        its outward normal is +Hz).
+    shape_B : Shape
+        Any bounded shape. A Mesh counts by its vertices (exact: a linear
+        function's minimum over a mesh is at a vertex).
+    X_WB : (4, 4) float
+        Pose of B in W.
+
+    Returns
+    -------
+    PairWitness
+        A is the half space. ``distance`` in metres (negative when B dips
+        below the plane); ``p_WCb`` is B's lowest point along the normal,
+        ``p_WCa`` its projection onto the plane; ``nhat_BA_W = -Hz_W``.
+
+    Raises
+    ------
+    ValueError
+        If B is also a HalfSpace, or a pose is not a finite (4, 4) array.
+    """
+    X_WH = as_pose_matrix(X_WH, "X_WH")
+    X_WB = as_pose_matrix(X_WB, "X_WB")
+    if isinstance(shape_B, HalfSpace):
+        raise ValueError("signed distance between two half spaces is not supported")
+    Hz_W = X_WH[:3, 2] / np.linalg.norm(X_WH[:3, 2])
+    support = PosedSupport(shape_B, X_WB)
+    p_WCb = support.point_W(-Hz_W)
+    distance = float(Hz_W @ (p_WCb - X_WH[:3, 3]))
+    p_WCa = p_WCb - distance * Hz_W
+    return PairWitness(distance, p_WCa, p_WCb, -Hz_W, True)
+
+
+# --- small-vector arithmetic on 3-tuples ----------------------------------------
+# numpy's per-call overhead on 3-vectors (np.cross ~20 µs) would dominate the
+# iterations, so GJK and EPA work on plain tuples of floats.
+
+
+def _sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def _dot(a, b) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _combine(lam, pts):
+    x = y = z = 0.0
+    for li, p in zip(lam, pts):
+        x += li * p[0]
+        y += li * p[1]
+        z += li * p[2]
+    return (x, y, z)
+
+
+def _neg(a):
+    return (-a[0], -a[1], -a[2])
+
+
+# --- GJK on cores ---------------------------------------------------------------
+
+
+def _closest_segment(a, b):
+    ab = _sub(b, a)
+    denom = _dot(ab, ab)
+    t = -_dot(a, ab) / denom if denom > 0.0 else 0.0
+    if t <= 0.0:
+        return a, [0], [1.0]
+    if t >= 1.0:
+        return b, [1], [1.0]
+    return (a[0] + t * ab[0], a[1] + t * ab[1], a[2] + t * ab[2]), [0, 1], [1.0 - t, t]
+
+
+def _closest_triangle(a, b, c):
+    n = _cross(_sub(b, a), _sub(c, a))
+    nn = _dot(n, n)
+    if nn > 0.0:
+        s = _dot(a, n) / nn
+        p0 = (n[0] * s, n[1] * s, n[2] * s)
+        la = _dot(_cross(_sub(b, p0), _sub(c, p0)), n) / nn
+        lb = _dot(_cross(_sub(c, p0), _sub(a, p0)), n) / nn
+        lc = 1.0 - la - lb
+        if la > 0.0 and lb > 0.0 and lc > 0.0:
+            return p0, [0, 1, 2], [la, lb, lc]
+    pts = (a, b, c)
+    best = None
+    for i, j in ((0, 1), (1, 2), (0, 2)):
+        p, idx, lam = _closest_segment(pts[i], pts[j])
+        dist2 = _dot(p, p)
+        if best is None or dist2 < best[0]:
+            best = (dist2, p, [(i, j)[k] for k in idx], lam)
+    return best[1], best[2], best[3]
+
+
+def _closest_tetrahedron(pts):
+    a, b, c, d = pts
+    ab, ac, ad, ao = _sub(b, a), _sub(c, a), _sub(d, a), _neg(a)
+    volume = _dot(ab, _cross(ac, ad))
+    if volume != 0.0:
+        x0 = _dot(ao, _cross(ac, ad)) / volume
+        x1 = _dot(ab, _cross(ao, ad)) / volume
+        x2 = _dot(ab, _cross(ac, ao)) / volume
+        lam = (1.0 - x0 - x1 - x2, x0, x1, x2)
+        if min(lam) > 0.0:
+            return (0.0, 0.0, 0.0), [0, 1, 2, 3], list(lam)
+        candidates = [k for k in range(4) if lam[k] <= 0.0]
+    else:
+        candidates = [0, 1, 2, 3]
+    best = None
+    for k in candidates:
+        face = [i for i in range(4) if i != k]
+        p, idx, lam_f = _closest_triangle(*(pts[i] for i in face))
+        dist2 = _dot(p, p)
+        if best is None or dist2 < best[0]:
+            best = (dist2, p, [face[i] for i in idx], lam_f)
+    return best[1], best[2], best[3]
+
+
+def _closest_on_simplex(pts):
+    if len(pts) == 1:
+        return pts[0], [0], [1.0]
+    if len(pts) == 2:
+        return _closest_segment(pts[0], pts[1])
+    if len(pts) == 3:
+        return _closest_triangle(pts[0], pts[1], pts[2])
+    return _closest_tetrahedron(pts)
+
+
+class _GjkResult:
+    __slots__ = ("overlap", "v", "p_A", "p_B", "iterations", "gap")
+
+    def __init__(self, overlap, v, p_A, p_B, iterations, gap):
+        self.overlap = overlap
+        self.v = v
+        self.p_A = p_A
+        self.p_B = p_B
+        self.iterations = iterations
+        self.gap = gap
+
+
+def _gjk(A: PosedSupport, B: PosedSupport, scale: float) -> _GjkResult:
+    """GJK on the cores; v is the closest point of A ⊖ B to the origin."""
+    v = _sub(A._p, B._p)
+    if _dot(v, v) == 0.0:
+        v = (1.0, 0.0, 0.0)
+    W: list = []
+    WA: list = []
+    WB: list = []
+    lam = [1.0]
+    gap_tol = tol.CONVEX_GJK_GAP * max(scale, 1.0)
+    touch = tol.CONVEX_CORE_TOUCH * max(scale, 1.0)
+    gap = math.inf
+    iteration = 0
+    for iteration in range(1, tol.CONVEX_GJK_MAX_ITERATIONS + 1):
+        a = A.core_point(_neg(v))
+        b = B.core_point(v)
+        w = _sub(a, b)
+        vv = _dot(v, v)
+        vnorm = math.sqrt(vv)
+        if W:
+            gap = vnorm - _dot(v, w) / vnorm
+            if gap <= gap_tol or w in W:
+                break
+        W.append(w)
+        WA.append(a)
+        WB.append(b)
+        p, idx, lam_new = _closest_on_simplex(W)
+        pp = _dot(p, p)
+        if len(idx) == 4 or pp <= touch * touch:
+            return _GjkResult(True, p, None, None, iteration, 0.0)
+        if len(W) > 1 and pp >= vv:
+            # No progress: round-off has the last word; keep the previous v.
+            W.pop()
+            WA.pop()
+            WB.pop()
+            break
+        W = [W[i] for i in idx]
+        WA = [WA[i] for i in idx]
+        WB = [WB[i] for i in idx]
+        lam = lam_new
+        v = p
+    p_A = _combine(lam, WA)
+    p_B = _combine(lam, WB)
+    return _GjkResult(False, _sub(p_A, p_B), p_A, p_B, iteration, gap)
+
+
+# --- EPA on cores ---------------------------------------------------------------
+
+
+def _initial_directions(A: PosedSupport, B: PosedSupport) -> np.ndarray:
+    diag = np.array([[sx, sy, sz] for sx in (1, -1) for sy in (1, -1) for sz in (1, -1)],
+                    dtype=float) / math.sqrt(3.0)
+    dirs = [diag]
+    for R in (np.eye(3), A.R_WG.T, B.R_WG.T):
+        dirs.append(R)
+        dirs.append(-R)
+    return np.vstack(dirs)
+
+
+class _Epa:
+    """Expanding polytope on the cores' Minkowski difference M = A ⊖ B.
+
+    Faces are kept counter-clockwise seen from outside; each iteration adds
+    the support point along the nearest face's normal, deletes the faces
+    that see it and closes the hole with a fan over the horizon.
+    """
+
+    def __init__(self, A: PosedSupport, B: PosedSupport, scale: float) -> None:
+        self.A, self.B, self.scale = A, B, scale
+        self.iterations = 0
+
+    def run(self):
+        A, B = self.A, self.B
+        dirs = _initial_directions(A, B)
+        pa = A.core_points_W(dirs)
+        pb = B.core_points_W(-dirs)
+        pm = pa - pb
+        try:
+            hull = ConvexHull(pm)
+        except (QhullError, ValueError):
+            return None  # M is flat: a degenerate overlap of cores, handled by the caller.
+        if hull.volume <= 1e-12 * max(self.scale, 1e-300) ** 3:
+            return None
+        used = np.unique(hull.simplices)
+        remap = -np.ones(len(pm), dtype=np.int64)
+        remap[used] = np.arange(len(used))
+        faces = remap[hull.simplices]
+        P = pm[used]
+        # Orient every face outward (counter-clockwise seen from outside).
+        centroid = P.mean(axis=0)
+        e1 = P[faces[:, 1]] - P[faces[:, 0]]
+        e2 = P[faces[:, 2]] - P[faces[:, 0]]
+        nrm = np.stack([e1[:, 1] * e2[:, 2] - e1[:, 2] * e2[:, 1],
+                        e1[:, 2] * e2[:, 0] - e1[:, 0] * e2[:, 2],
+                        e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]], axis=1)
+        inward = np.einsum("ij,ij->i", nrm, P[faces[:, 0]] - centroid) < 0
+        faces[inward] = faces[inward][:, ::-1]
+        self.P = [tuple(x) for x in P.tolist()]
+        self.PA = [tuple(x) for x in pa[used].tolist()]
+        self.PB = [tuple(x) for x in pb[used].tolist()]
+        self.faces: dict[int, tuple] = {}
+        self.next_id = 0
+        for f in faces.tolist():
+            if not self._new_face(tuple(f)):
+                return None
+        return self._expand()
+
+    def _new_face(self, f) -> bool:
+        a, b, c = self.P[f[0]], self.P[f[1]], self.P[f[2]]
+        n = _cross(_sub(b, a), _sub(c, a))
+        norm = math.sqrt(_dot(n, n))
+        if norm == 0.0:
+            return False
+        n = (n[0] / norm, n[1] / norm, n[2] / norm)
+        self.faces[self.next_id] = (f, n, _dot(n, a))
+        self.next_id += 1
+        return True
+
+    def _expand(self):
+        gap_tol = tol.CONVEX_EPA_GAP * max(self.scale, 1.0)
+        while True:
+            self.iterations += 1
+            key = min(self.faces, key=lambda k: self.faces[k][2])
+            f, u, dist = self.faces[key]
+            a = self.A.core_point(u)
+            b = self.B.core_point(_neg(u))
+            w = _sub(a, b)
+            gap = _dot(u, w) - dist
+            if (gap <= gap_tol or self.iterations >= tol.CONVEX_EPA_MAX_ITERATIONS
+                    or not self._add(w, a, b)):
+                return self._witness(self.faces[key], gap)
+
+    def _add(self, w, a, b) -> bool:
+        eps = 1e-14 * max(self.scale, 1.0)
+        P = self.P
+        visible = [k for k, (f, n, _) in self.faces.items() if _dot(n, _sub(w, P[f[0]])) > eps]
+        if not visible:
+            return False
+        edges: dict = {}
+        for k in visible:
+            f = self.faces[k][0]
+            for e in ((f[0], f[1]), (f[1], f[2]), (f[2], f[0])):
+                if (e[1], e[0]) in edges:
+                    del edges[(e[1], e[0])]
+                else:
+                    edges[e] = True
+        saved = {k: self.faces.pop(k) for k in visible}
+        index = len(P)
+        P.append(w)
+        self.PA.append(a)
+        self.PB.append(b)
+        start = self.next_id
+        floor = min(d for (_, _, d) in saved.values()) - eps
+        n_vertices = len({i for (f, _, _) in self.faces.values() for i in f} | {index}
+                         | {i for e in edges for i in e})
+        ok = all(self._new_face((e[0], e[1], index)) for e in edges)
+        # The polytope only grows, so no new face may come nearer the origin
+        # than the faces it replaces, and it must stay a closed triangulated
+        # sphere (F = 2V - 4). Round-off on slivers breaks both first.
+        ok = ok and all(self.faces[k][2] >= floor for k in range(start, self.next_id))
+        ok = ok and len(self.faces) == 2 * n_vertices - 4
+        if not ok:
+            for k in range(start, self.next_id):
+                self.faces.pop(k, None)
+            self.faces.update(saved)
+            P.pop()
+            self.PA.pop()
+            self.PB.pop()
+        return ok
+
+    def _witness(self, face, gap: float):
+        f, u, depth = face
+        a, b, c = (self.P[i] for i in f)
+        p = (depth * u[0], depth * u[1], depth * u[2])
+        area = _dot(_cross(_sub(b, a), _sub(c, a)), u)
+        la = _dot(_cross(_sub(b, p), _sub(c, p)), u) / area
+        lb = _dot(_cross(_sub(c, p), _sub(a, p)), u) / area
+        lam = (la, lb, 1.0 - la - lb)
+        p_A = _combine(lam, [self.PA[i] for i in f])
+        p_B = _combine(lam, [self.PB[i] for i in f])
+        tie = tol.CONVEX_NORMAL_TIE * max(self.scale, 1.0)
+        unique = not any(d - depth <= tie and _dot(n, u) < 1.0 - 1e-6
+                         for (_, n, d) in self.faces.values())
+        return np.array(_neg(u)), depth, np.array(p_A), np.array(p_B), gap, unique
+
+
+def _flat_overlap(A: PosedSupport, B: PosedSupport):
+    """Cores overlap and A ⊖ B is flat (point, segment or planar): depth 0.
+
+    The penetration direction is then normal to the flat set; e.g. two
+    crossing capsule axes give their common perpendicular.
+    """
+    dirs = _initial_directions(A, B)
+    pm = A.core_points_W(dirs) - B.core_points_W(-dirs)
+    centred = pm - pm.mean(axis=0)
+    _, sv, Vt = np.linalg.svd(centred)
+    flat_tol = 1e-9 * max(sv[0], 1e-300)
+    c_W = A.p_WGo - B.p_WGo
+    unique = True
+    if sv[0] <= flat_tol:
+        # M is a point (concentric spheres): every direction is as good.
+        n = c_W / np.linalg.norm(c_W) if c_W @ c_W > 0 else np.array([0.0, 0.0, 1.0])
+        unique = False
+    elif sv[1] > flat_tol:
+        n = Vt[2]
+    else:
+        # M is a segment: any perpendicular works; prefer the centre-to-centre one.
+        axis = Vt[0]
+        n = c_W - (c_W @ axis) * axis
+        if n @ n < 1e-24:
+            n = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
+        n = n / np.linalg.norm(n)
+        unique = False
+    if n @ c_W < 0.0:
+        n = -n
+    return n, 0.0, A.core_point_W(-n), B.core_point_W(n), unique
+
+
+# --- Newton refinement ----------------------------------------------------------
+
+
+def _g_and_m(A: PosedSupport, B: PosedSupport, n: np.ndarray):
+    a = A.core_point_W(-n)
+    b = B.core_point_W(n)
+    m = a - b - (A.radius + B.radius) * n
+    return float(n @ m), m, a, b
+
+
+def _newton(A: PosedSupport, B: PosedSupport, n: np.ndarray, scale: float):
+    """Maximise g on the unit sphere from n; None if it does not apply."""
+    smooth_tol = tol.CONVEX_NEWTON_START
+    g, m, _, _ = _g_and_m(A, B, n)
+    g0 = g
+    grad_tol = tol.CONVEX_NEWTON_GRADIENT * max(scale, 1.0)
+    for _ in range(tol.CONVEX_NEWTON_MAX_ITERATIONS):
+        if not (A.is_smooth(-n, smooth_tol) and B.is_smooth(n, smooth_tol)):
+            return None
+        grad = m - g * n
+        if math.sqrt(grad @ grad) <= grad_tol:
+            break
+        P = np.eye(3) - np.outer(n, n)
+        K = A.core_jacobian_W(-n) + B.core_jacobian_W(n) + (A.radius + B.radius) * P
+        H = K + g * np.eye(3)
+        t1 = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+        t1 /= np.linalg.norm(t1)
+        t2 = np.cross(n, t1)
+        T = np.array([t1, t2]).T
+        H2 = T.T @ H @ T
+        if H2[0, 0] <= 0.0 or np.linalg.det(H2) <= 0.0:
+            return None  # not a local maximum of g here
+        step = T @ np.linalg.solve(H2, T.T @ grad)
+        n = n + step
+        n /= np.linalg.norm(n)
+        g, m, _, _ = _g_and_m(A, B, n)
+    else:
+        return None
+    if g < g0 - grad_tol:
+        return None
+    grad = m - g * n
+    if math.sqrt(grad @ grad) > 10.0 * grad_tol:
+        return None
+    return n, g
+
+
+# --- entry point ----------------------------------------------------------------
+
+
+def signed_distance_convex(shape_A: Shape, X_WA, shape_B: Shape, X_WB) -> PairWitness:
+    """Return the signed distance between two posed convex shapes, with witnesses.
+
+    Parameters
+    ----------
+    shape_A, shape_B : Shape
+        Sphere, Box, Cylinder, Capsule, Ellipsoid, Convex, or HalfSpace (then
+        the closed-form half-space kernel answers; two half spaces are
+        refused).
+    X_WA, X_WB : (4, 4) float
+        Poses of A's and B's frames in W (or RigidTransform-like objects).
+
+    Returns
+    -------
+    PairWitness
+        ``distance`` in metres, positive apart, negative overlapping;
+        ``p_WCa`` on A's surface and ``p_WCb`` on B's, in W;
+        ``nhat_BA_W`` unit, from B into A, with ``p_WCa - p_WCb =
+        distance * nhat_BA_W``. ``is_nhat_BA_W_unique`` is False where the
+        shapes touch or overlap with several equally shallow directions.
+
+    Raises
+    ------
+    ValueError
+        If a shape is a Mesh (not convex: use ``fcl_adapter``), both are half
+        spaces, or a pose is not a finite (4, 4) array.
+    """
+    X_WA = as_pose_matrix(X_WA, "X_WA")
+    X_WB = as_pose_matrix(X_WB, "X_WB")
+    for name, shape in (("shape_A", shape_A), ("shape_B", shape_B)):
+        if isinstance(shape, Mesh):
+            raise ValueError(f"{name} is a Mesh, which is not convex; use "
+                             "fcl_adapter.fcl_signed_distance (or a Convex)")
+    if isinstance(shape_A, HalfSpace):
+        return signed_distance_halfspace(X_WA, shape_B, X_WB)
+    if isinstance(shape_B, HalfSpace):
+        return signed_distance_halfspace(X_WB, shape_A, X_WA).swapped()
+    return signed_distance_supports(PosedSupport(shape_A, X_WA), PosedSupport(shape_B, X_WB))
+
+
+def signed_distance_supports(A: PosedSupport, B: PosedSupport) -> PairWitness:
+    """Return the signed distance between two posed support maps.
+
+    The engine of :func:`signed_distance_convex`, exposed for callers that
+    build supports themselves (``fcl_adapter`` uses it on mesh triangles).
+
+    Parameters
+    ----------
+    A, B : PosedSupport
+        Posed convex sets; at least one should be solid (three-dimensional)
+        for an overlap to have a penetration direction.
+
+    Returns
+    -------
+    PairWitness
+        As :func:`signed_distance_convex`.
+    """
+    scale = max(A.bounding_radius(), B.bounding_radius())
+    r_sum = A.radius + B.radius
+    curved = A.is_curved or B.is_curved
+
+    gjk = _gjk(A, B, scale)
+    if not gjk.overlap:
+        v = np.array(gjk.v)
+        dist_core = math.sqrt(v @ v)
+        n = v / dist_core
+        p_A, p_B = np.array(gjk.p_A), np.array(gjk.p_B)
+        unique = True
+        core_distance = dist_core
+    else:
+        epa = _Epa(A, B, scale).run()
+        if epa is None:
+            n, depth, p_A, p_B, unique = _flat_overlap(A, B)
+        else:
+            n, depth, p_A, p_B, _, unique = epa
+        core_distance = -depth
+    distance = core_distance - r_sum
+    if curved:
+        refined = _newton(A, B, n, scale)
+        if refined is not None and refined[1] >= distance - 1e-15 * max(scale, 1.0):
+            n, distance = refined
+            p_A = A.core_point_W(-n)
+            p_B = B.core_point_W(n)
+    p_WCa = p_A - A.radius * n
+    p_WCb = p_B + B.radius * n
+    if abs(distance) <= tol.CONVEX_CORE_TOUCH * max(scale, 1.0):
+        unique = False
+    return PairWitness(float(distance), p_WCa, p_WCb, n, bool(unique))
