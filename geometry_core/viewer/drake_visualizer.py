@@ -81,6 +81,25 @@ class LcmPublisher(Protocol):
     def publish(self, channel: str, data: bytes) -> None: ...
 
 
+class _PydrakeLcmAdapter:
+    """Publishes through a ``pydrake.lcm.DrakeLcmInterface`` (its ``Publish`` method)."""
+
+    def __init__(self, bus: object) -> None:
+        self.bus = bus
+
+    def publish(self, channel: str, data: bytes) -> None:
+        self.bus.Publish(channel, data)
+
+
+def _as_publisher(lcm: object) -> LcmPublisher:
+    if callable(getattr(lcm, "publish", None)):
+        return lcm
+    if callable(getattr(lcm, "Publish", None)):
+        return _PydrakeLcmAdapter(lcm)
+    raise TypeError("lcm must have publish(channel, data) (DrakeLcm, lcm.LCM) or "
+                    f"Publish(channel, data) (pydrake.lcm.DrakeLcm), got {type(lcm).__name__}")
+
+
 def make_channel_name(channel: str, role: Role, use_role_channel_suffix: bool) -> str:
     """Return ``channel`` with the role's suffix appended when asked (Drake's rule)."""
     if not use_role_channel_suffix:
@@ -105,7 +124,7 @@ class DrakeVisualizer:
     publish_period : float
         Minimum seconds between draw messages, in the time stamps passed to
         :meth:`publish_draw`.
-    lcm : DrakeLcm or lcm.LCM, optional
+    lcm : DrakeLcm, lcm.LCM or pydrake.lcm.DrakeLcm, optional
         An existing bus (e.g. ``apply_lcm_bus_config(...).find(...)``).
     use_role_channel_suffix : bool, optional
         Append the role suffix to the channel names. None (default): only for
@@ -127,6 +146,8 @@ class DrakeVisualizer:
     ValueError
         If ``role`` is UNASSIGNED, a period is not positive, or both ``lcm``
         and ``lcm_url`` are given.
+    TypeError
+        If ``lcm`` cannot publish.
 
     Examples
     --------
@@ -157,7 +178,7 @@ class DrakeVisualizer:
         self._role = role
         self._publish_period = float(publish_period)
         self._reload_period = float(reload_period)
-        self._lcm = lcm if lcm is not None else DrakeLcm(lcm_url)
+        self._lcm = _as_publisher(lcm) if lcm is not None else DrakeLcm(lcm_url)
         if use_role_channel_suffix is None:
             use_role_channel_suffix = self._role != Role.ILLUSTRATION
         self._load_channel = make_channel_name(LOAD_CHANNEL, self._role, use_role_channel_suffix)
@@ -189,7 +210,7 @@ class DrakeVisualizer:
         return self._draw_channel
 
     def lcm(self) -> LcmPublisher:
-        """Return the bus this visualizer publishes on."""
+        """Return the bus this visualizer publishes on (a pydrake bus comes wrapped)."""
         return self._lcm
 
     # ----------------------------------------------------------------- sends

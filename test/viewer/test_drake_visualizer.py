@@ -274,6 +274,23 @@ def test_accepts_a_raw_lcm_instance():
     assert len(got) == 1
 
 
+@pytest.mark.drake
+def test_accepts_a_pydrake_bus():
+    pydrake_lcm = pytest.importorskip("pydrake.lcm")
+    bus = pydrake_lcm.DrakeLcm("memq://")
+    got = []
+    bus.Subscribe("DRAKE_VIEWER_LOAD_ROBOT", got.append)
+    sg, _, _ = _scene()
+    DrakeVisualizer(sg, lcm=bus).dispatch_load_message()
+    bus.HandleSubscriptions(0)
+    assert len(got) == 1 and lcmt_viewer_load_robot.decode(got[0]).num_links == 2
+
+
+def test_refuses_a_bus_that_cannot_publish():
+    with pytest.raises(TypeError, match="lcm must have publish"):
+        DrakeVisualizer(SceneGraph(), lcm=object())
+
+
 def test_memq_null_publishes_nothing():
     sg, _, _ = _scene()
     viz = DrakeVisualizer(sg, lcm_url=LCM_URL_MEMQ_NULL)
