@@ -163,7 +163,12 @@ class _UrdfBuilder:
     # ------------------------------------------------------------------ parse
 
     def build(self) -> LoadedScene:
-        from lxml import etree
+        try:
+            import yourdfpy  # noqa: F401  (checked here: it brings lxml)
+            from lxml import etree
+        except ImportError as err:
+            raise SceneFileError(self.path, None, f"reading a URDF needs yourdfpy ({err}); "
+                                                  "pip install yourdfpy") from None
 
         try:
             data = Path(self.path).read_bytes()
