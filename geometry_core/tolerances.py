@@ -119,3 +119,12 @@ CONVEX_NEWTON_MAX_ITERATIONS = 30
 #: default rank threshold for a 3x3 (max(M, N) * eps), below which the
 #: smallest singular value is indistinguishable from round-off.
 PROJECTION_SINGULAR_VALUE_RATIO = 3 * 2.220446049250313e-16
+
+#: |component| of a unit direction along a box axis (in the box frame) below
+#: which the box's extreme feature in that direction is taken to span that
+#: axis (a face or an edge instead of a vertex). Treating a face tilted by
+#: this sine as flat moves a penetration witness off the surface by at most
+#: this times the box size, so it must sit near round-off: 1e-12 keeps
+#: witnesses within ~1e-12 m of the surface for metre-sized boxes, while
+#: still recognising faces that are parallel up to rotation round-off (~1e-16).
+BOX_FEATURE_FLAT_TOLERANCE = 1e-12

@@ -46,6 +46,7 @@ from geometry_core.shapes import (
     Sphere,
 )
 from geometry_core.tolerances import (
+    BOX_FEATURE_FLAT_TOLERANCE,
     BOX_PARALLEL_SIN_TOLERANCE,
     BOX_SAT_EDGE_AXIS_BIAS,
     DISTANCE_TO_POINT_RELATIVE_TOLERANCE,
@@ -108,11 +109,18 @@ def closest_points_between_segments(p_WP1: np.ndarray, d_W1: np.ndarray, p_WP2: 
     b = np.einsum("ij,ij->i", d1, d2)
     c = np.einsum("ij,ij->i", d1, r)
     f = np.einsum("ij,ij->i", d2, r)
-    denom = a * e - b * b  # = |d1 x d2|², >= 0
-    # Parallel when sin² of the angle is at round-off level of a e.
-    parallel = denom <= 1e-14 * a * e
+    # Line-line parameter from cross products, not Ericson's (b f - c e) /
+    # (a e - b²): that difference cancels catastrophically for nearly parallel
+    # segments (1e-10 m errors at 1e-7 rad), while |d1 x d2| keeps full
+    # relative precision, so the error in s stays ~eps / sin(angle) and its
+    # effect on the distance ~eps.
+    n = np.cross(d1, d2)
+    nn = np.einsum("ij,ij->i", n, n)
+    # Below sin(angle) = 1e-12 the middle-of-overlap pair is within
+    # 1e-12 * length of the closest one, and s would be all round-off.
+    parallel = nn <= 1e-24 * a * e
     with np.errstate(divide="ignore", invalid="ignore"):
-        s_general = np.clip((b * f - c * e) / denom, 0.0, 1.0)
+        s_general = np.clip(np.einsum("ij,ij->i", np.cross(-r, d2), n) / nn, 0.0, 1.0)
         # Parallel: the middle of segment 2's shadow on segment 1, clipped.
         s_ends = np.stack([-c / a, (b - c) / a], axis=1)
         lo = np.maximum(0.0, s_ends.min(axis=1))
@@ -160,6 +168,21 @@ def _capsule_capsule(capsule_A: Capsule, X_WA: np.ndarray, capsule_B: Capsule,
         p_WAo - 0.5 * capsule_A.length * z_WA, capsule_A.length * z_WA,
         p_WBo - 0.5 * capsule_B.length * z_WB, capsule_B.length * z_WB)
     p_C2C1 = p_WC1 - p_WC2
+    # Where a closest point is interior to its spine, C1 - C2 is exactly normal
+    # to that spine; removing the round-off along it keeps tiny gaps (crossing
+    # spines) pointing the right way. Two interior points on non-parallel
+    # spines make it the common normal, i.e. the line-line distance formula.
+    normal = np.cross(z_WA, z_WB)
+    normal_norm = float(np.linalg.norm(normal))
+    interior = [z_W for z_W, p_WC, p_WGo, capsule in
+                ((z_WA, p_WC1, p_WAo, capsule_A), (z_WB, p_WC2, p_WBo, capsule_B))
+                if abs(float((p_WC - p_WGo) @ z_W)) < 0.5 * capsule.length * (1.0 - 1e-12)]
+    if len(interior) == 2 and normal_norm > BOX_PARALLEL_SIN_TOLERANCE:
+        nhat = normal / normal_norm
+        p_C2C1 = float(p_C2C1 @ nhat) * nhat
+    else:
+        for z_W in interior:
+            p_C2C1 = p_C2C1 - float(p_C2C1 @ z_W) * z_W
     spine_distance = math.sqrt(float(p_C2C1 @ p_C2C1))
     size = max(capsule_A.length + capsule_A.radius, capsule_B.length + capsule_B.radius)
     unique = spine_distance > _feature_tolerance(size)
@@ -169,9 +192,8 @@ def _capsule_capsule(capsule_A: Capsule, X_WA: np.ndarray, capsule_B: Capsule,
         # The spines meet: every direction normal to both spines separates them
         # equally fast; pick that one (or any normal to parallel spines),
         # oriented from B's centre toward A's when that says anything.
-        normal = np.cross(z_WA, z_WB)
-        norm = float(np.linalg.norm(normal))
-        nhat_BA_W = normal / norm if norm > BOX_PARALLEL_SIN_TOLERANCE else _any_perpendicular(z_WA)
+        nhat_BA_W = (normal / normal_norm if normal_norm > BOX_PARALLEL_SIN_TOLERANCE
+                     else _any_perpendicular(z_WA))
         if float(nhat_BA_W @ (p_WAo - p_WBo)) < 0.0:
             nhat_BA_W = -nhat_BA_W
     distance = spine_distance - capsule_A.radius - capsule_B.radius
@@ -215,10 +237,13 @@ class _PosedBox:
         p_BQ = (p_WQ - self.p_WBo) @ self.R_WB
         return np.clip(p_BQ, -self.half, self.half) @ self.R_WB.T + self.p_WBo
 
-    def support_feature_W(self, u_W: np.ndarray) -> np.ndarray:
-        """Vertices (1, 2 or 4, in cyclic order) of the face/edge/vertex extreme along u."""
+    def support_feature_W(self, u_W: np.ndarray, flat: float) -> np.ndarray:
+        """Vertices (1, 2 or 4, in cyclic order) of the face/edge/vertex extreme along u.
+
+        Box axes within ``flat`` (a sine) of perpendicular to u count as spanned.
+        """
         u_B = self.R_WB.T @ u_W
-        free = np.abs(u_B) <= BOX_PARALLEL_SIN_TOLERANCE
+        free = np.abs(u_B) <= flat
         corner = np.where(u_B < 0.0, -1.0, 1.0) * self.half
         free_axes = np.flatnonzero(free)
         if len(free_axes) == 0:
@@ -301,49 +326,64 @@ def _distinct_mean(points: np.ndarray, tolerance: float) -> np.ndarray:
     return np.mean(distinct, axis=0)
 
 
-def _face_witness(face_box: _PosedBox, nhat_out_W: np.ndarray,
-                  feature_W: np.ndarray) -> np.ndarray:
+def _face_witness(face_box: _PosedBox, nhat_out_W: np.ndarray, feature_W: np.ndarray,
+                  clamp: bool) -> np.ndarray | None:
     """Return a point on face_box's face with outward normal nhat_out_W, inside the
-    projection of the other box's support feature (the middle of the contact patch)."""
+    projection of the other box's support feature (the middle of the contact patch).
+
+    When the projections miss, return None, or with ``clamp`` the feature's
+    centre clamped into the face.
+    """
     n_B = face_box.R_WB.T @ nhat_out_W
     axis = int(np.argmax(np.abs(n_B)))
     in_plane = [k for k in range(3) if k != axis]
     p_BF = (feature_W - face_box.p_WBo) @ face_box.R_WB
     half_2d = face_box.half[in_plane]
     patch = _clip_to_rectangle(p_BF[:, in_plane], half_2d)
-    if len(patch) == 0:
-        # Only round-off can empty the patch (at the optimal SAT axis the
-        # projections intersect); the clamped feature centre is then as good.
+    if len(patch):
+        centre_2d = _distinct_mean(patch, 1e-12 * max(1.0, float(np.max(half_2d))))
+    elif clamp:
         centre_2d = np.clip(p_BF[:, in_plane].mean(axis=0), -half_2d, half_2d)
     else:
-        centre_2d = _distinct_mean(patch, 1e-12 * max(1.0, float(np.max(half_2d))))
+        return None
     p_BC = np.empty(3)
     p_BC[axis] = math.copysign(face_box.half[axis], n_B[axis])
     p_BC[in_plane] = centre_2d
     return face_box.R_WB @ p_BC + face_box.p_WBo
 
 
+def _penetration_witnesses(box_A: _PosedBox, box_B: _PosedBox, nhat_BA_W: np.ndarray,
+                           axis_index: int, depth: float, flat: float,
+                           clamp: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    feature_A = box_A.support_feature_W(-nhat_BA_W, flat)  # A's part deepest in B
+    feature_B = box_B.support_feature_W(nhat_BA_W, flat)  # B's part deepest in A
+    if axis_index < 3 or len(feature_A) == 4:
+        p_WCa = _face_witness(box_A, -nhat_BA_W, feature_B, clamp)
+        return None if p_WCa is None else (p_WCa, p_WCa + depth * nhat_BA_W)
+    if axis_index < 6 or len(feature_B) == 4:
+        p_WCb = _face_witness(box_B, nhat_BA_W, feature_A, clamp)
+        return None if p_WCb is None else (p_WCb - depth * nhat_BA_W, p_WCb)
+    if len(feature_A) == 2 and len(feature_B) == 2:
+        return closest_points_between_segments(
+            feature_A[0], feature_A[1] - feature_A[0], feature_B[0], feature_B[1] - feature_B[0])
+    if len(feature_A) == 1:
+        return feature_A[0], feature_A[0] + depth * nhat_BA_W
+    return feature_B[0] - depth * nhat_BA_W, feature_B[0]
+
+
 def _box_box_penetration(box_A: _PosedBox, box_B: _PosedBox, axis_W: np.ndarray,
                          axis_index: int, depth: float, unique: bool) -> PairWitness:
     p_BoAo_W = box_A.p_WBo - box_B.p_WBo
     nhat_BA_W = axis_W if float(axis_W @ p_BoAo_W) >= 0.0 else -axis_W
-    feature_A = box_A.support_feature_W(-nhat_BA_W)  # A's part deepest in B
-    feature_B = box_B.support_feature_W(nhat_BA_W)  # B's part deepest in A
-    if axis_index < 3 or len(feature_A) == 4:
-        p_WCa = _face_witness(box_A, -nhat_BA_W, feature_B)
-        p_WCb = p_WCa + depth * nhat_BA_W
-    elif axis_index < 6 or len(feature_B) == 4:
-        p_WCb = _face_witness(box_B, nhat_BA_W, feature_A)
-        p_WCa = p_WCb - depth * nhat_BA_W
-    elif len(feature_A) == 2 and len(feature_B) == 2:
-        p_WCa, p_WCb = closest_points_between_segments(
-            feature_A[0], feature_A[1] - feature_A[0], feature_B[0], feature_B[1] - feature_B[0])
-    elif len(feature_A) == 1:
-        p_WCa = feature_A[0]
-        p_WCb = p_WCa + depth * nhat_BA_W
-    else:
-        p_WCb = feature_B[0]
-        p_WCa = p_WCb - depth * nhat_BA_W
+    # At the optimal axis the two support features' projections overlap. A box
+    # tilted by a hair (1e-12 .. 1e-9) offers a vertex where the contact needs
+    # its edge or face; the looser flatness then finds the patch, costing at
+    # most that tilt times the size in how far the witness is off the surface.
+    witnesses = (_penetration_witnesses(box_A, box_B, nhat_BA_W, axis_index, depth,
+                                        BOX_FEATURE_FLAT_TOLERANCE, clamp=False)
+                 or _penetration_witnesses(box_A, box_B, nhat_BA_W, axis_index, depth,
+                                           BOX_PARALLEL_SIN_TOLERANCE, clamp=True))
+    p_WCa, p_WCb = witnesses
     return PairWitness(-depth, p_WCa, p_WCb, nhat_BA_W, unique)
 
 

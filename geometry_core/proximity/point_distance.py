@@ -193,7 +193,11 @@ def _ellipsoid_in_G(semi_axes: np.ndarray,
     k = min(range(3), key=lambda i: (e[i], i))
     c = [(e[i] - e[k]) * (e[i] + e[k]) for i in range(3)]
     ey = [e[i] * y[i] for i in range(3)]
-    active = [i for i in range(3) if y[i] > 0.0]
+    # Coordinates below 1e-90 of the size count as zero: the nearest point
+    # depends continuously on them, and the root find would cube (u + c_i) ~
+    # e_i y_i into underflow.
+    negligible = 1e-90 * max(e)
+    active = [i for i in range(3) if y[i] > negligible]
 
     def f_plus_one(u: float) -> float:
         return sum((ey[i] / (u + c[i])) ** 2 for i in active)
@@ -226,6 +230,12 @@ def _ellipsoid_in_G(semi_axes: np.ndarray,
         x = [e[i] * ey[i] / c[i] if i in active else 0.0 for i in range(3)]
         rest = 1.0 - sum((x[i] / e[i]) ** 2 for i in active)
         x[k] = e[k] * math.sqrt(max(0.0, rest))
+        unique = False
+    # Within round-off of the medial disc the side of Q decides between two
+    # mirror nearest points: the gradient is a coin toss there.
+    tol = _feature_tolerance(max(e))
+    if all(y[i] <= tol for i in range(3) if c[i] == 0.0) and sum(
+            (ey[i] / c[i]) ** 2 for i in range(3) if c[i] > 0.0) <= 1.0:
         unique = False
     p_GN = np.array([sign[i] * x[i] for i in range(3)])
     normal = p_GN / np.array(e) ** 2
