@@ -184,8 +184,12 @@ class QueryObject:
     # ---------------------------------------------------------------- branches
 
     def _branch(self, frame_id: FrameId) -> np.ndarray:
-        slots = [self._snapshot.frame_slot_of[f] for f in
-                 SceneGraphInspector(self._state).get_subtree_frames(frame_id)]
+        if frame_id not in self._snapshot.frame_slot_of:
+            raise KeyError(f"{frame_id!r} is not a frame of this snapshot")
+        # Frames registered after the snapshot are not part of it.
+        known = self._snapshot.frame_slot_of
+        slots = [known[f] for f in SceneGraphInspector(self._state).get_subtree_frames(frame_id)
+                 if f in known]
         return np.flatnonzero(np.isin(self._scene.model.frame_slot, slots))
 
     def _branch_pairs(self, frame_id_A: FrameId, frame_id_B: FrameId):
@@ -223,8 +227,9 @@ class QueryObject:
         """Return the closest pair between the two branches (A's geometry as id_A).
 
         Pairs are visited in order of their bounding-box gap, and the search
-        stops once no remaining box can beat the best distance found, so
-        most pairs are never computed. Returns None when no unfiltered pair
+        stops once no remaining pair's box gap (a lower bound of its distance
+        when positive) can beat the best distance found, so most pairs are
+        never computed. Returns None when no unfiltered pair
         exists.
 
         Raises
@@ -242,7 +247,10 @@ class QueryObject:
         gap = np.nan_to_num(gap, nan=0.0)
         best, best_pair = math.inf, None
         for k in np.argsort(gap, kind="stable"):
-            if gap[k] > best:
+            # A positive box gap bounds the pair's distance from below; a zero
+            # gap bounds nothing (the bodies may overlap), so those pairs,
+            # which sort first, are always computed.
+            if gap[k] > max(best, 0.0):
                 break
             a, b = int(i[k]), int(j[k])
             witness = self._scene.signed_distance(a, b)
