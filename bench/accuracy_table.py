@@ -255,6 +255,8 @@ def markdown(rows: list[PairRow], configurations: int) -> str:
             marks.append("distance **exact**")
         if row.kind in DRAKE_EXACT_PENETRATION:
             marks.append("penetration **exact**")
+        elif row.kind in DRAKE_EXACT_PENETRATION_DEPTH:
+            marks.append("penetration depth **exact**")
         if marks:
             name += f" ({', '.join(marks)})"
         sd = row.drake_distance == "yes" and row.configurations > 0

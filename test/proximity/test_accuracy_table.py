@@ -26,9 +26,10 @@ CONFIGURATIONS = 3
 EXACT = 1e-6
 NORMAL = 1e-4
 REFERENCE = 1e-8
-#: Drake's iterative signed distance (GJK with a 1e-6 tolerance): its Table 4
-#: gives up to 5e-5 m for 2 mm separations; measured here up to 2e-5 m.
-DRAKE_ITERATIVE_DISTANCE = 1e-4
+#: Drake's iterative signed distance (GJK/EPA with a 1e-6 tolerance): its
+#: Table 4 gives up to 5e-5 m for 2 mm separations; with deeper overlaps the
+#: K=20 table measures up to 2e-4 m (ellipsoid-sphere).
+DRAKE_ITERATIVE_DISTANCE = 5e-4
 
 
 @pytest.fixture(scope="module")
