@@ -16,8 +16,9 @@ increasing counter, so ``id_A < id_B`` means the same pair order on both sides;
 :class:`DrakeScene` keeps the id maps ours <-> Drake.
 
 pydrake is imported lazily, inside :func:`build_drake`, so a module that only
-builds our side does not need it. Import as ``import scene_builders`` from a
-test module in this folder.
+builds our side does not need it. pytest runs in importlib mode, which does
+not put this folder on ``sys.path``: a test module inserts
+``os.path.dirname(__file__)`` there, then ``import scene_builders``.
 """
 
 from __future__ import annotations
