@@ -57,9 +57,25 @@ from geometry_core.shapes import (
 
 __version__ = "0.1.0"
 
+# The viewer imports lcm; load it only when one of its names is used, so that
+# `import geometry_core` works (and stays light) for users who never draw.
+_VIEWER_NAMES = ("DrakeVisualizer", "DrakeLcm", "DrakeLcmParams", "LcmBuses",
+                 "apply_lcm_bus_config", "connect_drake_visualizer", "dispatch_load_message")
+
+
+def __getattr__(name: str):
+    if name in _VIEWER_NAMES:
+        from geometry_core import viewer
+
+        return getattr(viewer, name)
+    raise AttributeError(f"module 'geometry_core' has no attribute {name!r}")
+
+
 __all__ = [
     "Aabb", "Box", "Capsule", "CollisionFilterDeclaration", "CollisionFilterManager",
-    "Convex", "Cylinder", "Ellipsoid", "FrameId", "FramePoseVector", "GeometryFrame",
+    "Convex", "Cylinder", "DrakeLcm", "DrakeLcmParams", "DrakeVisualizer", "LcmBuses",
+    "apply_lcm_bus_config", "connect_drake_visualizer", "dispatch_load_message", "Ellipsoid",
+    "FrameId", "FramePoseVector", "GeometryFrame",
     "GeometryId", "GeometryInstance", "GeometryProperties", "GeometrySet", "HalfSpace",
     "IllustrationProperties", "Mesh", "PenetrationAsPointPair", "PerceptionProperties",
     "ProximityProperties", "QueryObject", "Rgba", "RigidTransform", "RollPitchYaw", "Role",

@@ -96,3 +96,26 @@ def test_transport_never_imports_the_query_engine():
         pytest.skip("nodes/transport does not exist yet")
     assert offenders(list(transport.rglob("*.py")),
                      ["geometry_core.proximity", "fcl", "lcm"]) == []
+
+
+def test_every_design_name_is_importable_from_the_top_level():
+    import geometry_core
+
+    names = ("SceneGraph GeometryFrame GeometryInstance SourceId FrameId GeometryId GeometrySet "
+             "Role Rgba ProximityProperties IllustrationProperties PerceptionProperties Sphere "
+             "Box Cylinder Capsule Ellipsoid HalfSpace Mesh Convex RigidTransform RotationMatrix "
+             "RollPitchYaw PenetrationAsPointPair SignedDistancePair SignedDistanceToPoint "
+             "DrakeVisualizer").split()
+    missing = [n for n in names if not hasattr(geometry_core, n)]
+    assert missing == []
+    assert set(names) <= set(geometry_core.__all__)
+
+
+def test_importing_the_library_does_not_import_lcm_until_the_viewer_is_used():
+    import subprocess
+    import sys
+
+    code = ("import sys, geometry_core; before = 'lcm' in sys.modules; "
+            "geometry_core.DrakeVisualizer; print(before, 'lcm' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

@@ -497,6 +497,8 @@ class GeometryState:
         if rgba is not None and not isinstance(rgba, Rgba):
             raise TypeError(f"rgba must be an Rgba or None, got {type(rgba).__name__}")
         frame.tint = rgba
+        # Drawn colours changed: viewers re-send their load message on a new version.
+        self._topology_changed()
 
     # ------------------------------------------------------------------ filters
 

@@ -11,6 +11,7 @@ This package is the only part of geometry_core that imports ``lcm`` (in
 ``lcm_buses`` alone). It must never import fcl or ROS.
 """
 
+from geometry_core.viewer.connect import connect_drake_visualizer, dispatch_load_message
 from geometry_core.viewer.drake_visualizer import (
     CONTACT_RESULTS_CHANNEL,
     DEFAULT_PUBLISH_PERIOD,
@@ -43,6 +44,8 @@ __all__ = [
     "DrakeVisualizer",
     "LcmBuses",
     "apply_lcm_bus_config",
+    "connect_drake_visualizer",
+    "dispatch_load_message",
     "make_channel_name",
     "resolve_lcm_url",
 ]

@@ -379,3 +379,27 @@ def test_channel_suffix_applies_to_publish_and_subscribe():
     while alt.handle_subscriptions(0):
         pass
     assert len(got) == 1 and lcmt_viewer_draw.decode(got[0]).num_links == 1
+
+
+def test_connect_and_dispatch_free_functions_send_the_load_message():
+    """connect_drake_visualizer / dispatch_load_message (Drake's free functions)."""
+    import geometry_core
+    from geometry_core.viewer.lcmtypes.drake import lcmt_viewer_load_robot
+
+    sg = geometry_core.SceneGraph()
+    src = sg.register_source("robot")
+    frame = sg.register_frame(src, geometry_core.GeometryFrame("link"))
+    g = sg.register_geometry(src, frame, geometry_core.GeometryInstance(
+        geometry_core.RigidTransform(), geometry_core.Sphere(0.1), "ball"))
+    sg.assign_role(src, g, geometry_core.make_phong_illustration_properties([1, 0, 0, 1]))
+    bus = geometry_core.DrakeLcm("memq://")
+    received = []
+    bus.subscribe("DRAKE_VIEWER_LOAD_ROBOT", received.append)
+    visualizer = geometry_core.connect_drake_visualizer(sg, lcm=bus)
+    geometry_core.dispatch_load_message(sg, bus)
+    while bus.handle_subscriptions(0):  # one message per call
+        pass
+    assert isinstance(visualizer, geometry_core.DrakeVisualizer)
+    assert len(received) == 2
+    load = lcmt_viewer_load_robot.decode(received[0])
+    assert [link.name for link in load.link] == ["robot::link"]
