@@ -1,0 +1,499 @@
+"""Pure conversions between ROS 2 messages and geometry_core values.
+
+Incoming: ``tf2_msgs/TFMessage``, ``geometry_msgs/TransformStamped`` and
+``geometry_msgs/PoseStamped`` become :class:`FramePose` records (parent
+name, child name, ``X_PC`` as a :class:`~geometry_core.math.RigidTransform`,
+stamp in nanoseconds). Quaternion order is converted by
+:func:`geometry_core.math.quaternion_xyzw_to_wxyz` only (house rule 7).
+A NaN/inf number or a zero quaternion raises :class:`PoseError` (a
+``ValueError``) naming the frame and the field.
+
+Outgoing: query results become our ``geometry_core_ros`` messages
+(:func:`penetrations_to_msg`, :func:`signed_distances_to_msg`) with geometry
+and frame names instead of process-local ids, and RViz markers
+(:func:`results_to_markers`).
+
+Every function takes the message classes through ``message_type``, a
+callable from a ROS type name (``"geometry_msgs/msg/Point"``) to a class, so
+the same code builds DDS-backend messages or rclpy ones
+(``node.message_type``). Nothing here opens a socket or spins a node.
+
+This module imports the library's public API only (math, scene graph
+inspector, result types); it must never import the transport's backends,
+cyclonedds, rclpy, fcl or lcm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from geometry_core.math import RigidTransform, quaternion_xyzw_to_wxyz
+from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
+from geometry_core.scene_graph import GeometryId, SceneGraphInspector
+
+__all__ = [
+    "ARROW_LENGTH_M",
+    "MARKER_NAMESPACES",
+    "FramePose",
+    "GeometryNames",
+    "PoseError",
+    "MessageType",
+    "clearance_color",
+    "make_header",
+    "ns_to_stamp",
+    "penetrations_to_msg",
+    "pose_stamped_to_frame_pose",
+    "results_to_markers",
+    "rigid_transform_from_pose",
+    "rigid_transform_from_transform",
+    "signed_distances_to_msg",
+    "stamp_to_ns",
+    "tf_message_to_frame_poses",
+    "transform_stamped_to_frame_pose",
+]
+
+#: ``message_type("pkg/msg/Name") -> class``; ``node.message_type`` or the
+#: transport's ``get_message_type``.
+MessageType = Callable[[str], type]
+
+#: Length of the penetration-normal arrows in RViz (metres). Depths are often
+#: millimetres, which would make an arrow of length ``depth`` invisible; the
+#: depth itself is in the PenetrationPair message.
+ARROW_LENGTH_M = 0.05
+#: Diameter of the penetration-point spheres and width of the clearance lines (metres).
+_POINT_DIAMETER_M = 0.01
+_LINE_WIDTH_M = 0.004
+_ARROW_SHAFT_M = 0.006
+_ARROW_HEAD_M = 0.012
+
+#: Marker namespaces, one per kind of marker; ids count from 0 within each.
+MARKER_NAMESPACES = ("penetration_points", "penetration_normals", "clearance")
+
+_NS_PER_S = 1_000_000_000
+
+
+# --------------------------------------------------------------------- time
+
+
+def stamp_to_ns(stamp: Any) -> int:
+    """Integer nanoseconds of a ``builtin_interfaces/Time``."""
+    return int(stamp.sec) * _NS_PER_S + int(stamp.nanosec)
+
+
+def ns_to_stamp(stamp_ns: int, message_type: MessageType) -> Any:
+    """``builtin_interfaces/Time`` of integer nanoseconds (floored to the nanosecond)."""
+    seconds, nanoseconds = divmod(int(stamp_ns), _NS_PER_S)
+    return message_type("builtin_interfaces/msg/Time")(sec=int(seconds), nanosec=int(nanoseconds))
+
+
+def make_header(stamp_ns: int, frame_id: str, message_type: MessageType) -> Any:
+    """``std_msgs/Header`` with the stamp and frame."""
+    return message_type("std_msgs/msg/Header")(
+        stamp=ns_to_stamp(stamp_ns, message_type), frame_id=frame_id)
+
+
+# ------------------------------------------------------------------- inputs
+
+
+class PoseError(ValueError):
+    """A pose message that cannot be used; ``frame`` names the frame it was for.
+
+    Parameters
+    ----------
+    frame : str
+        The frame (child) the pose was for; ``""`` if the message names none.
+    message : str
+        What is wrong, naming the frame and the field.
+    """
+
+    def __init__(self, frame: str, message: str) -> None:
+        super().__init__(message)
+        self.frame = frame
+
+
+@dataclass(frozen=True)
+class FramePose:
+    """One frame's pose in its parent, as received.
+
+    Attributes
+    ----------
+    parent : str
+        Name of the parent frame P (``header.frame_id``).
+    child : str
+        Name of the frame C (``child_frame_id``, or the frame a pose topic is for).
+    X_PC : RigidTransform
+        Pose of C in P.
+    stamp_ns : int
+        ``header.stamp`` in nanoseconds.
+    """
+
+    parent: str
+    child: str
+    X_PC: RigidTransform
+    stamp_ns: int
+
+
+def _finite_triple(frame: str, field: str, msg: Any) -> np.ndarray:
+    values = np.array([msg.x, msg.y, msg.z], dtype=float)
+    if not np.all(np.isfinite(values)):
+        raise PoseError(frame, f"frame {frame!r}: {field} is not finite: {values.tolist()}")
+    return values
+
+
+def _rotation(frame: str, field: str, q: Any) -> np.ndarray:
+    q_xyzw = np.array([q.x, q.y, q.z, q.w], dtype=float)
+    if not np.all(np.isfinite(q_xyzw)):
+        raise PoseError(frame, f"frame {frame!r}: {field} is not finite: "
+                               f"[x, y, z, w] = {q_xyzw.tolist()}")
+    if not np.any(q_xyzw):
+        raise PoseError(frame, f"frame {frame!r}: {field} is the zero quaternion, "
+                               "which is no rotation")
+    return quaternion_xyzw_to_wxyz(q_xyzw)
+
+
+def _rigid_transform(frame: str, field: str, q_wxyz: np.ndarray, p: np.ndarray) -> RigidTransform:
+    try:
+        return RigidTransform(quaternion=q_wxyz, p=p)
+    except ValueError as err:  # a quaternion too short to normalise
+        raise PoseError(frame, f"frame {frame!r}: {field}: {err}") from None
+
+
+def rigid_transform_from_transform(transform: Any, frame: str) -> RigidTransform:
+    """``geometry_msgs/Transform`` -> RigidTransform.
+
+    Parameters
+    ----------
+    transform : geometry_msgs/Transform
+        ``translation`` (metres) and ``rotation`` (quaternion ``x, y, z, w``,
+        any non-zero length: it is normalised).
+    frame : str
+        The frame this is the pose of, for error messages.
+
+    Raises
+    ------
+    PoseError
+        (a ValueError) If a number is NaN/inf or the quaternion is zero; the message names
+        the frame and the field (``transform.translation`` or
+        ``transform.rotation``).
+    """
+    p = _finite_triple(frame, "transform.translation", transform.translation)
+    q_wxyz = _rotation(frame, "transform.rotation", transform.rotation)
+    return _rigid_transform(frame, "transform.rotation", q_wxyz, p)
+
+
+def rigid_transform_from_pose(pose: Any, frame: str) -> RigidTransform:
+    """``geometry_msgs/Pose`` -> RigidTransform; as :func:`rigid_transform_from_transform`.
+
+    Raises
+    ------
+    PoseError
+        Naming the frame and ``pose.position`` or ``pose.orientation``.
+    """
+    p = _finite_triple(frame, "pose.position", pose.position)
+    q_wxyz = _rotation(frame, "pose.orientation", pose.orientation)
+    return _rigid_transform(frame, "pose.orientation", q_wxyz, p)
+
+
+def transform_stamped_to_frame_pose(msg: Any) -> FramePose:
+    """``geometry_msgs/TransformStamped`` -> FramePose.
+
+    Raises
+    ------
+    PoseError
+        For an empty ``child_frame_id`` or ``header.frame_id``, a frame that
+        is its own parent, or as :func:`rigid_transform_from_transform`.
+    """
+    child = str(msg.child_frame_id).lstrip("/")
+    parent = str(msg.header.frame_id).lstrip("/")
+    if not child:
+        raise PoseError("", f"transform from {parent!r} has an empty child_frame_id")
+    if not parent:
+        raise PoseError(child, f"frame {child!r}: header.frame_id is empty")
+    if parent == child:
+        raise PoseError(child, f"frame {child!r}: header.frame_id names the frame itself")
+    X_PC = rigid_transform_from_transform(msg.transform, child)
+    return FramePose(parent, child, X_PC, stamp_to_ns(msg.header.stamp))
+
+
+def tf_message_to_frame_poses(msg: Any) -> tuple[list[FramePose], list[PoseError]]:
+    """``tf2_msgs/TFMessage`` -> the valid poses and one error per invalid transform.
+
+    A bad transform does not spoil the others in the same message.
+
+    Returns
+    -------
+    poses : list of FramePose
+        In message order.
+    errors : list of PoseError
+        As :func:`transform_stamped_to_frame_pose` raised them.
+    """
+    poses: list[FramePose] = []
+    errors: list[PoseError] = []
+    for transform in msg.transforms:
+        try:
+            poses.append(transform_stamped_to_frame_pose(transform))
+        except PoseError as err:
+            errors.append(err)
+    return poses, errors
+
+
+def pose_stamped_to_frame_pose(msg: Any, frame: str, default_parent: str) -> FramePose:
+    """``geometry_msgs/PoseStamped`` of ``frame`` -> FramePose.
+
+    Parameters
+    ----------
+    msg : geometry_msgs/PoseStamped
+        The pose of ``frame`` in ``header.frame_id``.
+    frame : str
+        The frame the pose is for (a PoseStamped does not name it).
+    default_parent : str
+        Parent when ``header.frame_id`` is empty (the world frame).
+
+    Raises
+    ------
+    PoseError
+        As :func:`rigid_transform_from_pose`, or if the header names ``frame``.
+    """
+    parent = str(msg.header.frame_id).lstrip("/") or default_parent
+    if parent == frame:
+        raise PoseError(frame, f"frame {frame!r}: header.frame_id names the frame itself")
+    X_PC = rigid_transform_from_pose(msg.pose, frame)
+    return FramePose(parent, frame, X_PC, stamp_to_ns(msg.header.stamp))
+
+
+# ------------------------------------------------------------------ results
+
+
+class GeometryNames:
+    """Names of geometries and their frames, as results messages carry them.
+
+    A geometry is named ``source::frame::geometry`` (unique in a scene,
+    stable across runs, unlike a GeometryId); its frame is the scene frame's
+    name, or ``world_frame`` for anchored geometry, which is the name /tf
+    uses for the scene's world.
+
+    Parameters
+    ----------
+    inspector : SceneGraphInspector
+        Of the scene the results come from.
+    world_frame : str
+        Name of the scene's world frame on /tf.
+    """
+
+    def __init__(self, inspector: SceneGraphInspector, world_frame: str) -> None:
+        self._inspector = inspector
+        self._world_id = inspector.world_frame_id()
+        self.world_frame = world_frame
+        self._cache: dict[GeometryId, tuple[str, str]] = {}
+
+    def __call__(self, geometry_id: GeometryId) -> tuple[str, str]:
+        """Return ``(geometry name, frame name)`` of a geometry.
+
+        Raises
+        ------
+        KeyError
+            If the scene has no such geometry.
+        """
+        names = self._cache.get(geometry_id)
+        if names is None:
+            inspector = self._inspector
+            frame_id = inspector.get_frame_id(geometry_id)
+            frame = self.world_frame if frame_id == self._world_id else inspector.get_name(frame_id)
+            geometry = (f"{inspector.get_owning_source_name(geometry_id)}::"
+                        f"{inspector.get_name(frame_id)}::{inspector.get_name(geometry_id)}")
+            names = self._cache[geometry_id] = (geometry, frame)
+        return names
+
+
+def _point(v: np.ndarray, message_type: MessageType) -> Any:
+    return message_type("geometry_msgs/msg/Point")(x=float(v[0]), y=float(v[1]), z=float(v[2]))
+
+
+def _vector(v: np.ndarray, message_type: MessageType) -> Any:
+    return message_type("geometry_msgs/msg/Vector3")(x=float(v[0]), y=float(v[1]), z=float(v[2]))
+
+
+def penetrations_to_msg(
+    penetrations: Sequence[PenetrationAsPointPair],
+    names: GeometryNames,
+    stamp_ns: int,
+    stale_frames: Iterable[str],
+    message_type: MessageType,
+) -> Any:
+    """``geometry_core_ros/PenetrationPairArray`` of penetration results.
+
+    Parameters
+    ----------
+    penetrations : sequence of PenetrationAsPointPair
+        From ``compute_point_pair_penetration``, in its order.
+    names : GeometryNames
+        Names of the geometries; ``names.world_frame`` is the header's frame.
+    stamp_ns : int
+        Header stamp: the newest pose used, in nanoseconds.
+    stale_frames : iterable of str
+        Frame names whose pose was stale (sorted here).
+    message_type : callable
+        ROS type name -> message class.
+
+    Raises
+    ------
+    KeyError
+        If a result names a geometry ``names`` does not know.
+    """
+    Pair = message_type("geometry_core_ros/msg/PenetrationPair")
+    pairs = []
+    for p in penetrations:
+        geometry_a, frame_a = names(p.id_A)
+        geometry_b, frame_b = names(p.id_B)
+        pairs.append(Pair(
+            geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a, frame_b=frame_b,
+            depth=float(p.depth),
+            p_wca=_point(p.p_WCa, message_type), p_wcb=_point(p.p_WCb, message_type),
+            nhat_ba_w=_vector(p.nhat_BA_W, message_type)))
+    return message_type("geometry_core_ros/msg/PenetrationPairArray")(
+        header=make_header(stamp_ns, names.world_frame, message_type),
+        pairs=pairs, stale_frames=sorted(stale_frames))
+
+
+def signed_distances_to_msg(
+    distances: Sequence[SignedDistancePair],
+    names: GeometryNames,
+    X_WG: Mapping[GeometryId, RigidTransform] | Callable[[GeometryId], RigidTransform],
+    max_distance: float,
+    stamp_ns: int,
+    stale_frames: Iterable[str],
+    message_type: MessageType,
+) -> Any:
+    """``geometry_core_ros/SignedDistancePairArray`` of signed-distance results.
+
+    Parameters
+    ----------
+    distances : sequence of SignedDistancePair
+        From ``compute_signed_distance_pairwise_closest_points``, in its order.
+    names : GeometryNames
+        Names of the geometries; ``names.world_frame`` is the header's frame.
+    X_WG : mapping or callable
+        Pose of a geometry's frame G in W (``query_object.get_pose_in_world``),
+        to also give the witness points in W: ``p_WCa = X_WA @ p_ACa``.
+    max_distance : float
+        The query's limit (metres), copied into the message.
+    stamp_ns : int
+        Header stamp: the newest pose used, in nanoseconds.
+    stale_frames : iterable of str
+        Frame names whose pose was stale (sorted here).
+    message_type : callable
+        ROS type name -> message class.
+
+    Raises
+    ------
+    KeyError
+        If a result names a geometry ``names`` or ``X_WG`` does not know.
+    """
+    pose = X_WG.__getitem__ if isinstance(X_WG, Mapping) else X_WG
+    Pair = message_type("geometry_core_ros/msg/SignedDistancePair")
+    pairs = []
+    for d in distances:
+        geometry_a, frame_a = names(d.id_A)
+        geometry_b, frame_b = names(d.id_B)
+        p_WCa = pose(d.id_A) @ np.asarray(d.p_ACa, dtype=float)
+        p_WCb = pose(d.id_B) @ np.asarray(d.p_BCb, dtype=float)
+        pairs.append(Pair(
+            geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a, frame_b=frame_b,
+            distance=float(d.distance),
+            p_aca=_point(d.p_ACa, message_type), p_bcb=_point(d.p_BCb, message_type),
+            nhat_ba_w=_vector(d.nhat_BA_W, message_type),
+            is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
+            p_wca=_point(p_WCa, message_type), p_wcb=_point(p_WCb, message_type)))
+    return message_type("geometry_core_ros/msg/SignedDistancePairArray")(
+        header=make_header(stamp_ns, names.world_frame, message_type),
+        max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames))
+
+
+# ------------------------------------------------------------------ markers
+
+
+def clearance_color(distance: float, max_distance: float) -> tuple[float, float, float, float]:
+    """RGBA of a witness segment: red in penetration (distance <= 0) to green at max_distance.
+
+    Linear in between; a zero ``max_distance`` makes every non-penetrating
+    pair green.
+    """
+    if distance <= 0.0:
+        s = 0.0
+    elif max_distance <= 0.0:
+        s = 1.0
+    else:
+        s = min(1.0, distance / max_distance)
+    return (1.0 - s, s, 0.0, 1.0)
+
+
+def results_to_markers(
+    penetrations: Sequence[PenetrationAsPointPair],
+    clearance_msg: Any,
+    max_distance: float,
+    stamp_ns: int,
+    frame_id: str,
+    message_type: MessageType,
+) -> Any:
+    """``visualization_msgs/MarkerArray`` of one query's results.
+
+    The first marker is ``DELETEALL``, so markers of pairs that are gone
+    vanish. Then, in namespaces :data:`MARKER_NAMESPACES`: one SPHERE_LIST
+    (id 0) with both witness points of every penetration; one ARROW per
+    penetration (ids 0, 1, ... in result order) from ``p_WCb`` along
+    ``nhat_BA_W`` (:data:`ARROW_LENGTH_M` long); one LINE_LIST (id 0) with a
+    segment ``p_WCa``-``p_WCb`` per clearance pair, coloured per vertex by
+    :func:`clearance_color`.
+
+    Parameters
+    ----------
+    penetrations : sequence of PenetrationAsPointPair
+    clearance_msg : geometry_core_ros/SignedDistancePairArray
+        As :func:`signed_distances_to_msg` made it (witness points in W).
+    max_distance : float
+        Distance coloured pure green.
+    stamp_ns : int
+        Header stamp of every marker.
+    frame_id : str
+        The world frame, header frame of every marker.
+    message_type : callable
+        ROS type name -> message class.
+    """
+    Marker = message_type("visualization_msgs/msg/Marker")
+    ColorRGBA = message_type("std_msgs/msg/ColorRGBA")
+    Vector3 = message_type("geometry_msgs/msg/Vector3")
+
+    def header() -> Any:
+        return make_header(stamp_ns, frame_id, message_type)
+
+    markers = [Marker(header=header(), action=Marker.DELETEALL)]
+    points_ns, normals_ns, clearance_ns = MARKER_NAMESPACES
+    if penetrations:
+        points = [_point(v, message_type) for p in penetrations for v in (p.p_WCa, p.p_WCb)]
+        markers.append(Marker(
+            header=header(), ns=points_ns, id=0, type=Marker.SPHERE_LIST, action=Marker.ADD,
+            scale=Vector3(x=_POINT_DIAMETER_M, y=_POINT_DIAMETER_M, z=_POINT_DIAMETER_M),
+            color=ColorRGBA(r=1.0, g=0.0, b=0.0, a=1.0), points=points))
+        for n, p in enumerate(penetrations):
+            p_WCb = np.asarray(p.p_WCb, dtype=float)
+            tip = p_WCb + ARROW_LENGTH_M * np.asarray(p.nhat_BA_W, dtype=float)
+            markers.append(Marker(
+                header=header(), ns=normals_ns, id=n, type=Marker.ARROW, action=Marker.ADD,
+                scale=Vector3(x=_ARROW_SHAFT_M, y=_ARROW_HEAD_M, z=_ARROW_HEAD_M),
+                color=ColorRGBA(r=1.0, g=0.4, b=0.0, a=1.0),
+                points=[_point(p_WCb, message_type), _point(tip, message_type)]))
+    if clearance_msg.pairs:
+        points, colors = [], []
+        for pair in clearance_msg.pairs:
+            r, g, b, a = clearance_color(pair.distance, max_distance)
+            points += [pair.p_wca, pair.p_wcb]
+            colors += [ColorRGBA(r=r, g=g, b=b, a=a), ColorRGBA(r=r, g=g, b=b, a=a)]
+        markers.append(Marker(
+            header=header(), ns=clearance_ns, id=0, type=Marker.LINE_LIST, action=Marker.ADD,
+            scale=Vector3(x=_LINE_WIDTH_M), color=ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0),
+            points=points, colors=colors))
+    return message_type("visualization_msgs/msg/MarkerArray")(markers=markers)

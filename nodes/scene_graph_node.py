@@ -1,0 +1,215 @@
+"""ROS 2 node: frame poses in, penetration and clearance results out.
+
+Inputs (see :mod:`geometry_core_nodes.scene_inputs`): a scene (``scene_file``
+or ``robot_description``), ``/tf`` and ``/tf_static`` (tf2_msgs/TFMessage)
+and optional PoseStamped ``pose_topics``. Outputs, reliable (ROS default
+QoS, keep last 10):
+
+- ``penetration_topic`` (``penetrations``):
+  ``geometry_core_ros/PenetrationPairArray``, every overlapping pair;
+- ``clearance_topic`` (``clearance``):
+  ``geometry_core_ros/SignedDistancePairArray``, every pair closer than
+  ``max_distance``;
+- ``markers_topic`` (``proximity_markers``): ``visualization_msgs/MarkerArray``
+  for RViz, when ``publish_markers``.
+
+With ``rate_hz: 0`` a query runs after each batch of pose messages the node
+takes from DDS (each message with rclpy), so a burst of poses costs one
+query, not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
+when new poses arrived. The header stamp of every output is the newest pose
+stamp used; frames whose pose is older than ``stale_after_s`` are listed in
+``stale_frames``.
+
+Run: ``ros2 run geometry_core_ros scene_graph_node --ros-args --params-file
+p.yaml`` in a ROS 2 workspace, or without ROS ``python -m
+geometry_core_nodes.scene_graph_node --ros-args ...`` (Cyclone DDS backend).
+
+This module must never import cyclonedds, rclpy, fcl or lcm directly.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from geometry_core_nodes.conversions import (
+    penetrations_to_msg,
+    results_to_markers,
+    signed_distances_to_msg,
+)
+from geometry_core_nodes.scene_inputs import SceneInputs
+from geometry_core_nodes.transport import (
+    RELIABLE_RESULTS,
+    ParameterError,
+    TransportNode,
+    create_node,
+)
+
+__all__ = ["NODE_NAME", "SceneGraphNode", "main"]
+
+NODE_NAME = "scene_graph_node"
+
+
+class SceneGraphNode:
+    """Penetration and clearance of a scene whose frames move with /tf.
+
+    Parameters
+    ----------
+    args : sequence of str, optional
+        Command line with ``--ros-args`` (``sys.argv`` when None).
+    backend : {"auto", "dds", "rclpy"}
+        Transport (see :func:`geometry_core_nodes.transport.create_node`).
+    **options
+        Passed to ``create_node`` (``domain_id``, ``dds_config``, ...).
+
+    Attributes
+    ----------
+    node : TransportNode
+    inputs : SceneInputs
+    queries : int
+        Queries run and published so far.
+
+    Raises
+    ------
+    ParameterError
+        For a bad parameter value.
+    ValueError
+        If the scene file cannot be loaded.
+    """
+
+    def __init__(self, args: Sequence[str] | None = None, backend: str = "auto",
+                 **options: Any) -> None:
+        self.node: TransportNode = create_node(NODE_NAME, args, backend, **options)
+        try:
+            self._setup()
+        except BaseException:
+            self.node.shutdown()
+            raise
+
+    def _setup(self) -> None:
+        node = self.node
+        self.max_distance = float(node.declare_parameter(
+            "max_distance", 0.1,
+            "Clearance threshold (metres): pairs closer than this are published on the "
+            "clearance topic with their signed distance and witness points."))
+        self.rate_hz = float(node.declare_parameter(
+            "rate_hz", 0.0,
+            "Query rate (Hz). 0: query after every batch of pose updates; > 0: query at this "
+            "rate when new poses arrived."))
+        penetration_topic = node.declare_parameter(
+            "penetration_topic", "penetrations",
+            "Topic of geometry_core_ros/PenetrationPairArray results.")
+        clearance_topic = node.declare_parameter(
+            "clearance_topic", "clearance",
+            "Topic of geometry_core_ros/SignedDistancePairArray results.")
+        markers_topic = node.declare_parameter(
+            "markers_topic", "proximity_markers",
+            "Topic of visualization_msgs/MarkerArray for RViz.")
+        self.publish_markers = bool(node.declare_parameter(
+            "publish_markers", True, "Publish RViz markers of the results."))
+        if self.max_distance < 0:
+            raise ParameterError(f"parameter 'max_distance' must be >= 0, not {self.max_distance}")
+        if self.rate_hz < 0:
+            raise ParameterError(f"parameter 'rate_hz' must be >= 0, not {self.rate_hz}")
+        self.inputs = SceneInputs(node)
+
+        self._penetration_pub = node.create_publisher(
+            "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
+        self._clearance_pub = node.create_publisher(
+            "geometry_core_ros/msg/SignedDistancePairArray", clearance_topic, RELIABLE_RESULTS)
+        self._markers_pub = (node.create_publisher(
+            "visualization_msgs/msg/MarkerArray", markers_topic, RELIABLE_RESULTS)
+            if self.publish_markers else None)
+        if self.rate_hz > 0:
+            node.create_timer(1.0 / self.rate_hz, self._on_timer)
+        self.queries = 0
+        self._shut_down = False
+        scene = "waiting for robot_description" if self.inputs.scene_graph is None else (
+            f"{len(self.inputs.scene_graph.model_inspector().get_all_frame_ids()) - 1} frames")
+        node.get_logger().info(
+            f"ready on the {node.backend} backend ({scene}); publishing "
+            f"{self._penetration_pub.topic}, {self._clearance_pub.topic}"
+            + (f", {self._markers_pub.topic}" if self._markers_pub else ""))
+
+    def _on_timer(self) -> None:
+        if self.inputs.changed:
+            self.publish_results()
+
+    def publish_results(self) -> bool:
+        """Apply the poses heard, query the scene and publish the results.
+
+        Returns
+        -------
+        bool
+            False when there is nothing to query yet (no scene or no pose).
+        """
+        state = self.inputs.apply()
+        if state is None:
+            return False
+        query = self.inputs.scene_graph.query_object()
+        penetrations = state.keep(query.compute_point_pair_penetration())
+        distances = state.keep(
+            query.compute_signed_distance_pairwise_closest_points(self.max_distance))
+        names = self.inputs.names
+        message_type = self.node.message_type
+        self._penetration_pub.publish(penetrations_to_msg(
+            penetrations, names, state.stamp_ns, state.stale_frames, message_type))
+        clearance = signed_distances_to_msg(
+            distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
+            state.stale_frames, message_type)
+        self._clearance_pub.publish(clearance)
+        if self._markers_pub is not None:
+            self._markers_pub.publish(results_to_markers(
+                penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,
+                message_type))
+        self.queries += 1
+        return True
+
+    def spin_once(self, timeout_s: float | None = None) -> None:
+        """Take what arrived (waiting up to ``timeout_s``), then query if due."""
+        self.node.spin_once(timeout_s)
+        if self.rate_hz == 0 and self.inputs.changed and self.node.ok:
+            self.publish_results()
+
+    def spin(self) -> None:
+        """Serve until :meth:`shutdown` or Ctrl-C (``KeyboardInterrupt`` propagates)."""
+        while self.node.ok:
+            self.spin_once(0.1)
+
+    def shutdown(self) -> None:
+        """Log the drop counters and release the node; safe to call twice."""
+        if not self._shut_down and self.inputs.counters:
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(self.inputs.counters.items()))
+            self.node.get_logger().info(f"dropped inputs: {counts}")
+        self._shut_down = True
+        self.node.shutdown()
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    """Run the node until Ctrl-C; the console script ``scene_graph_node``.
+
+    Returns
+    -------
+    int
+        0 after Ctrl-C or shutdown; 2 for a bad parameter or scene file.
+    """
+    try:
+        node = SceneGraphNode(args)
+    except (ParameterError, ValueError) as err:
+        print(f"{NODE_NAME}: error: {err}", file=sys.stderr)
+        return 2
+    # ros2 launch and process managers stop nodes with SIGTERM after SIGINT.
+    signal.signal(signal.SIGTERM, lambda *_: node.node.shutdown())
+    try:
+        node.spin()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        node.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

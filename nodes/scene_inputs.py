@@ -1,0 +1,460 @@
+"""The inputs both geometry nodes share: a scene, and frame poses from /tf and pose topics.
+
+:class:`SceneInputs` declares the shared parameters, loads the scene
+(``scene_file``, ``robot_description`` parameter or topic), subscribes to
+``/tf``, ``/tf_static`` and the PoseStamped ``pose_topics``, and on
+:meth:`SceneInputs.apply` sets the scene graph's frame poses from what it
+heard. Callbacks only convert and store; composing transforms and setting
+poses happen in :meth:`apply`, which the node calls before a query.
+
+Matching (DESIGN.md section 5): a transform whose ``child_frame_id`` names a
+scene frame gives that frame's pose when its ``header.frame_id`` is the
+frame's scene parent (``world_frame`` for a frame on the world), or when the
+chain of /tf parents through frames the scene does not have reaches that
+parent. A transform that names another scene frame (or the world) as parent
+is refused as a wrong parent. Frames without a pose yet are reported once and
+left out of the results (:meth:`PoseState.keep`).
+
+Bad input (NaN, zero quaternion, empty frame names, unknown frame on a pose
+topic, wrong parent) is dropped, counted in :attr:`SceneInputs.counters`
+and logged: the first time per kind and frame, then at every power of ten
+of that kind's count.
+
+This module uses the library's public API and the transport interface; it
+never imports cyclonedds, rclpy, fcl or lcm.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from geometry_core.scene import SceneGraph
+from geometry_core.scene_graph import FrameId, GeometryId, Role, SourceId
+from geometry_core_nodes.conversions import (
+    FramePose,
+    GeometryNames,
+    PoseError,
+    pose_stamped_to_frame_pose,
+    tf_message_to_frame_poses,
+)
+from geometry_core_nodes.tf_buffer import TfBuffer
+from geometry_core_nodes.transport import (
+    LATCHED,
+    SENSOR_DATA,
+    TF,
+    TF_STATIC_LISTENER,
+    ParameterError,
+    TransportNode,
+)
+
+__all__ = ["BUILTIN_DEMO", "InputParameters", "PoseState", "SceneInputs", "load_scene_graph"]
+
+#: ``scene_file`` value that loads the built-in demo arm (geometry_core.demo).
+BUILTIN_DEMO = "builtin:demo"
+
+_NS_PER_S = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class InputParameters:
+    """The shared parameters, as declared (see :meth:`SceneInputs.declare`)."""
+
+    scene_file: str
+    robot_description: str
+    package_roots: dict[str, str]
+    world_frame: str
+    stale_after_s: float
+    pose_topics: list[str]
+
+
+@dataclass(frozen=True)
+class PoseState:
+    """What :meth:`SceneInputs.apply` set: which frames are usable, how fresh.
+
+    Attributes
+    ----------
+    stamp_ns : int
+        Newest stamp of the poses in use (the results' header stamp).
+    stale_frames : list of str
+        Usable frames whose pose is older than ``stale_after_s`` relative
+        to ``stamp_ns`` (sorted).
+    missing_frames : list of str
+        Scene frames without a usable pose (no pose, or a parent without one).
+    usable_geometries : frozenset of GeometryId or None
+        Proximity geometries whose frame is usable; None when all are.
+    """
+
+    stamp_ns: int
+    stale_frames: list[str]
+    missing_frames: list[str]
+    usable_geometries: frozenset[GeometryId] | None = None
+
+    def keep(self, pairs: Sequence[Any]) -> list[Any]:
+        """Results among usable geometries only (``id_A`` and ``id_B`` both usable).
+
+        A pair result depends on the poses of its two geometries alone, so
+        filtering a full query this way gives exactly the answer among the
+        posed frames; geometry on unposed frames still sits at the scene
+        file's default pose in the scene graph, but no result mentions it.
+        """
+        usable = self.usable_geometries
+        if usable is None:
+            return list(pairs)
+        return [p for p in pairs if p.id_A in usable and p.id_B in usable]
+
+
+@dataclass
+class _SceneFrame:
+    id: FrameId
+    name: str
+    source_id: SourceId
+    parent_name: str
+    parent_index: int | None  # index in the frame table; None for a frame on the world
+
+
+@dataclass
+class _Log:
+    counters: Counter = field(default_factory=Counter)
+    reported: set = field(default_factory=set)
+
+
+def load_scene_graph(scene_file: str, robot_description: str,
+                     package_roots: dict[str, str]) -> SceneGraph | None:
+    """Build the scene graph from the parameters; None when neither is set.
+
+    Parameters
+    ----------
+    scene_file : str
+        A ``.yaml``/``.yml`` scene or ``.urdf`` robot, or ``builtin:demo``.
+    robot_description : str
+        URDF text (as robot_state_publisher's parameter); used when
+        ``scene_file`` is empty. Mesh files must be ``package://`` URIs
+        (resolved with ``package_roots``) or absolute paths.
+    package_roots : dict of str to str
+        ``{package: folder}`` for ``package://`` URIs.
+
+    Raises
+    ------
+    ValueError
+        For both parameters set, or a file the loaders refuse (their
+        ``SceneFileError`` names the file and line).
+    """
+    from geometry_core.scene_files import load_any, load_urdf
+
+    if scene_file and robot_description:
+        raise ValueError("set scene_file or robot_description, not both")
+    if scene_file == BUILTIN_DEMO:
+        from geometry_core.demo import make_demo_scene
+
+        return make_demo_scene().scene_graph
+    if scene_file:
+        return load_any(scene_file, package_roots=package_roots or None).scene_graph
+    if robot_description:
+        with tempfile.TemporaryDirectory(prefix="robot_description_") as folder:
+            path = os.path.join(folder, "robot_description.urdf")
+            with open(path, "w", encoding="utf-8") as file:
+                file.write(robot_description)
+            return load_urdf(path, package_roots=package_roots or None).scene_graph
+    return None
+
+
+def _parse_package_roots(entries: Sequence[str]) -> dict[str, str]:
+    roots = {}
+    for entry in entries:
+        name, sep, folder = entry.partition("=")
+        if not sep or not name or not folder:
+            raise ParameterError(f"parameter 'package_roots': expected 'package=/folder' "
+                                 f"entries, got {entry!r}")
+        roots[name] = folder
+    return roots
+
+
+class SceneInputs:
+    """Scene and frame poses for a node (see the module docstring).
+
+    Parameters
+    ----------
+    node : TransportNode
+        The node to declare parameters and subscribe on.
+    on_scene : callable, optional
+        Called with no argument after a new scene was loaded (from the
+        ``robot_description`` topic, say), so the node can rebuild what
+        depends on it.
+
+    Attributes
+    ----------
+    params : InputParameters
+    scene_graph : SceneGraph or None
+        None until a scene is loaded.
+    buffer : TfBuffer
+    counters : collections.Counter
+        Dropped inputs by kind: ``bad_pose``, ``unknown_frame``,
+        ``wrong_parent``, ``disconnected``, ``bad_scene``.
+
+    Raises
+    ------
+    ParameterError
+        For malformed parameter values.
+    ValueError
+        If the scene cannot be loaded (the loaders' message).
+    """
+
+    def __init__(self, node: TransportNode, on_scene: Callable[[], None] | None = None) -> None:
+        self._node = node
+        self._logger = node.get_logger()
+        self.params = self.declare(node)
+        self._on_scene = on_scene
+        self.buffer = TfBuffer()
+        self._log = _Log()
+        self.counters = self._log.counters
+        self.scene_graph: SceneGraph | None = None
+        self.names: GeometryNames | None = None
+        self._frames: list[_SceneFrame] = []
+        self._frame_index: dict[str, int] = {}
+        self._applied_version = -1
+        self._state: PoseState | None = None
+
+        self.scene_graph = load_scene_graph(self.params.scene_file, self.params.robot_description,
+                                            self.params.package_roots)
+        if self.scene_graph is not None:
+            self._index_scene()
+
+        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf", self._on_tf, TF)
+        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf_static", self._on_tf_static,
+                                 TF_STATIC_LISTENER)
+        for topic in self.params.pose_topics:
+            frame = topic.rstrip("/").rsplit("/", 1)[-1]
+            node.create_subscription("geometry_msgs/msg/PoseStamped", topic,
+                                     self._pose_callback(frame), SENSOR_DATA)
+        if not self.params.scene_file:
+            # robot_state_publisher latches the URDF: a late subscriber still gets it.
+            node.create_subscription("std_msgs/msg/String", "robot_description",
+                                     self._on_robot_description, LATCHED)
+            if self.scene_graph is None:
+                self._logger.info("no scene_file or robot_description parameter: waiting for "
+                                  f"the {node.resolve_topic('robot_description')} topic")
+
+    # ------------------------------------------------------------ parameters
+
+    @staticmethod
+    def declare(node: TransportNode) -> InputParameters:
+        """Declare the shared parameters on ``node`` and return their values."""
+        scene_file = node.declare_parameter(
+            "scene_file", "",
+            f"YAML scene (.yaml/.yml) or URDF (.urdf) file to load, or '{BUILTIN_DEMO}' for "
+            "the built-in demo arm. Exclusive with robot_description.")
+        robot_description = node.declare_parameter(
+            "robot_description", "",
+            "URDF text of the robot. When both this and scene_file are empty, the node waits "
+            "for the latched robot_description topic (std_msgs/String).")
+        package_roots = node.declare_parameter(
+            "package_roots", [],
+            "Folders of ROS packages for package:// mesh URIs, as 'package=/folder' entries.")
+        world_frame = node.declare_parameter(
+            "world_frame", "world",
+            "Name on /tf of the scene's world frame: parent of the scene's root frames, and "
+            "header.frame_id of every output.")
+        stale_after_s = node.declare_parameter(
+            "stale_after_s", 0.5,
+            "A frame whose pose is older than this (seconds) relative to the newest pose is "
+            "listed in stale_frames of the results; 0 disables the check.")
+        pose_topics = node.declare_parameter(
+            "pose_topics", [],
+            "geometry_msgs/PoseStamped topics (best effort, sensor-data QoS), one per frame: the "
+            "frame is the topic's last name token, its parent header.frame_id (empty: "
+            "world_frame).")
+        if not world_frame:
+            raise ParameterError("parameter 'world_frame' must not be empty")
+        for name, values in (("package_roots", package_roots), ("pose_topics", pose_topics)):
+            if not all(isinstance(v, str) for v in values):
+                raise ParameterError(f"parameter {name!r} must be a list of strings, "
+                                     f"not {values!r}")
+        if stale_after_s < 0:
+            raise ParameterError(f"parameter 'stale_after_s' must be >= 0, not {stale_after_s}")
+        return InputParameters(
+            scene_file=scene_file, robot_description=robot_description,
+            package_roots=_parse_package_roots(package_roots),
+            world_frame=world_frame, stale_after_s=float(stale_after_s),
+            pose_topics=list(pose_topics))
+
+    # ----------------------------------------------------------------- scene
+
+    def _index_scene(self) -> None:
+        inspector = self.scene_graph.model_inspector()
+        world_id = inspector.world_frame_id()
+        frames: list[_SceneFrame] = []
+        index: dict[str, int] = {}
+        sources: dict[str, str] = {}
+        # Registration order puts parents before children.
+        for frame_id in inspector.get_all_frame_ids():
+            if frame_id == world_id:
+                continue
+            name = inspector.get_name(frame_id)
+            source = inspector.get_owning_source_name(frame_id)
+            if name in index:
+                raise ValueError(f"frame name {name!r} is used by sources {sources[name]!r} and "
+                                 f"{source!r}; /tf matches frames by name, so names must be "
+                                 "unique")
+            if name == self.params.world_frame:
+                raise ValueError(f"scene frame {name!r} has the name of world_frame")
+            parent_id = inspector.get_parent_frame(frame_id)
+            on_world = parent_id == world_id
+            parent_name = self.params.world_frame if on_world else inspector.get_name(parent_id)
+            source_id = next(s for s in inspector.get_all_source_ids()
+                             if inspector.belongs_to_source(frame_id, s))
+            index[name] = len(frames)
+            sources[name] = source
+            frames.append(_SceneFrame(frame_id, name, source_id, parent_name,
+                                      None if on_world else index[parent_name]))
+        self._frames = frames
+        self._frame_index = index
+        self._geometry_frame = {
+            g: inspector.get_frame_id(g) for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
+        self.names = GeometryNames(inspector, self.params.world_frame)
+        self._applied_version = -1
+        self._state = None
+        self._log.reported = {key for key in self._log.reported if key[0] != "missing"}
+
+    def _on_robot_description(self, msg: Any) -> None:
+        try:
+            scene_graph = load_scene_graph("", str(msg.data), self.params.package_roots)
+        except ValueError as err:
+            self._drop("bad_scene", "robot_description", f"robot_description refused: {err}")
+            return
+        self.scene_graph = scene_graph
+        self._index_scene()
+        self._logger.info(f"loaded robot_description: {len(self._frames)} frames")
+        if self._on_scene is not None:
+            self._on_scene()
+
+    # ------------------------------------------------------------- callbacks
+
+    def _on_tf(self, msg: Any) -> None:
+        self._store_tf(msg, static=False)
+
+    def _on_tf_static(self, msg: Any) -> None:
+        self._store_tf(msg, static=True)
+
+    def _store_tf(self, msg: Any, static: bool) -> None:
+        poses, errors = tf_message_to_frame_poses(msg)
+        for err in errors:
+            self._drop("bad_pose", err.frame, f"dropped a transform: {err}")
+        for pose in poses:
+            self._store(pose, static)
+
+    def _pose_callback(self, frame: str) -> Callable[[Any], None]:
+        def on_pose(msg: Any) -> None:
+            if self.scene_graph is not None and frame not in self._frame_index:
+                self._drop("unknown_frame", frame,
+                           f"pose topic for frame {frame!r}, which the scene does not have")
+                return
+            try:
+                pose = pose_stamped_to_frame_pose(msg, frame, self.params.world_frame)
+            except PoseError as err:
+                self._drop("bad_pose", frame, f"dropped a pose: {err}")
+                return
+            self._store(pose, static=False)
+        return on_pose
+
+    def _store(self, pose: FramePose, static: bool) -> None:
+        if pose.child == self.params.world_frame:
+            self._drop("wrong_parent", pose.child,
+                       f"transform gives world_frame {pose.child!r} a parent ({pose.parent!r}); "
+                       "the scene's world has none")
+            return
+        index = self._frame_index.get(pose.child)
+        if index is not None:
+            expected = self._frames[index].parent_name
+            if pose.parent != expected and (pose.parent in self._frame_index
+                                            or pose.parent == self.params.world_frame):
+                self._drop("wrong_parent", pose.child,
+                           f"frame {pose.child!r} is given in {pose.parent!r}, but its parent in "
+                           f"the scene is {expected!r}")
+                return
+        self.buffer.set_transform(pose, static)
+
+    def _drop(self, kind: str, frame: str, message: str) -> None:
+        self.counters[kind] += 1
+        count = self.counters[kind]
+        first = (kind, frame) not in self._log.reported
+        if first or _is_power_of_ten(count):
+            self._log.reported.add((kind, frame))
+            self._logger.warn(f"{message} [{kind} #{count}]")
+
+    # ----------------------------------------------------------------- apply
+
+    @property
+    def changed(self) -> bool:
+        """Whether poses arrived since the last :meth:`apply`."""
+        return self.scene_graph is not None and self.buffer.version != self._applied_version
+
+    def apply(self) -> PoseState | None:
+        """Set the scene graph's poses from the buffer; return what is usable.
+
+        Returns the previous state when nothing arrived since the last call,
+        and None while there is no scene or no scene frame has a pose.
+        """
+        if self.scene_graph is None:
+            return None
+        if self.buffer.version == self._applied_version:
+            return self._state
+        self._applied_version = self.buffer.version
+        frames = self._frames
+        usable = np.zeros(len(frames), dtype=bool)
+        newest = np.full(len(frames), -1, dtype=np.int64)
+        oldest: list[int | None] = [None] * len(frames)
+        by_source: dict[SourceId, tuple[list[FrameId], list[np.ndarray]]] = {}
+        for n, frame in enumerate(frames):
+            try:
+                chain = self.buffer.lookup(frame.parent_name, frame.name)
+            except LookupError as err:
+                self._drop("disconnected", frame.name, str(err))
+                chain = None
+            if chain is None:
+                continue
+            ids, matrices = by_source.setdefault(frame.source_id, ([], []))
+            ids.append(frame.id)
+            matrices.append(chain.X_PC)
+            newest[n] = chain.newest_ns
+            oldest[n] = chain.oldest_dynamic_ns
+            usable[n] = frame.parent_index is None or usable[frame.parent_index]
+        for source_id, (ids, matrices) in by_source.items():
+            self.scene_graph.set_poses_array(source_id, ids, np.stack(matrices))
+        self._report_missing(usable)
+        if not usable.any():
+            self._state = None
+            return None
+        stamp_ns = int(newest[usable].max())
+        limit_ns = round(self.params.stale_after_s * _NS_PER_S)
+        stale = sorted(frames[n].name for n in np.flatnonzero(usable)
+                       if limit_ns > 0 and oldest[n] is not None
+                       and stamp_ns - oldest[n] > limit_ns)
+        missing = sorted(frames[n].name for n in np.flatnonzero(~usable))
+        kept = None
+        if missing:
+            usable_ids = {frames[n].id for n in np.flatnonzero(usable)}
+            usable_ids.add(self.scene_graph.world_frame_id())
+            kept = frozenset(g for g, f in self._geometry_frame.items() if f in usable_ids)
+        self._state = PoseState(stamp_ns, stale, missing, kept)
+        return self._state
+
+    def _report_missing(self, usable: np.ndarray) -> None:
+        new = [f.name for f, ok in zip(self._frames, usable)
+               if not ok and ("missing", f.name) not in self._log.reported]
+        if new:
+            self._log.reported.update(("missing", name) for name in new)
+            self._logger.info(f"no pose yet for frame(s) {', '.join(new)}: their geometry is left "
+                              "out of the results until /tf (or a pose topic) gives one")
+
+
+def _is_power_of_ten(count: int) -> bool:
+    while count >= 10 and count % 10 == 0:
+        count //= 10
+    return count == 1

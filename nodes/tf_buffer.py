@@ -1,0 +1,138 @@
+"""The latest transform of every frame heard on /tf, /tf_static and pose topics.
+
+A small stand-in for tf2's buffer, enough for the nodes: it keeps only the
+newest transform per child frame (no history, no interpolation) and answers
+"pose of frame C in frame P" by composing the chain of parents from C up to
+P. Scene frames usually arrive with their scene parent as ``header.frame_id``
+(a chain of one); a chain is needed when /tf puts frames the scene does not
+have in between (``world -> odom -> base_link``).
+
+Static transforms (/tf_static) never go stale; a chain's age is that of its
+oldest dynamic transform.
+
+This module is pure (no transport, no node); it uses the library's math only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from geometry_core_nodes.conversions import FramePose
+
+__all__ = ["ChainPose", "TfBuffer"]
+
+#: Longest parent chain followed; a longer one is treated as a cycle. Real
+#: tf trees are a few levels deep between a scene frame and its parent.
+MAX_CHAIN = 64
+
+
+@dataclass(frozen=True)
+class _Edge:
+    parent: str
+    X_PC: np.ndarray
+    stamp_ns: int
+    static: bool
+
+
+@dataclass(frozen=True)
+class ChainPose:
+    """Pose of a frame C in a frame P, composed from the buffer.
+
+    Attributes
+    ----------
+    X_PC : (4, 4) float
+        The pose, a homogeneous matrix.
+    newest_ns : int
+        Newest stamp among the transforms composed.
+    oldest_dynamic_ns : int or None
+        Oldest stamp among the non-static transforms composed; None if all
+        were static (a static chain is never stale).
+    """
+
+    X_PC: np.ndarray
+    newest_ns: int
+    oldest_dynamic_ns: int | None
+
+
+class TfBuffer:
+    """Newest transform per child frame, and chains of them.
+
+    Attributes
+    ----------
+    version : int
+        Incremented by every :meth:`set_transform`; lets a caller skip work
+        when nothing arrived.
+    """
+
+    def __init__(self) -> None:
+        self._edges: dict[str, _Edge] = {}
+        self.version = 0
+
+    def __len__(self) -> int:
+        return len(self._edges)
+
+    def __contains__(self, child: str) -> bool:
+        return child in self._edges
+
+    def set_transform(self, pose: FramePose, static: bool) -> None:
+        """Store ``pose`` as the newest transform of ``pose.child``.
+
+        A transform with an older stamp than the stored dynamic one is kept
+        anyway: publishers restart and clocks jump; the newest message wins,
+        as tf2 does for static frames. A dynamic transform does not replace
+        a static one of the same child with a different parent (tf2 keeps
+        one parent per frame; the static tree wins).
+        """
+        existing = self._edges.get(pose.child)
+        if existing is not None and existing.static and not static \
+                and existing.parent != pose.parent:
+            return
+        self._edges[pose.child] = _Edge(pose.parent, pose.X_PC.get_as_matrix4(),
+                                        pose.stamp_ns, static)
+        self.version += 1
+
+    def parent_of(self, child: str) -> str | None:
+        """The parent of ``child`` in the newest transform, or None if never heard."""
+        edge = self._edges.get(child)
+        return None if edge is None else edge.parent
+
+    def lookup(self, parent: str, child: str) -> ChainPose | None:
+        """Pose of ``child`` in ``parent`` through the chain of stored transforms.
+
+        Returns
+        -------
+        ChainPose or None
+            None when ``child`` has never been heard of.
+
+        Raises
+        ------
+        LookupError
+            If ``child`` is known but its chain of parents does not reach
+            ``parent`` (the message names where it stops).
+        """
+        edge = self._edges.get(child)
+        if edge is None:
+            return None
+        X_PC = edge.X_PC
+        newest = edge.stamp_ns
+        oldest = None if edge.static else edge.stamp_ns
+        frame = edge.parent
+        steps = 1
+        while frame != parent:
+            above = self._edges.get(frame)
+            if above is None:
+                raise LookupError(f"frame {child!r} is given in {edge.parent!r}, whose chain of "
+                                  f"parents stops at {frame!r} without reaching {parent!r}")
+            steps += 1
+            if steps > MAX_CHAIN:
+                raise LookupError(f"frame {child!r}: the chain of parents from {edge.parent!r} "
+                                  f"loops or is longer than {MAX_CHAIN} without reaching "
+                                  f"{parent!r}")
+            X_PC = above.X_PC @ X_PC
+            newest = max(newest, above.stamp_ns)
+            if not above.static:
+                oldest = above.stamp_ns if oldest is None else min(oldest, above.stamp_ns)
+            frame = above.parent
+        return ChainPose(X_PC, newest, oldest)
