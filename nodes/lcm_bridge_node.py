@@ -1,0 +1,197 @@
+"""ROS 2 node: the scene, posed from /tf, drawn in Drake's viewer (Meldis) over LCM.
+
+The same scene and pose inputs as the scene graph node
+(:mod:`geometry_core_nodes.scene_inputs`); every ``publish_period`` seconds,
+once a pose has arrived, it sends the scene's poses through
+:class:`geometry_core.viewer.DrakeVisualizer` (the load message first, again
+when the scene changes and periodically for late viewers) and the
+penetrations as ``CONTACT_RESULTS`` (when ``publish_contacts``). Frames
+without a pose yet are drawn at the scene file's default pose; their
+penetrations are left out, as in the scene graph node.
+
+Parameters besides the shared ones: ``lcm_url`` (empty: LCM's default,
+``udpm://239.255.76.67:7667?ttl=0``; ``memq://null`` sends nothing),
+``role`` (``illustration``, ``proximity`` or ``perception``),
+``publish_period`` (seconds, Drake's 1/64 by default), ``publish_contacts``.
+
+Run: ``ros2 run geometry_core_ros lcm_bridge_node --ros-args --params-file
+p.yaml``, or ``python -m geometry_core_nodes.lcm_bridge_node --ros-args ...``.
+
+This module imports lcm only through ``geometry_core.viewer``; it must never
+import cyclonedds, rclpy or fcl directly.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from geometry_core.scene_graph import Role
+from geometry_core_nodes.scene_inputs import SceneInputs
+from geometry_core_nodes.transport import ParameterError, TransportNode, create_node
+
+__all__ = ["NODE_NAME", "ROLES", "LcmBridgeNode", "main"]
+
+NODE_NAME = "lcm_bridge_node"
+
+#: Values of the ``role`` parameter.
+ROLES = {"illustration": Role.ILLUSTRATION, "proximity": Role.PROXIMITY,
+         "perception": Role.PERCEPTION}
+
+
+class LcmBridgeNode:
+    """Publishes a /tf-posed scene to Meldis or drake_visualizer over LCM.
+
+    Parameters
+    ----------
+    args : sequence of str, optional
+        Command line with ``--ros-args`` (``sys.argv`` when None).
+    backend : {"auto", "dds", "rclpy"}
+        Transport (see :func:`geometry_core_nodes.transport.create_node`).
+    **options
+        Passed to ``create_node``.
+
+    Attributes
+    ----------
+    node : TransportNode
+    inputs : SceneInputs
+    visualizer : DrakeVisualizer or None
+        None until a scene is loaded.
+    draws : int
+        Draw messages sent.
+
+    Raises
+    ------
+    ParameterError
+        For a bad parameter value.
+    ValueError
+        If the scene cannot be loaded or LCM cannot open ``lcm_url``.
+    ImportError
+        If ``lcm`` (so ``geometry_core.viewer``) is not installed.
+    """
+
+    def __init__(self, args: Sequence[str] | None = None, backend: str = "auto",
+                 **options: Any) -> None:
+        self.node: TransportNode = create_node(NODE_NAME, args, backend, **options)
+        try:
+            self._setup()
+        except BaseException:
+            self.node.shutdown()
+            raise
+
+    def _setup(self) -> None:
+        from geometry_core.viewer import DEFAULT_PUBLISH_PERIOD
+
+        node = self.node
+        self.lcm_url = node.declare_parameter(
+            "lcm_url", "",
+            "LCM URL to publish on; empty: LCM_DEFAULT_URL or LCM's default "
+            "udpm://239.255.76.67:7667?ttl=0; memq://null publishes nothing.")
+        role = node.declare_parameter(
+            "role", "illustration",
+            "Geometry role drawn: illustration, proximity (Meldis' collision geometry) or "
+            "perception.")
+        self.publish_period = float(node.declare_parameter(
+            "publish_period", DEFAULT_PUBLISH_PERIOD,
+            "Seconds between draw messages (Drake's DrakeVisualizer default 1/64)."))
+        self.publish_contacts = bool(node.declare_parameter(
+            "publish_contacts", True,
+            "Also publish penetrations on CONTACT_RESULTS (drawn by Meldis as arrows)."))
+        if role not in ROLES:
+            raise ParameterError(f"parameter 'role' must be one of {', '.join(ROLES)}, "
+                                 f"not {role!r}")
+        if not self.publish_period > 0:
+            raise ParameterError("parameter 'publish_period' must be > 0, "
+                                 f"not {self.publish_period}")
+        self.role = ROLES[role]
+        self.visualizer = None
+        self._penetrations = None
+        self.draws = 0
+        self._shut_down = False
+        self.inputs = SceneInputs(node, on_scene=self._make_visualizer)
+        if self.inputs.scene_graph is not None:
+            self._make_visualizer()
+        node.create_timer(self.publish_period, self._on_timer)
+        node.get_logger().info(
+            f"ready on the {node.backend} backend; drawing the {role} role on "
+            f"{self.lcm_url or 'the default LCM URL'} every {self.publish_period:g} s")
+
+    def _make_visualizer(self) -> None:
+        from geometry_core.viewer import DrakeVisualizer
+
+        self.visualizer = DrakeVisualizer(
+            self.inputs.scene_graph, lcm_url=self.lcm_url or None, role=self.role,
+            publish_period=self.publish_period)
+        self.visualizer.dispatch_load_message()
+        self._penetrations = None
+
+    def _on_timer(self) -> None:
+        self.publish()
+
+    def publish(self) -> bool:
+        """Apply the poses heard and send a draw (and contacts) stamped with the newest pose.
+
+        Returns
+        -------
+        bool
+            False when there is nothing to draw yet (no scene or no pose).
+        """
+        changed = self.inputs.changed
+        state = self.inputs.apply()
+        if state is None or self.visualizer is None:
+            return False
+        time_s = state.stamp_ns * 1e-9
+        # The timer already keeps the period; the stamps of poses may repeat.
+        self.visualizer.publish_draw(time_s, force=True)
+        self.draws += 1
+        if self.publish_contacts:
+            if changed or self._penetrations is None:
+                query = self.inputs.scene_graph.query_object()
+                self._penetrations = state.keep(query.compute_point_pair_penetration())
+            self.visualizer.publish_contacts(self._penetrations, time_s)
+        return True
+
+    def spin(self) -> None:
+        """Serve until :meth:`shutdown` or Ctrl-C (``KeyboardInterrupt`` propagates)."""
+        self.node.spin()
+
+    def shutdown(self) -> None:
+        """Log the drop counters and release the node; safe to call twice."""
+        if not self._shut_down and self.inputs.counters:
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(self.inputs.counters.items()))
+            self.node.get_logger().info(f"dropped inputs: {counts}")
+        self._shut_down = True
+        self.node.shutdown()
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    """Run the node until Ctrl-C; the console script ``lcm_bridge_node``.
+
+    Returns
+    -------
+    int
+        0 after Ctrl-C or shutdown; 2 for a bad parameter, scene file or LCM
+        URL; 3 if lcm is not installed.
+    """
+    try:
+        node = LcmBridgeNode(args)
+    except ImportError as err:
+        print(f"{NODE_NAME}: error: the LCM viewer bridge needs lcm ({err})", file=sys.stderr)
+        return 3
+    except (ParameterError, ValueError) as err:
+        print(f"{NODE_NAME}: error: {err}", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, lambda *_: node.node.shutdown())
+    try:
+        node.spin()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        node.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
