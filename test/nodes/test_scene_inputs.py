@@ -1,0 +1,155 @@
+"""Frame matching of the nodes' shared inputs, with callbacks called directly (no spinning).
+
+A real DDS-backend node is created (loopback-only configuration, a domain
+of its own) so that parameters and subscriptions are the real ones; the
+messages are handed to the subscription callbacks by the test.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from geometry_core_nodes.scene_inputs import SceneInputs, load_scene_graph
+from geometry_core_nodes.transport import ParameterError, create_node, loopback_config
+
+_spec = importlib.util.spec_from_file_location(
+    "node_scenario", Path(__file__).with_name("node_scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
+
+pytestmark = [pytest.mark.network, pytest.mark.dds]
+
+_DOMAINS = itertools.count((os.getpid() * 11) % 37)
+T_CONTACT = scenario.T_CONTACT
+STAMP = scenario.STAMP_NS
+
+URDF = """<?xml version="1.0"?>
+<robot name="two_boxes">
+  <link name="root"><collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link>
+  <link name="tip"><collision><geometry><sphere radius="0.05"/></geometry></collision></link>
+  <joint name="j" type="revolute"><parent link="root"/><child link="tip"/>
+    <origin xyz="0 0 0.5"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>
+  </joint>
+</robot>
+"""
+
+
+@pytest.fixture
+def make_inputs():
+    nodes = []
+
+    def make(*params: str) -> SceneInputs:
+        args = ["--ros-args", *[a for p in params for a in ("-p", p)]]
+        node = create_node("inputs_test", args, backend="dds",
+                           domain_id=10 + next(_DOMAINS) % 37, dds_config=loopback_config())
+        nodes.append(node)
+        return SceneInputs(node)
+
+    yield make
+    for node in nodes:
+        node.shutdown()
+
+
+def _tf(inputs, frames, stamp=STAMP, t=T_CONTACT, static=False, **override):
+    msg = scenario.demo_transforms(inputs._node.message_type, t, stamp, frames)
+    for transform in msg.transforms:
+        for key, value in override.items():
+            setattr(transform.header, key, value)
+    (inputs._on_tf_static if static else inputs._on_tf)(msg)
+
+
+def test_frames_without_pose_are_left_out_until_they_arrive(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    assert inputs.apply() is None  # no pose at all yet
+    _tf(inputs, ("base", "turret", "upper_arm", "wrist", "gripper"))  # forearm missing
+    state = inputs.apply()
+    # wrist and gripper hang below forearm: without its pose they cannot be placed.
+    assert state.missing_frames == ["forearm", "gripper", "wrist"]
+    names = {inputs.names(g)[1] for g in state.usable_geometries}
+    assert names == {"world", "base", "turret", "upper_arm"}
+    full = inputs.scene_graph.query_object().compute_signed_distance_pairwise_closest_points(1.0)
+    kept = state.keep(full)
+    assert 0 < len(kept) < len(full)
+    assert all(inputs.names(g)[1] in names for p in kept for g in (p.id_A, p.id_B))
+    assert inputs.apply() is state and not inputs.changed  # nothing new: same state
+    _tf(inputs, ("forearm",))
+    assert inputs.changed
+    state = inputs.apply()
+    assert state.missing_frames == [] and state.usable_geometries is None
+    assert state.keep(full) == full
+
+
+def test_wrong_parent_is_dropped_and_counted(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    _tf(inputs, ("gripper",), frame_id="base")
+    _tf(inputs, ("base",), frame_id="turret")
+    assert inputs.counters["wrong_parent"] == 2
+    assert "gripper" not in inputs.buffer and "base" not in inputs.buffer
+
+
+def test_chain_through_odom_to_a_renamed_world_and_static_frames_never_stale(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo", "world_frame:=map", "stale_after_s:=0.5")
+    Tmsg = inputs._node.message_type
+    poses = scenario.demo_poses(T_CONTACT)
+    _, X_WB = poses["base"]
+    from geometry_core.math import RigidTransform
+
+    odom = scenario.make_transform(Tmsg, "map", "odom", RigidTransform([1.0, 0, 0]), 0)
+    base = scenario.make_transform(Tmsg, "odom", "base",
+                                   RigidTransform([-1.0, 0, 0]) @ X_WB, STAMP)
+    inputs._on_tf_static(Tmsg("tf2_msgs/msg/TFMessage")(transforms=[odom]))
+    inputs._on_tf(Tmsg("tf2_msgs/msg/TFMessage")(transforms=[base]))
+    _tf(inputs, scenario.ARM_FRAMES[1:], stamp=STAMP + 2 * 10**9)
+    state = inputs.apply()
+    assert state.missing_frames == []
+    assert state.stamp_ns == STAMP + 2 * 10**9
+    assert state.stale_frames == ["base"]  # its odom edge is 2 s old; map->odom is static
+    expected = scenario.reference(T_CONTACT)["penetrations"]
+    got = inputs.scene_graph.query_object().compute_point_pair_penetration()
+    assert len(got) == len(expected)
+    assert inputs.names(got[0].id_A)[1] != "world"
+
+
+def test_disconnected_frame_is_counted(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    _tf(inputs, ("base",), frame_id="odom")  # odom never connected to world
+    assert inputs.apply() is None
+    assert inputs.counters["disconnected"] == 1
+
+
+def test_nan_transform_is_dropped_others_in_the_message_kept(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    msg = scenario.demo_transforms(inputs._node.message_type, T_CONTACT, STAMP)
+    msg.transforms[2].transform.translation.x = math.nan
+    inputs._on_tf(msg)
+    assert inputs.counters["bad_pose"] == 1
+    assert inputs.apply().missing_frames == ["forearm", "gripper", "upper_arm", "wrist"]
+
+
+def test_robot_description_topic_loads_a_urdf(make_inputs):
+    inputs = make_inputs()
+    assert inputs.scene_graph is None and inputs.apply() is None
+    inputs._on_robot_description(inputs._node.message_type("std_msgs/msg/String")(data=URDF))
+    inspector = inputs.scene_graph.model_inspector()
+    assert sorted(inspector.get_name(f) for f in inspector.get_all_frame_ids()) == \
+        ["root", "tip", "world"]
+    inputs._on_robot_description(inputs._node.message_type("std_msgs/msg/String")(data="<robot"))
+    assert inputs.counters["bad_scene"] == 1
+
+
+def test_parameter_errors():
+    with pytest.raises(ValueError, match="set scene_file or robot_description, not both"):
+        load_scene_graph("builtin:demo", URDF, {})
+    node = create_node("bad_params", ["--ros-args", "-p", "package_roots:=[nope]"],
+                       backend="dds", domain_id=9, dds_config=loopback_config())
+    try:
+        with pytest.raises(ParameterError, match="expected 'package=/folder' entries"):
+            SceneInputs(node)
+    finally:
+        node.shutdown()

@@ -1,0 +1,59 @@
+"""The nodes' latest-transform buffer: direct frames, chains, static frames, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from geometry_core.math import RigidTransform, RollPitchYaw
+from geometry_core_nodes.conversions import FramePose
+from geometry_core_nodes.tf_buffer import MAX_CHAIN, TfBuffer
+
+
+def _pose(parent, child, xyz=(0, 0, 0), yaw=0.0, stamp=0):
+    return FramePose(parent, child, RigidTransform(RollPitchYaw(0, 0, yaw), list(xyz)), stamp)
+
+
+def test_unknown_frame_is_none_and_direct_parent_is_one_step():
+    buffer = TfBuffer()
+    assert buffer.lookup("world", "base") is None
+    buffer.set_transform(_pose("world", "base", (1, 2, 3), stamp=5), static=False)
+    chain = buffer.lookup("world", "base")
+    np.testing.assert_array_equal(chain.X_PC[:3, 3], [1, 2, 3])
+    assert (chain.newest_ns, chain.oldest_dynamic_ns) == (5, 5)
+    assert buffer.version == 1 and len(buffer) == 1 and "base" in buffer
+
+
+def test_chain_through_frames_outside_the_scene_composes_poses_and_stamps():
+    buffer = TfBuffer()
+    buffer.set_transform(_pose("world", "odom", (1, 0, 0), yaw=np.pi / 2, stamp=1), static=True)
+    buffer.set_transform(_pose("odom", "base", (0, 2, 0), stamp=30), static=False)
+    buffer.set_transform(_pose("base", "tool", (0, 0, 1), stamp=20), static=False)
+    chain = buffer.lookup("world", "tool")
+    X_WT = (RigidTransform(RollPitchYaw(0, 0, np.pi / 2), [1, 0, 0])
+            @ RigidTransform([0, 2, 0]) @ RigidTransform([0, 0, 1]))
+    np.testing.assert_allclose(chain.X_PC, X_WT.get_as_matrix4(), atol=1e-15)
+    assert (chain.newest_ns, chain.oldest_dynamic_ns) == (30, 20)
+    assert buffer.lookup("world", "odom").oldest_dynamic_ns is None  # static: never stale
+
+
+def test_chain_that_misses_the_parent_or_loops_raises():
+    buffer = TfBuffer()
+    buffer.set_transform(_pose("odom", "base"), static=False)
+    with pytest.raises(LookupError, match="chain of parents stops at 'odom' without reaching "
+                                          "'world'"):
+        buffer.lookup("world", "base")
+    buffer.set_transform(_pose("base", "odom"), static=False)
+    with pytest.raises(LookupError, match=f"loops or is longer than {MAX_CHAIN}"):
+        buffer.lookup("world", "base")
+
+
+def test_newest_message_wins_but_a_static_parent_is_kept():
+    buffer = TfBuffer()
+    buffer.set_transform(_pose("world", "base", (1, 0, 0), stamp=10), static=False)
+    buffer.set_transform(_pose("world", "base", (2, 0, 0), stamp=5), static=False)
+    assert buffer.lookup("world", "base").X_PC[0, 3] == 2
+    buffer.set_transform(_pose("world", "fixed", (3, 0, 0)), static=True)
+    buffer.set_transform(_pose("elsewhere", "fixed", (4, 0, 0)), static=False)
+    assert buffer.parent_of("fixed") == "world"
+    assert buffer.lookup("world", "fixed").X_PC[0, 3] == 3
