@@ -12,6 +12,9 @@ Subcommands (each has ``--help``):
 ``geometry-core view SCENE``
     Publishes a scene to the viewer (load, then periodic draws) until Ctrl-C
     or ``--duration``.
+``geometry-core run PARAMS.yaml [--ros-args ...]``
+    Starts the ROS 2 nodes the parameter file configures, as child processes
+    on the DDS backend, until Ctrl-C.
 
 Exit status: 0 success (``check``: no penetration); 1 ``check`` found
 penetrations; 2 bad input (unreadable or invalid file, unknown pose or
@@ -147,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="role drawn (default illustration)")
     view.add_argument("--contacts", action="store_true",
                       help="also publish penetrations to CONTACT_RESULTS")
+    _add_run_parser(commands)
     return parser
 
 
@@ -503,6 +507,82 @@ def _print_demo_table(args, frames, inspector, stats: _DemoStats, lcm_status: st
             print(line)
 
 
+# --------------------------------------------------------------------- run
+# The ROS 2 nodes run as child processes (``python -m geometry_core_nodes.<node>``):
+# the library never imports geometry_core_nodes, so layering holds.
+
+#: Nodes ``run`` can start, by the name their parameter-file section uses.
+_RUN_NODES = ("scene_graph_node", "lcm_bridge_node")
+_RUN_STOP_TIMEOUT_S = 10.0
+
+
+def _add_run_parser(commands) -> None:
+    run = commands.add_parser(
+        "run", help="run the ROS 2 nodes with a parameter file (Cyclone DDS backend)",
+        description="Start the geometry_core ROS 2 nodes with a ROS 2 parameter file, on the "
+                    "built-in Cyclone DDS backend (no ROS installation needed): every node "
+                    f"with a section in the file ({', '.join(_RUN_NODES)}), or "
+                    "scene_graph_node when none has one. Ctrl-C stops them.",
+        epilog="exit status: 0 stopped by Ctrl-C; 2 bad input; else the status of the node "
+               "that failed.")
+    run.add_argument("params", metavar="PARAMS.yaml", help="ROS 2 parameter file")
+    run.add_argument("ros_args", nargs=argparse.REMAINDER, metavar="--ros-args ...",
+                     help="more ROS arguments for every node (-p name:=value, -r from:=to)")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import signal
+    import subprocess
+
+    import yaml
+
+    try:
+        with open(args.params, encoding="utf-8") as file:
+            sections = yaml.safe_load(file)
+    except (OSError, yaml.YAMLError) as err:
+        raise _BadInput(f"cannot read {args.params}: {err}") from None
+    if not isinstance(sections, dict):
+        raise _BadInput(f"{args.params} is not a ROS 2 parameter file (a mapping of node names)")
+    if args.ros_args and args.ros_args[0] != "--ros-args":
+        raise _BadInput(f"unexpected argument {args.ros_args[0]!r}; extra arguments start "
+                        "with --ros-args")
+    names = [n for n in _RUN_NODES if n in sections or f"/{n}" in sections] or [_RUN_NODES[0]]
+    extra = args.ros_args[1:]
+    env = dict(os.environ, GEOMETRY_CORE_TRANSPORT="dds")
+    # Own process groups: a terminal's Ctrl-C reaches only us, and we forward one SIGINT.
+    children = {name: subprocess.Popen(
+        [sys.executable, "-m", f"geometry_core_nodes.{name}", "--ros-args",
+         "--params-file", os.path.abspath(args.params), *extra],
+        env=env, start_new_session=True) for name in names}
+    print(f"running {', '.join(names)} (pids "
+          f"{', '.join(str(c.pid) for c in children.values())}); Ctrl-C stops", flush=True)
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    status = EXIT_OK
+    try:
+        while all(c.poll() is None for c in children.values()):
+            time.sleep(0.1)
+        failed = [(n, c.returncode) for n, c in children.items() if c.returncode not in (None, 0)]
+        if failed:
+            print(f"geometry-core run: {failed[0][0]} exited with status {failed[0][1]}",
+                  file=sys.stderr)
+            status = failed[0][1]
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for child in children.values():
+            if child.poll() is None:
+                child.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + _RUN_STOP_TIMEOUT_S
+        for child in children.values():
+            try:
+                child.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+    return status
+
+
 # -------------------------------------------------------------------- main
 
 
@@ -516,7 +596,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler = {"demo": _cmd_demo, "check": _cmd_check, "view": _cmd_view}[args.command]
+    handler = {"demo": _cmd_demo, "check": _cmd_check, "view": _cmd_view,
+               "run": _cmd_run}[args.command]
     try:
         return handler(args)
     except _BadInput as err:

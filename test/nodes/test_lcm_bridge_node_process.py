@@ -1,0 +1,77 @@
+"""The real LCM bridge node process: /tf in over loopback DDS, Drake viewer messages out.
+
+The node publishes to an LCM log file (``file://...?mode=w``, LCM's file
+provider): no socket is opened for LCM, and the test decodes exactly what a
+viewer would have received, with the Drake message classes of
+``geometry_core.viewer.lcmtypes``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+lcm = pytest.importorskip("lcm")
+
+from geometry_core.viewer.lcmtypes.drake import (  # noqa: E402
+    lcmt_contact_results_for_viz,
+    lcmt_viewer_draw,
+    lcmt_viewer_load_robot,
+)
+
+_spec = importlib.util.spec_from_file_location(
+    "node_scenario", Path(__file__).with_name("node_scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
+
+pytestmark = [pytest.mark.network, pytest.mark.dds]
+
+
+def test_bridge_draws_tf_poses_and_penetrations_as_contacts(tmp_path):
+    domain = 50 + (os.getpid() % 9)
+    log_path = tmp_path / "viewer.lcmlog"
+    params = scenario.write_params(
+        tmp_path / "params.yaml", node="lcm_bridge_node", scene_file="builtin:demo",
+        lcm_url=f"file://{log_path}?mode=w", publish_period=0.05, role="proximity")
+    peer = scenario.Peer(domain)
+    stamp = scenario.STAMP_NS
+    tf = scenario.demo_transforms(peer.message_type, scenario.T_CONTACT, stamp)
+    with scenario.NodeProcess("lcm_bridge_node", params, domain) as node:
+        try:
+            node.wait_for_line("ready on the dds backend")
+            deadline = time.monotonic() + 3.0
+            while time.monotonic() < deadline:
+                peer.tf.publish(tf)
+                peer.node.spin_once(0.05)
+        finally:
+            returncode = node.stop()
+            peer.shutdown()
+    assert returncode == 0, node.output
+    events = list(lcm.EventLog(str(log_path), "r"))
+    channels = {e.channel for e in events}
+    assert {"DRAKE_VIEWER_LOAD_ROBOT_PROXIMITY", "DRAKE_VIEWER_DRAW_PROXIMITY",
+            "CONTACT_RESULTS"} <= channels, channels
+    assert events[0].channel == "DRAKE_VIEWER_LOAD_ROBOT_PROXIMITY"  # load before draw
+    load = lcmt_viewer_load_robot.decode(events[0].data)
+    assert {link.name for link in load.link} >= {"arm::gripper", "world"}
+
+    draws = [lcmt_viewer_draw.decode(e.data) for e in events
+             if e.channel == "DRAKE_VIEWER_DRAW_PROXIMITY"]
+    draw = draws[-1]
+    assert draw.timestamp == stamp // 1_000_000  # milliseconds of the newest pose stamp
+    demo = scenario.make_demo_scene()
+    demo.advance(scenario.T_CONTACT)
+    query = demo.scene_graph.query_object()
+    X_WG = query.get_pose_in_world(demo.frames["gripper"])
+    p_WG = draw.position[draw.link_name.index("arm::gripper")]
+    np.testing.assert_allclose(p_WG, X_WG.translation(), atol=1e-6)  # single precision
+
+    contacts = [lcmt_contact_results_for_viz.decode(e.data) for e in events
+                if e.channel == "CONTACT_RESULTS"]
+    expected = scenario.reference(scenario.T_CONTACT)["penetrations"]
+    assert contacts[-1].num_point_pair_contacts == len(expected) > 0
