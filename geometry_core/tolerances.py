@@ -128,3 +128,12 @@ PROJECTION_SINGULAR_VALUE_RATIO = 3 * 2.220446049250313e-16
 #: witnesses within ~1e-12 m of the surface for metre-sized boxes, while
 #: still recognising faces that are parallel up to rotation round-off (~1e-16).
 BOX_FEATURE_FLAT_TOLERANCE = 1e-12
+
+#: Radians: a convex-solver normal this close to a kink of a support map (a
+#: box face normal, a cylinder cap axis, perpendicular to a side line or an
+#: edge) is tried snapped exactly onto it, and Newton may run along the kink.
+#: GJK's normal at such contacts is only good to ~sqrt(gap / distance), up
+#: to 2e-5 rad measured for nearly touching parallel cylinders. A wide radius
+#: is safe: a snapped normal is kept only if its g (a lower bound on the
+#: signed distance) matches the certified answer to round-off.
+CONVEX_KINK_SNAP = 1e-3

@@ -473,40 +473,132 @@ def _g_and_m(A: PosedSupport, B: PosedSupport, n: np.ndarray):
     return float(n @ m), m, a, b
 
 
+def _line_constraints(A: PosedSupport, B: PosedSupport, n: np.ndarray) -> list:
+    """Return the Newton variants worth trying at n: None (free) and/or a line e.
+
+    Newton applies freely where both supports are smooth, and along the
+    great circle n ⊥ e where one or both sit near a side line or edge of one
+    common direction e (parallel cylinder sides, a cylinder side on a box
+    edge): g is smooth along that circle. Near a face kink n is pinned
+    completely, which snapping handles.
+    """
+    near = tol.CONVEX_KINK_SNAP
+    variants = []
+    if A.is_smooth(-n, tol.CONVEX_NEWTON_START) and B.is_smooth(n, tol.CONVEX_NEWTON_START):
+        variants.append(None)
+    constraint = None
+    for support, u in ((A, -n), (B, n)):
+        if support.is_smooth(u, near):
+            continue
+        faces, lines = support.kink_directions_W()
+        if len(faces) and np.any(np.abs(faces @ u) > 1.0 - 0.5 * near * near):
+            return variants
+        hits = np.flatnonzero(np.abs(lines @ n) < near) if len(lines) else []
+        if len(hits) != 1:
+            return variants
+        e = lines[hits[0]]
+        if constraint is not None and abs(abs(constraint @ e) - 1.0) > 1e-12:
+            return variants
+        constraint = e
+    if constraint is not None:
+        variants.append(constraint)
+    return variants
+
+
 def _newton(A: PosedSupport, B: PosedSupport, n: np.ndarray, scale: float):
-    """Maximise g on the unit sphere from n; None if it does not apply."""
-    smooth_tol = tol.CONVEX_NEWTON_START
+    """Best of Newton's maximisations of g from n (free and along a kink); None if none applies.
+
+    Returns ``(n, g, smooth_A, smooth_B)``.
+    """
+    best = None
+    for e in _line_constraints(A, B, n):
+        result = _newton_one(A, B, n, scale, e)
+        if result is not None and (best is None or result[1] > best[1]):
+            best = result
+    return best
+
+
+def _newton_one(A: PosedSupport, B: PosedSupport, n: np.ndarray, scale: float, e):
+    """Newton on the unit sphere (e None) or on the circle n ⊥ e."""
+    if e is not None:
+        n = n - (n @ e) * e
+        n = n / np.linalg.norm(n)
     g, m, _, _ = _g_and_m(A, B, n)
     g0 = g
     grad_tol = tol.CONVEX_NEWTON_GRADIENT * max(scale, 1.0)
+    eye = np.eye(3)
     for _ in range(tol.CONVEX_NEWTON_MAX_ITERATIONS):
-        if not (A.is_smooth(-n, smooth_tol) and B.is_smooth(n, smooth_tol)):
-            return None
-        grad = m - g * n
-        if math.sqrt(grad @ grad) <= grad_tol:
+        if e is None:
+            t1 = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+            t1 /= np.linalg.norm(t1)
+            T = np.array([t1, np.cross(n, t1)]).T
+        else:
+            t1 = np.cross(e, n)
+            T = (t1 / np.linalg.norm(t1))[:, np.newaxis]
+        grad_T = T.T @ m  # tangential gradient of g
+        if math.sqrt(grad_T @ grad_T) <= grad_tol:
             break
-        P = np.eye(3) - np.outer(n, n)
+        P = eye - np.outer(n, n)
         K = A.core_jacobian_W(-n) + B.core_jacobian_W(n) + (A.radius + B.radius) * P
-        H = K + g * np.eye(3)
-        t1 = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
-        t1 /= np.linalg.norm(t1)
-        t2 = np.cross(n, t1)
-        T = np.array([t1, t2]).T
-        H2 = T.T @ H @ T
-        if H2[0, 0] <= 0.0 or np.linalg.det(H2) <= 0.0:
+        H = T.T @ (K + g * eye) @ T
+        if not np.all(np.isfinite(H)) or np.any(np.linalg.eigvalsh(H) <= 0.0):
             return None  # not a local maximum of g here
-        step = T @ np.linalg.solve(H2, T.T @ grad)
-        n = n + step
-        n /= np.linalg.norm(n)
+        n = n + T @ np.linalg.solve(H, grad_T)
+        if e is not None:
+            n = n - (n @ e) * e
+        n = n / np.linalg.norm(n)
         g, m, _, _ = _g_and_m(A, B, n)
     else:
         return None
     if g < g0 - grad_tol:
         return None
-    grad = m - g * n
-    if math.sqrt(grad @ grad) > 10.0 * grad_tol:
+    smooth_A = A.is_smooth(-n, tol.CONVEX_NEWTON_START)
+    smooth_B = B.is_smooth(n, tol.CONVEX_NEWTON_START)
+    return n, g, smooth_A, smooth_B
+
+
+# --- snapping onto kinks ----------------------------------------------------------
+
+
+def _snap_to_kinks(A: PosedSupport, B: PosedSupport, n: np.ndarray, distance: float,
+                   p_WCa: np.ndarray, p_WCb: np.ndarray, slack: float):
+    """Move n exactly onto a nearby kink of either support if that is no worse.
+
+    Where the answer's normal sits on a kink (a box face, a cylinder cap or
+    side line, parallel edges), GJK/EPA pin the distance to their certified
+    gap but the normal only to about sqrt(gap / size) — the distance is
+    insensitive to it to first order. Candidate normals are n snapped onto
+    each nearby face normal (n = ±f) or line (n ⊥ e). Since every unit n
+    gives a lower bound g(n) on the signed distance, a candidate is kept
+    when g does not drop below the current answer by more than round-off.
+    """
+    g0, _, _, _ = _g_and_m(A, B, n)
+    best = None
+    near = tol.CONVEX_KINK_SNAP
+    for support, sign in ((A, -1.0), (B, 1.0)):
+        faces, lines = support.kink_directions_W()
+        u = sign * n  # the direction in which this support is queried
+        candidates = []
+        if len(faces):
+            cosines = faces @ u
+            for k in np.flatnonzero(np.abs(cosines) > 1.0 - 0.5 * near * near):
+                candidates.append(sign * np.sign(cosines[k]) * faces[k])
+        if len(lines):
+            along = lines @ n
+            for k in np.flatnonzero(np.abs(along) < near):
+                m = n - along[k] * lines[k]
+                candidates.append(m / np.linalg.norm(m))
+        for candidate in candidates:
+            g, _, _, _ = _g_and_m(A, B, candidate)
+            if best is None or g > best[0]:
+                best = (g, candidate)
+    if best is None or best[0] < max(g0, distance - slack):
         return None
-    return n, g
+    g, n_new = best
+    # Move A's witness onto its exact supporting plane and put B's opposite it.
+    h_A = -(n_new @ A.core_point_W(-n_new) - A.radius)
+    p_WCa = p_WCa + (-h_A - n_new @ p_WCa) * n_new
+    return n_new, g, p_WCa, p_WCa - g * n_new
 
 
 # --- entry point ----------------------------------------------------------------
@@ -581,22 +673,41 @@ def signed_distance_supports(A: PosedSupport, B: PosedSupport) -> PairWitness:
         p_A, p_B = np.array(gjk.p_A), np.array(gjk.p_B)
         unique = True
         core_distance = dist_core
+        gap = gjk.gap if math.isfinite(gjk.gap) else 0.0
     else:
         epa = _Epa(A, B, scale).run()
         if epa is None:
             n, depth, p_A, p_B, unique = _flat_overlap(A, B)
+            gap = 0.0
         else:
-            n, depth, p_A, p_B, _, unique = epa
+            n, depth, p_A, p_B, gap, unique = epa
         core_distance = -depth
     distance = core_distance - r_sum
-    if curved:
-        refined = _newton(A, B, n, scale)
-        if refined is not None and refined[1] >= distance - 1e-15 * max(scale, 1.0):
-            n, distance = refined
-            p_A = A.core_point_W(-n)
-            p_B = B.core_point_W(n)
+    # GJK's |v| and EPA's -depth are upper bounds on the signed distance, off
+    # by at most the certified gap; g(n) at any unit n is a lower bound. A
+    # refinement is accepted when its g reaches the bracket.
+    slack = max(gap, 0.0) + 1e-15 * max(scale, 1.0)
     p_WCa = p_A - A.radius * n
     p_WCb = p_B + B.radius * n
+    if curved:
+        refined = _newton(A, B, n, scale)
+        if refined is not None and refined[1] >= distance - slack:
+            n, distance, smooth_A, smooth_B = refined
+            # A support on a kink is ambiguous; take the witness from the smooth
+            # side, or move the old one onto the new supporting plane.
+            if smooth_A:
+                p_WCa = A.core_point_W(-n) - A.radius * n
+                p_WCb = p_WCa - distance * n
+            elif smooth_B:
+                p_WCb = B.core_point_W(n) + B.radius * n
+                p_WCa = p_WCb + distance * n
+            else:
+                h_A = -(n @ A.core_point_W(-n) - A.radius)
+                p_WCa = p_WCa + (-h_A - n @ p_WCa) * n
+                p_WCb = p_WCa - distance * n
+    snapped = _snap_to_kinks(A, B, n, distance, p_WCa, p_WCb, slack)
+    if snapped is not None:
+        n, distance, p_WCa, p_WCb = snapped
     if abs(distance) <= tol.CONVEX_CORE_TOUCH * max(scale, 1.0):
         unique = False
     return PairWitness(float(distance), p_WCa, p_WCb, n, bool(unique))

@@ -454,6 +454,39 @@ class PosedSupport:
                 py + s0 * ax[1] + s1 * ay[1] + s2 * az[1],
                 pz + s0 * ax[2] + s1 * ay[2] + s2 * az[2])
 
+    def kink_directions_W(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(face_normals, line_directions)`` of the support's kinks, in W.
+
+        A face normal f (either sign) is a direction at which the support
+        point is a whole flat face: box faces, cylinder caps, hull faces. A
+        line direction e marks directions n ⊥ e at which it is a segment
+        parallel to e: box edges, cylinder and capsule sides, hull edges.
+        Solvers snap a nearly-kinked normal onto these exactly.
+        """
+        empty = np.zeros((0, 3))
+        if self.kind == "box":
+            return self.R_WG.T.copy(), self.R_WG.T.copy()
+        if self.kind == "cylinder":
+            return self.R_WG[:, 2:].T.copy(), self.R_WG[:, 2:].T.copy()
+        if self.kind == "segment":
+            return empty, self.R_WG[:, 2:].T.copy()
+        if self.kind == "poly":
+            if self.shape is not None and isinstance(self.shape, Convex):
+                vertices_G, faces = self.shape.hull()
+                vertices = vertices_G @ self.R_WG.T + self.p_WGo
+            else:
+                vertices = self._vertices_W
+                faces = np.arange(len(vertices))[np.newaxis, :3] if len(vertices) == 3 else None
+            if faces is None:
+                return empty, empty
+            a, b, c = (vertices[faces[:, k]] for k in range(3))
+            normals = np.cross(b - a, c - a)
+            normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+            edges = np.vstack([b - a, c - b, a - c])
+            edges /= np.linalg.norm(edges, axis=1, keepdims=True)
+            return normals, edges
+        return empty, empty
+
     def core_points_W(self, d_W: np.ndarray) -> np.ndarray:
         """Return the core's support points in W for many directions ``d_W`` (N, 3)."""
         if self.kind == "poly":
