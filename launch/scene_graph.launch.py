@@ -1,0 +1,66 @@
+"""Launch the geometry_core scene graph node: poses from /tf in, penetrations and clearance out.
+
+    ros2 launch geometry_core_ros scene_graph.launch.py scene_file:=/path/scene.yaml
+    ros2 launch geometry_core_ros scene_graph.launch.py \
+        params_file:=$PREFIX/share/geometry_core_ros/config/example_params.yaml
+
+with ``PREFIX=$(ros2 pkg prefix geometry_core_ros)``. Every argument left
+empty keeps the value from ``params_file`` (or the node's default); an
+argument given on the command line overrides it.
+"""
+
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from launch import LaunchDescription
+
+#: Launch arguments passed as node parameters when not empty: (name, type, help).
+SCENE_ARGUMENTS = (
+    ("scene_file", str, "YAML scene or URDF file, or 'builtin:demo'"),
+    ("world_frame", str, "/tf name of the scene's world frame (default world)"),
+    ("stale_after_s", float, "poses older than this relative to the newest are stale"),
+    ("max_distance", float, "clearance threshold in metres (default 0.1)"),
+    ("rate_hz", float, "query rate; 0 = after every batch of pose updates (default)"),
+    ("penetration_topic", str, "PenetrationPairArray topic (default penetrations)"),
+    ("clearance_topic", str, "SignedDistancePairArray topic (default clearance)"),
+    ("markers_topic", str, "MarkerArray topic (default proximity_markers)"),
+)
+
+
+def node_parameters(context, arguments):
+    """Parameter list for a Node: the params file, then the non-empty launch arguments."""
+    parameters = []
+    params_file = LaunchConfiguration("params_file").perform(context)
+    if params_file:
+        parameters.append(params_file)
+    overrides = {}
+    for name, kind, _ in arguments:
+        value = LaunchConfiguration(name).perform(context)
+        if value:
+            overrides[name] = kind(value)
+    if overrides:
+        parameters.append(overrides)
+    return parameters
+
+
+def _scene_graph_node(context):
+    return [Node(
+        package="geometry_core_ros",
+        executable="scene_graph_node",
+        name="scene_graph_node",
+        namespace=LaunchConfiguration("namespace"),
+        output="screen",
+        parameters=node_parameters(context, SCENE_ARGUMENTS),
+    )]
+
+
+def generate_launch_description():
+    return LaunchDescription([
+        DeclareLaunchArgument("params_file", default_value="",
+                              description="ROS 2 parameter file (e.g. config/example_params.yaml)"),
+        DeclareLaunchArgument("namespace", default_value="", description="node namespace"),
+        *[DeclareLaunchArgument(name, default_value="", description=help_text)
+          for name, _, help_text in SCENE_ARGUMENTS],
+        OpaqueFunction(function=_scene_graph_node),
+    ])
