@@ -20,7 +20,8 @@ def _declared(path: Path) -> set[str]:
         if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "DeclareLaunchArgument":
             if isinstance(node.args[0], ast.Constant):
                 names.add(node.args[0].value)
-        if isinstance(node, ast.Assign) and node.targets[0].id.endswith("_ARGUMENTS"):
+        target = node.targets[0] if isinstance(node, ast.Assign) else None
+        if isinstance(target, ast.Name) and target.id.endswith("_ARGUMENTS"):
             names |= {entry.elts[0].value for entry in node.value.elts}
     return names
 
