@@ -167,9 +167,13 @@ def stamp_ns_of(msg: Any) -> int:
 class Peer:
     """The test's own DDS participant: publishes poses, collects the node's results."""
 
-    def __init__(self, domain_id: int, pose_topics: Sequence[str] = ()) -> None:
-        self.node = create_node("test_peer", [], backend="dds", domain_id=domain_id,
-                                dds_config=loopback_config())
+    def __init__(self, domain_id: int, pose_topics: Sequence[str] = (),
+                 backend: str = "dds") -> None:
+        if backend == "dds":
+            self.node = create_node("test_peer", [], backend="dds", domain_id=domain_id,
+                                    dds_config=loopback_config())
+        else:  # rclpy reads ROS_DOMAIN_ID and CYCLONEDDS_URI from the environment
+            self.node = create_node("test_peer", [], backend=backend)
         self.tf = self.node.create_publisher("tf2_msgs/msg/TFMessage", "/tf", TF)
         self.tf_static = self.node.create_publisher("tf2_msgs/msg/TFMessage", "/tf_static",
                                                     TF_STATIC)
@@ -230,8 +234,10 @@ class NodeProcess:
     """
 
     def __init__(self, module: str, params_file: Path, domain_id: int,
-                 extra_args: Sequence[str] = (), command: Sequence[str] | None = None) -> None:
+                 extra_args: Sequence[str] = (), command: Sequence[str] | None = None,
+                 backend: str = "dds") -> None:
         env = loopback_environment(domain_id)
+        env["GEOMETRY_CORE_TRANSPORT"] = backend
         env["PYTHONUNBUFFERED"] = "1"
         if command is None:
             command = [sys.executable, "-m", f"geometry_core_nodes.{module}", "--ros-args",
@@ -285,14 +291,15 @@ def write_params(path: Path, node: str = "scene_graph_node", **values: Any) -> P
     return path
 
 
-def static_then_dynamic(domain_id: int, params_file: Path) -> dict:
+def static_then_dynamic(domain_id: int, params_file: Path, node_backend: str = "dds",
+                        peer_backend: str = "dds") -> dict:
     """/tf_static for ``base`` before the node starts, then /tf for some, then all frames.
 
     Returns the results as plain data: the partial clearance (only ``turret``
     and ``upper_arm`` on /tf) and the full penetrations and clearance, with
     the node's log and exit status.
     """
-    peer = Peer(domain_id)
+    peer = Peer(domain_id, backend=peer_backend)
     T = peer.message_type
     poses = demo_poses(T_CONTACT)
     static = T("tf2_msgs/msg/TFMessage")(transforms=[
@@ -300,7 +307,7 @@ def static_then_dynamic(domain_id: int, params_file: Path) -> dict:
     peer.tf_static.publish(static)
     time.sleep(0.3)  # the node's process does not exist yet: only durability can deliver it
     result: dict[str, Any] = {}
-    with NodeProcess("scene_graph_node", params_file, domain_id) as node:
+    with NodeProcess("scene_graph_node", params_file, domain_id, backend=node_backend) as node:
         try:
             partial = demo_transforms(T, T_CONTACT, STAMP_NS + 1, ("turret", "upper_arm"))
             msg = peer.wait_for("clearance", lambda m: stamp_ns_of(m) == STAMP_NS + 1,
