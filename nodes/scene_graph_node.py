@@ -11,7 +11,7 @@ QoS, keep last 10):
   ``geometry_core_ros/SignedDistancePairArray``, every pair closer than
   ``max_distance``;
 - ``markers_topic`` (``proximity_markers``): ``visualization_msgs/MarkerArray``
-  for RViz, when ``publish_markers``.
+  for RViz, when ``publish_markers`` and a subscriber is matched.
 
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
 takes from DDS (each message with rclpy), so a burst of poses costs one
@@ -160,7 +160,8 @@ class SceneGraphNode:
             distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
             state.stale_frames, message_type)
         self._clearance_pub.publish(clearance)
-        if self._markers_pub is not None:
+        # Markers cost as much to serialise as the results: only for a listening RViz.
+        if self._markers_pub is not None and self._markers_pub.get_subscription_count() > 0:
             self._markers_pub.publish(results_to_markers(
                 penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,
                 message_type))

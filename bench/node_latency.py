@@ -1,0 +1,233 @@
+"""Pose-in to result-out latency of the scene graph node through the real transport.
+
+Usage::
+
+    python -m bench.node_latency                   # 100 Hz and 1 kHz, 5 s each
+    python -m bench.node_latency --rates 100 --duration 10
+
+Starts ``python -m geometry_core_nodes.scene_graph_node`` on the built-in
+demo arm (six moving frames, 17 geometries) on the Cyclone DDS backend with
+the loopback-only configuration, in a DDS domain of its own. This process
+publishes the arm's /tf along the demo's scripted motion (in and out of
+contact) at each input rate, every message stamped with its send time, and
+subscribes to ``penetrations``: a result's header stamp is the newest pose
+it used, so ``receive time - stamp`` is the latency from pose out to result
+in, and the stamps tell which input each result answered.
+
+With ``rate_hz: 0`` the node queries once per batch of poses it takes from
+DDS, so above its query rate it answers fewer inputs (``results/sent`` < 1)
+instead of queueing them. The backlog check: if a queue grew, the latency of
+the last quarter of results would exceed that of the first quarter, and the
+last input's result would arrive late after sending stops (``drain``).
+
+Also printed: the library's own query time for the same poses (penetration
+plus signed distance, in this process), the floor of the node's latency.
+Nothing here asserts a time: benchmarks print numbers, tests assert behaviour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from geometry_core.demo import PERIOD_S, make_demo_scene
+from geometry_core.math import quaternion_wxyz_to_xyzw, rotation_matrix_to_quaternion
+from geometry_core_nodes.transport import (
+    RELIABLE_RESULTS,
+    TF,
+    create_node,
+    loopback_config,
+    loopback_environment,
+)
+
+_PARAMS = """scene_graph_node:
+  ros__parameters:
+    scene_file: "builtin:demo"
+    max_distance: 0.1
+    rate_hz: 0.0
+    publish_markers: true
+"""
+#: Distinct arm configurations cycled through (one demo period).
+_CONFIGURATIONS = 250
+
+
+def _tf_messages(message_type) -> list:
+    """TFMessages of the demo arm along one period of its motion (stamps set at send time)."""
+    T = message_type
+    demo = make_demo_scene()
+    inspector = demo.scene_graph.model_inspector()
+    world = inspector.world_frame_id()
+    messages = []
+    for t in np.linspace(0.0, PERIOD_S, _CONFIGURATIONS, endpoint=False):
+        transforms = []
+        for frame_id, X_PF in demo.kinematics.calc_frame_poses(demo.joint_positions(t)).items():
+            parent = inspector.get_parent_frame(frame_id)
+            q = quaternion_wxyz_to_xyzw(rotation_matrix_to_quaternion(X_PF.rotation().matrix()))
+            p = X_PF.translation()
+            transforms.append(T("geometry_msgs/msg/TransformStamped")(
+                header=T("std_msgs/msg/Header")(
+                    frame_id="world" if parent == world else inspector.get_name(parent)),
+                child_frame_id=inspector.get_name(frame_id),
+                transform=T("geometry_msgs/msg/Transform")(
+                    translation=T("geometry_msgs/msg/Vector3")(x=p[0], y=p[1], z=p[2]),
+                    rotation=T("geometry_msgs/msg/Quaternion")(x=q[0], y=q[1], z=q[2], w=q[3]))))
+        messages.append(T("tf2_msgs/msg/TFMessage")(transforms=transforms))
+    return messages
+
+
+def _library_query_ms() -> tuple[float, float]:
+    """Median and 99th percentile of one node query (penetration + clearance) in this process."""
+    demo = make_demo_scene()
+    times = []
+    for t in np.linspace(0.0, PERIOD_S, 100, endpoint=False):
+        demo.advance(t)
+        t0 = time.perf_counter()
+        query = demo.scene_graph.query_object()
+        query.compute_point_pair_penetration()
+        query.compute_signed_distance_pairwise_closest_points(0.1)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times)), float(np.percentile(times, 99))
+
+
+class _Run:
+    """One input rate: publish for ``duration`` seconds, collect results."""
+
+    def __init__(self, peer, publisher, messages, rate_hz: float, duration: float) -> None:
+        self.peer, self.publisher, self.messages = peer, publisher, messages
+        self.rate_hz, self.duration = rate_hz, duration
+        self.sent_stamps: list[int] = []
+        self.results: list[tuple[int, int]] = []  # (stamp, receive time), ns
+        self._sending = False
+
+    def on_result(self, msg) -> None:
+        received = time.time_ns()
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        if self._sending or (self.sent_stamps and stamp >= self.sent_stamps[0]):
+            self.results.append((stamp, received))
+
+    def _send(self) -> None:
+        period = 1.0 / self.rate_hz
+        start = time.perf_counter()
+        n = 0
+        while n * period < self.duration:
+            message = self.messages[n % len(self.messages)]
+            stamp = time.time_ns()
+            sec, nanosec = divmod(stamp, 1_000_000_000)
+            for transform in message.transforms:
+                transform.header.stamp.sec, transform.header.stamp.nanosec = sec, nanosec
+            self.publisher.publish(message)
+            self.sent_stamps.append(stamp)
+            n += 1
+            delay = start + n * period - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+
+    def run(self) -> dict:
+        self._sending = True
+        sender = threading.Thread(target=self._send)
+        sender.start()
+        while sender.is_alive():
+            self.peer.spin_once(0.01)
+        self._sending = False
+        sent_end = time.time_ns()
+        last = self.sent_stamps[-1]
+        drain_ns = None
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            self.peer.spin_once(0.01)
+            done = [r for s, r in self.results if s == last]
+            if done:
+                drain_ns = done[0] - sent_end
+                break
+        return self.summary(drain_ns)
+
+    def summary(self, drain_ns: int | None) -> dict:
+        latencies = np.array([(r - s) * 1e-6 for s, r in self.results])
+        quarter = max(1, len(latencies) // 4)
+        return {
+            "rate": self.rate_hz,
+            "sent": len(self.sent_stamps),
+            "results": len(self.results),
+            "p50": float(np.median(latencies)) if len(latencies) else float("nan"),
+            "p99": float(np.percentile(latencies, 99)) if len(latencies) else float("nan"),
+            "max": float(latencies.max()) if len(latencies) else float("nan"),
+            "first_q_p50": float(np.median(latencies[:quarter])) if len(latencies) else 0.0,
+            "last_q_p50": float(np.median(latencies[-quarter:])) if len(latencies) else 0.0,
+            "drain_ms": None if drain_ns is None else max(0.0, drain_ns * 1e-6),
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rates", type=float, nargs="+", default=[100.0, 1000.0],
+                        help="input rates in Hz (default 100 1000)")
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds per rate")
+    parser.add_argument("--domain", type=int, default=200 + os.getpid() % 30)
+    args = parser.parse_args(argv)
+
+    query_p50, query_p99 = _library_query_ms()
+    with tempfile.TemporaryDirectory() as folder:
+        params = Path(folder) / "params.yaml"
+        params.write_text(_PARAMS)
+        node = subprocess.Popen(
+            [sys.executable, "-m", "geometry_core_nodes.scene_graph_node", "--ros-args",
+             "--params-file", str(params)],
+            env=loopback_environment(args.domain), stderr=subprocess.PIPE, text=True)
+        peer = create_node("latency_peer", [], backend="dds", domain_id=args.domain,
+                           dds_config=loopback_config())
+        talker = create_node("latency_talker", [], backend="dds", domain_id=args.domain,
+                             dds_config=loopback_config())
+        try:
+            publisher = talker.create_publisher("tf2_msgs/msg/TFMessage", "/tf", TF)
+            messages = _tf_messages(talker.message_type)
+            current: list[_Run] = []
+            peer.create_subscription("geometry_core_ros/msg/PenetrationPairArray",
+                                     "penetrations",
+                                     lambda msg: current and current[-1].on_result(msg),
+                                     RELIABLE_RESULTS)
+            # Warm-up: discovery and the node's first queries.
+            warm = _Run(peer, publisher, messages, 20.0, 1.0)
+            current.append(warm)
+            while not warm.results:
+                warm.run()
+            rows = []
+            for rate in args.rates:
+                run = _Run(peer, publisher, messages, rate, args.duration)
+                current.append(run)
+                rows.append(run.run())
+        finally:
+            peer.shutdown()
+            talker.shutdown()
+            node.terminate()
+            node.communicate(timeout=20)
+    _print(rows, query_p50, query_p99, args.duration)
+    return 0
+
+
+def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float) -> None:
+    print(f"\nscene_graph_node latency, demo arm (6 frames on /tf), {duration:g} s per rate, "
+          "Cyclone DDS backend over loopback")
+    print(f"library query alone (penetration + clearance): p50 {query_p50:.2f} ms, "
+          f"p99 {query_p99:.2f} ms\n")
+    header = ("input Hz", "sent", "results", "answered", "p50 ms", "p99 ms", "max ms",
+              "1st-quarter p50", "last-quarter p50", "drain ms")
+    print(" | ".join(header))
+    print(" | ".join("-" * len(h) for h in header))
+    for r in rows:
+        drain = "lost" if r["drain_ms"] is None else f"{r['drain_ms']:.1f}"
+        print(" | ".join([
+            f"{r['rate']:g}", str(r["sent"]), str(r["results"]),
+            f"{r['results'] / max(1, r['sent']):.0%}", f"{r['p50']:.2f}", f"{r['p99']:.2f}",
+            f"{r['max']:.2f}", f"{r['first_q_p50']:.2f}", f"{r['last_q_p50']:.2f}", drain]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
