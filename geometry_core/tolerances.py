@@ -137,3 +137,12 @@ BOX_FEATURE_FLAT_TOLERANCE = 1e-12
 #: is safe: a snapped normal is kept only if its g (a lower bound on the
 #: signed distance) matches the certified answer to round-off.
 CONVEX_KINK_SNAP = 1e-3
+
+#: Metres per metre: for overlapping curved pairs EPA stops at this certified
+#: gap and hands its normal to Newton, which converges quadratically; if
+#: Newton declines (a kink), EPA resumes to CONVEX_EPA_GAP. Newton's answer
+#: is a local maximum of g within this gap of EPA's certified value, so 1e-9
+#: bounds the worst case at the issue's target while saving about a third of
+#: EPA's iterations (measured on ellipsoid and cylinder pairs).
+CONVEX_EPA_NEWTON_HANDOFF = 1e-9
+

@@ -316,7 +316,9 @@ class _Epa:
         self.A, self.B, self.scale = A, B, scale
         self.iterations = 0
 
-    def run(self):
+    def run(self, gap_tol: float):
+        """Build the initial hull and expand until the certified gap is below ``gap_tol``."""
+        self.gap_tol = gap_tol
         A, B = self.A, self.B
         dirs = _initial_directions(A, B)
         pa = A.core_points_W(dirs)
@@ -363,8 +365,13 @@ class _Epa:
         self.next_id += 1
         return True
 
+    def resume(self, gap_tol: float):
+        """Expand the same polytope further, to a tighter ``gap_tol``."""
+        self.gap_tol = gap_tol
+        return self._expand()
+
     def _expand(self):
-        gap_tol = tol.CONVEX_EPA_GAP * max(self.scale, 1.0)
+        gap_tol = self.gap_tol
         while True:
             self.iterations += 1
             key = min(self.faces, key=lambda k: self.faces[k][2])
@@ -665,32 +672,38 @@ def signed_distance_supports(A: PosedSupport, B: PosedSupport) -> PairWitness:
     r_sum = A.radius + B.radius
     curved = A.is_curved or B.is_curved
 
+    tight = tol.CONVEX_EPA_GAP * max(scale, 1.0)
     gjk = _gjk(A, B, scale)
+    epa = None
     if not gjk.overlap:
         v = np.array(gjk.v)
-        dist_core = math.sqrt(v @ v)
-        n = v / dist_core
+        n = v / math.sqrt(v @ v)
         p_A, p_B = np.array(gjk.p_A), np.array(gjk.p_B)
         unique = True
-        core_distance = dist_core
+        core_distance = math.sqrt(v @ v)
         gap = gjk.gap if math.isfinite(gjk.gap) else 0.0
+        answer = (n, core_distance, p_A, p_B, gap, unique)
     else:
-        epa = _Epa(A, B, scale).run()
-        if epa is None:
+        epa = _Epa(A, B, scale)
+        # Curved pairs hand over to Newton early; EPA resumes if Newton declines.
+        answer = epa.run(tol.CONVEX_EPA_NEWTON_HANDOFF * max(scale, 1.0) if curved else tight)
+        if answer is None:
             n, depth, p_A, p_B, unique = _flat_overlap(A, B)
-            gap = 0.0
+            answer = (n, -depth, p_A, p_B, 0.0, unique)
+            epa = None
         else:
-            n, depth, p_A, p_B, gap, unique = epa
-        core_distance = -depth
-    distance = core_distance - r_sum
-    # GJK's |v| and EPA's -depth are upper bounds on the signed distance, off
-    # by at most the certified gap; g(n) at any unit n is a lower bound. A
-    # refinement is accepted when its g reaches the bracket.
-    slack = max(gap, 0.0) + 1e-15 * max(scale, 1.0)
-    p_WCa = p_A - A.radius * n
-    p_WCb = p_B + B.radius * n
-    if curved:
-        refined = _newton(A, B, n, scale)
+            n, depth, p_A, p_B, gap, unique = answer
+            answer = (n, -depth, p_A, p_B, gap, unique)
+    while True:
+        n, core_distance, p_A, p_B, gap, unique = answer
+        distance = core_distance - r_sum
+        # GJK's |v| and EPA's -depth are upper bounds on the signed distance, off
+        # by at most the certified gap; g(n) at any unit n is a lower bound. A
+        # refinement is accepted when its g reaches the bracket.
+        slack = max(gap, 0.0) + 1e-15 * max(scale, 1.0)
+        p_WCa = p_A - A.radius * n
+        p_WCb = p_B + B.radius * n
+        refined = _newton(A, B, n, scale) if curved else None
         if refined is not None and refined[1] >= distance - slack:
             n, distance, smooth_A, smooth_B = refined
             # A support on a kink is ambiguous; take the witness from the smooth
@@ -705,6 +718,11 @@ def signed_distance_supports(A: PosedSupport, B: PosedSupport) -> PairWitness:
                 h_A = -(n @ A.core_point_W(-n) - A.radius)
                 p_WCa = p_WCa + (-h_A - n @ p_WCa) * n
                 p_WCb = p_WCa - distance * n
+            break
+        if epa is None or epa.gap_tol <= tight:
+            break
+        n_, depth, p_A, p_B, gap, unique = epa.resume(tight)
+        answer = (n_, -depth, p_A, p_B, gap, unique)
     snapped = _snap_to_kinks(A, B, n, distance, p_WCa, p_WCb, slack)
     if snapped is not None:
         n, distance, p_WCa, p_WCb = snapped
