@@ -146,3 +146,11 @@ CONVEX_KINK_SNAP = 1e-3
 #: EPA's iterations (measured on ellipsoid and cylinder pairs).
 CONVEX_EPA_NEWTON_HANDOFF = 1e-9
 
+# --- narrowphase dispatch -----------------------------------------------------
+
+#: Largest |g(nhat_BA_W) - distance| (metres) accepted from the iterative
+#: convex solver, g being the support-function gap along the reported normal.
+#: A correct answer satisfies it to the solver's accuracy (~1e-9 m or better,
+#: docs/accuracy.md); a breakdown of GJK/EPA shows up as millimetres. Ten
+#: times the accuracy target separates the two without false alarms.
+PAIR_CERTIFICATE_TOLERANCE = 1e-8

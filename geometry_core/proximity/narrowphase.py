@@ -12,7 +12,10 @@ sphere – any convex         exact, point distance (``exact_pairs``)
 capsule – capsule           exact, segment–segment (``exact_pairs``)
 box – box                   exact (``exact_pairs``)
 other convex pairs          support-function solver converged to ~1e-9 m
-                            (``convex_solver``)
+                            (``convex_solver``), certified: an answer whose
+                            distance the support functions do not reproduce
+                            along its own normal is replaced by a direction
+                            search (``direction_search``; counted, logged)
 ==========================  ===============================================
 
 The penetration, signed-distance and collision queries all read the same
@@ -22,12 +25,22 @@ disagree about a pair.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
+from geometry_core.proximity.direction_search import certificate_gap, search_signed_distance
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.shapes import HalfSpace, Mesh, Shape
+from geometry_core.tolerances import PAIR_CERTIFICATE_TOLERANCE
 
-__all__ = ["PairSolver"]
+__all__ = ["PairSolver", "solver_fallbacks"]
+
+_log = logging.getLogger("geometry_core.proximity")
+
+#: How many iterative answers failed their certificate and were replaced by
+#: a direction search, since the process started (read by tests and tools).
+solver_fallbacks = 0
 
 
 class PairSolver:
@@ -63,7 +76,16 @@ class PairSolver:
         exact = exact_pairs.signed_distance_pair(shape_A, X_WA, shape_B, X_WB)
         if exact is not None:
             return exact
-        return convex_solver.signed_distance_convex(shape_A, X_WA, shape_B, X_WB)
+        answer = convex_solver.signed_distance_convex(shape_A, X_WA, shape_B, X_WB)
+        gap = certificate_gap(shape_A, X_WA, shape_B, X_WB, answer)
+        if gap > PAIR_CERTIFICATE_TOLERANCE:
+            global solver_fallbacks
+            solver_fallbacks += 1
+            _log.warning("convex solver answer for %s-%s failed its certificate by %.3g m; "
+                         "using a direction search instead (fallback #%d)",
+                         shape_A.type_name, shape_B.type_name, gap, solver_fallbacks)
+            answer = search_signed_distance(shape_A, X_WA, shape_B, X_WB, answer.nhat_BA_W)
+        return answer
 
     def _fcl_geometry(self, i: int):
         from geometry_core.proximity import fcl_adapter
