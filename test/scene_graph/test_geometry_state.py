@@ -443,3 +443,26 @@ def test_skipped_snapshot_still_reports_the_posed_pairs(scene):
     pairs = sg.query_object(frames_without_pose="skip").compute_point_pair_penetration()
     assert [(p.id_A, p.id_B) for p in pairs] == [(b, f)]
     assert pairs[0].depth == pytest.approx(0.2)
+
+
+def test_inspector_counts_and_lookups(scene):
+    sg, src, base, arm, hand = scene
+    other = sg.register_source("other")
+    g = sg.register_geometry(src, arm, instance("g"))
+    sg.assign_role(src, g, ProximityProperties())
+    h = sg.register_geometry(src, arm, instance("h"))
+    inspector = sg.model_inspector()
+    assert set(inspector.get_all_source_ids()) == {src, other}
+    assert inspector.num_sources() == 2
+    assert inspector.source_is_registered(other)
+    assert not inspector.source_is_registered(SourceId.get_new_id())
+    assert inspector.get_child_frames(base) == [arm]
+    assert inspector.get_child_frames(hand) == []
+    assert inspector.num_frames_for_source(src) == 3
+    assert inspector.num_frames_for_source(other) == 0
+    assert inspector.num_geometries_for_frame_with_role(arm, Role.PROXIMITY) == 1
+    assert inspector.num_geometries_for_frame_with_role(arm, Role.UNASSIGNED) == 1
+    assert inspector.get_geometry_ids(GeometrySet(arm)) == {g, h}
+    assert inspector.get_geometry_ids(GeometrySet(arm), Role.PROXIMITY) == {g}
+    assert isinstance(inspector.get_properties(g, Role.PROXIMITY), ProximityProperties)
+    assert inspector.get_properties(h, Role.PROXIMITY) is None
