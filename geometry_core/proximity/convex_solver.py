@@ -310,6 +310,13 @@ class _Epa:
     Faces are kept counter-clockwise seen from outside; each iteration adds
     the support point along the nearest face's normal, deletes the faces
     that see it and closes the hole with a fan over the horizon.
+
+    The faces live in preallocated arrays (vertex indices, unit normals,
+    plane offsets, first vertex, alive flag) so that the per-iteration scans
+    (nearest face, faces visible from the new point, normal ties) are a few
+    numpy operations whatever the face count, instead of a Python loop over
+    hundreds of faces. Each scan evaluates the same floating-point
+    expressions, in the same order, as a scalar loop would.
     """
 
     def __init__(self, A: PosedSupport, B: PosedSupport, scale: float) -> None:
@@ -347,23 +354,66 @@ class _Epa:
         self.P = [tuple(x) for x in P.tolist()]
         self.PA = [tuple(x) for x in pa[used].tolist()]
         self.PB = [tuple(x) for x in pb[used].tolist()]
-        self.faces: dict[int, tuple] = {}
-        self.next_id = 0
-        for f in faces.tolist():
-            if not self._new_face(tuple(f)):
-                return None
+        capacity = 2 * len(faces) + 64
+        self.fv = np.zeros((capacity, 3), dtype=np.int64)
+        self.fn = np.zeros((capacity, 3))
+        self.fa = np.zeros((capacity, 3))
+        self.fd = np.full(capacity, np.inf)  # plane offset; inf for dead slots
+        self.alive = np.zeros(capacity, dtype=bool)
+        self.uses = np.zeros(len(P) + tol.CONVEX_EPA_MAX_ITERATIONS + 1, dtype=np.int64)
+        self.count = 0  # slots used (alive or dead)
+        self.live = 0  # alive faces
+        # The initial faces, with the arithmetic of _new_face done on all rows.
+        a, b, c = P[faces[:, 0]], P[faces[:, 1]], P[faces[:, 2]]
+        e1, e2 = b - a, c - a
+        n = np.stack([e1[:, 1] * e2[:, 2] - e1[:, 2] * e2[:, 1],
+                      e1[:, 2] * e2[:, 0] - e1[:, 0] * e2[:, 2],
+                      e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]], axis=1)
+        norm = np.sqrt(n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2])
+        if np.any(norm == 0.0):
+            return None
+        n = n / norm[:, None]
+        self._store(faces, n, a, n[:, 0] * a[:, 0] + n[:, 1] * a[:, 1] + n[:, 2] * a[:, 2])
         return self._expand()
 
-    def _new_face(self, f) -> bool:
-        a, b, c = self.P[f[0]], self.P[f[1]], self.P[f[2]]
-        n = _cross(_sub(b, a), _sub(c, a))
-        norm = math.sqrt(_dot(n, n))
-        if norm == 0.0:
-            return False
-        n = (n[0] / norm, n[1] / norm, n[2] / norm)
-        self.faces[self.next_id] = (f, n, _dot(n, a))
-        self.next_id += 1
-        return True
+    def _store(self, fv, fn, fa, fd) -> None:
+        """Append faces (vertex indices, unit normals, first vertices, offsets)."""
+        start = self.count
+        end = start + len(fv)
+        while end > len(self.fd):
+            self._grow()
+        self.fv[start:end] = fv
+        self.fn[start:end] = fn
+        self.fa[start:end] = fa
+        self.fd[start:end] = fd
+        self.alive[start:end] = True
+        np.add.at(self.uses, np.asarray(fv).ravel(), 1)
+        self.count = end
+        self.live += len(fv)
+
+    def _grow(self) -> None:
+        extra = len(self.fd)
+        self.fv = np.concatenate([self.fv, np.zeros((extra, 3), dtype=np.int64)])
+        self.fn = np.concatenate([self.fn, np.zeros((extra, 3))])
+        self.fa = np.concatenate([self.fa, np.zeros((extra, 3))])
+        self.fd = np.concatenate([self.fd, np.full(extra, np.inf)])
+        self.alive = np.concatenate([self.alive, np.zeros(extra, dtype=bool)])
+
+    def _kill(self, slots) -> None:
+        self.alive[slots] = False
+        self.fd[slots] = np.inf
+        np.subtract.at(self.uses, self.fv[slots].ravel(), 1)
+        self.live -= len(slots)
+
+    def _revive(self, slots, fd) -> None:
+        self.alive[slots] = True
+        self.fd[slots] = fd
+        np.add.at(self.uses, self.fv[slots].ravel(), 1)
+        self.live += len(slots)
+
+    def _face(self, slot: int):
+        return (tuple(self.fv[slot].tolist()), tuple(self.fn[slot].tolist()),
+                float(self.fd[slot]))
 
     def resume(self, gap_tol: float):
         """Expand the same polytope further, to a tighter ``gap_tol``."""
@@ -374,52 +424,69 @@ class _Epa:
         gap_tol = self.gap_tol
         while True:
             self.iterations += 1
-            key = min(self.faces, key=lambda k: self.faces[k][2])
-            f, u, dist = self.faces[key]
+            face = self._face(int(np.argmin(self.fd[:self.count])))
+            f, u, dist = face
             a = self.A.core_point(u)
             b = self.B.core_point(_neg(u))
             w = _sub(a, b)
             gap = _dot(u, w) - dist
             if (gap <= gap_tol or self.iterations >= tol.CONVEX_EPA_MAX_ITERATIONS
                     or not self._add(w, a, b)):
-                return self._witness(self.faces[key], gap)
+                return self._witness(face, gap)
 
     def _add(self, w, a, b) -> bool:
         eps = 1e-14 * max(self.scale, 1.0)
-        P = self.P
-        visible = [k for k, (f, n, _) in self.faces.items() if _dot(n, _sub(w, P[f[0]])) > eps]
+        count = self.count
+        fn, fa = self.fn[:count], self.fa[:count]
+        # n·(w − a0), summed in the order of _dot.
+        height = (fn[:, 0] * (w[0] - fa[:, 0]) + fn[:, 1] * (w[1] - fa[:, 1])
+                  + fn[:, 2] * (w[2] - fa[:, 2]))
+        visible = np.flatnonzero(self.alive[:count] & (height > eps)).tolist()
         if not visible:
             return False
         edges: dict = {}
-        for k in visible:
-            f = self.faces[k][0]
+        for f in self.fv[visible].tolist():
             for e in ((f[0], f[1]), (f[1], f[2]), (f[2], f[0])):
                 if (e[1], e[0]) in edges:
                     del edges[(e[1], e[0])]
                 else:
                     edges[e] = True
-        saved = {k: self.faces.pop(k) for k in visible}
+        saved_fd = self.fd[visible]
+        floor = float(np.min(saved_fd)) - eps
+        self._kill(visible)
+        P = self.P
         index = len(P)
-        P.append(w)
-        self.PA.append(a)
-        self.PB.append(b)
-        start = self.next_id
-        floor = min(d for (_, _, d) in saved.values()) - eps
-        n_vertices = len({i for (f, _, _) in self.faces.values() for i in f} | {index}
-                         | {i for e in edges for i in e})
-        ok = all(self._new_face((e[0], e[1], index)) for e in edges)
+        # New faces (a fan over the horizon), with _dot/_cross arithmetic.
+        fv, fn, fa, fd = [], [], [], []
+        for i, j in edges:
+            p, q = P[i], P[j]
+            n = _cross(_sub(q, p), _sub(w, p))
+            norm = math.sqrt(_dot(n, n))
+            if norm == 0.0:
+                fv = None
+                break
+            n = (n[0] / norm, n[1] / norm, n[2] / norm)
+            fv.append((i, j, index))
+            fn.append(n)
+            fa.append(p)
+            fd.append(_dot(n, p))
         # The polytope only grows, so no new face may come nearer the origin
         # than the faces it replaces, and it must stay a closed triangulated
         # sphere (F = 2V - 4). Round-off on slivers breaks both first.
-        ok = ok and all(self.faces[k][2] >= floor for k in range(start, self.next_id))
-        ok = ok and len(self.faces) == 2 * n_vertices - 4
-        if not ok:
-            for k in range(start, self.next_id):
-                self.faces.pop(k, None)
-            self.faces.update(saved)
-            P.pop()
-            self.PA.pop()
-            self.PB.pop()
+        ok = bool(fv) and min(fd) >= floor
+        if ok:
+            if index >= len(self.uses):
+                self.uses = np.concatenate([self.uses, np.zeros_like(self.uses)])
+            self._store(fv, fn, fa, fd)
+            ok = self.live == 2 * int(np.count_nonzero(self.uses[:index + 1])) - 4
+            if not ok:
+                self._kill(np.arange(self.count - len(fv), self.count))
+        if ok:
+            P.append(w)
+            self.PA.append(a)
+            self.PB.append(b)
+        else:
+            self._revive(visible, saved_fd)
         return ok
 
     def _witness(self, face, gap: float):
@@ -433,8 +500,11 @@ class _Epa:
         p_A = _combine(lam, [self.PA[i] for i in f])
         p_B = _combine(lam, [self.PB[i] for i in f])
         tie = tol.CONVEX_NORMAL_TIE * max(self.scale, 1.0)
-        unique = not any(d - depth <= tie and _dot(n, u) < 1.0 - 1e-6
-                         for (_, n, d) in self.faces.values())
+        count = self.count
+        fn = self.fn[:count]
+        cosine = fn[:, 0] * u[0] + fn[:, 1] * u[1] + fn[:, 2] * u[2]
+        unique = not bool(np.any(self.alive[:count] & (self.fd[:count] - depth <= tie)
+                                 & (cosine < 1.0 - 1e-6)))
         return np.array(_neg(u)), depth, np.array(p_A), np.array(p_B), gap, unique
 
 
