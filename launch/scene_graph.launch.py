@@ -9,11 +9,10 @@ empty keeps the value from ``params_file`` (or the node's default); an
 argument given on the command line overrides it.
 """
 
+from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-
-from launch import LaunchDescription
 
 #: Launch arguments passed as node parameters when not empty: (name, type, help).
 SCENE_ARGUMENTS = (

@@ -13,12 +13,11 @@ values from ``params_file``.
 
 import os
 
+from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-
-from launch import LaunchDescription
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
