@@ -2,6 +2,8 @@
 
 ``nodes/`` is installed as the package ``geometry_core_nodes`` (DESIGN.md
 section 5), with the ``.msg`` definitions its DDS backend reads at run time.
+The node console scripts carry the names ``ros2 run`` knows them by; a colcon
+(ament_cmake) build installs the same names from ``scripts/ros/`` instead.
 """
 
 import glob
@@ -20,6 +22,12 @@ setup(
         ("share/ament_index/resource_index/packages", ["resource/geometry_core_ros"]),
         ("share/geometry_core_ros", ["package.xml"]),
         ("share/geometry_core_ros/msg", sorted(glob.glob("msg/*.msg"))),
+        ("share/geometry_core_ros/launch", sorted(glob.glob("launch/*.launch.py"))),
+        ("share/geometry_core_ros/config", sorted(glob.glob("config/*.yaml"))),
     ],
-    entry_points={"console_scripts": ["geometry-core = geometry_core.cli:main"]},
+    entry_points={"console_scripts": [
+        "geometry-core = geometry_core.cli:main",
+        "scene_graph_node = geometry_core_nodes.scene_graph_node:main",
+        "lcm_bridge_node = geometry_core_nodes.lcm_bridge_node:main",
+    ]},
 )
