@@ -36,16 +36,39 @@ def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
     threshold = float(threshold)
     if math.isnan(threshold):
         raise ValueError("threshold must be a number, got NaN")
-    from geometry_core.proximity.point_distance import signed_distance_to_point
+    from geometry_core.proximity.point_distance import (
+        signed_distance_to_point,
+        signed_distances_to_point_batch,
+    )
 
     model, X_WG = scene.model, scene.X_WG
     center_W, half_W = scene.aabbs
     # A box farther than threshold from Q cannot hold a point within threshold.
     with np.errstate(invalid="ignore"):
         gap = np.linalg.norm(np.maximum(np.abs(p_WQ - center_W) - half_W, 0.0), axis=1)
-    near = np.flatnonzero(~(gap > threshold))
+    is_near = ~(gap > threshold)
+    # Primitives with a vectorised kernel answer all at once, per shape type
+    # (the same numbers as the scalar kernel: test_point_distance checks it).
+    batched: dict[int, tuple] = {}
+    for shape_type, idx, params in scene.cache.point_groups():
+        keep = is_near[idx]
+        if not keep.any():
+            continue
+        idx = idx[keep]
+        batch = signed_distances_to_point_batch(shape_type, params[keep], X_WG[idx], p_WQ)
+        for k, g in enumerate(idx.tolist()):
+            batched[g] = (batch, k)
     results = []
-    for i in near:
+    for i in np.flatnonzero(is_near).tolist():
+        found = batched.get(i)
+        if found is not None:
+            batch, k = found
+            distance = float(batch.distance[k])
+            if distance <= threshold:
+                results.append(SignedDistanceToPoint(model.geometry_ids[i], batch.p_GN[k],
+                                                     distance, batch.grad_W[k],
+                                                     bool(batch.is_grad_W_unique[k])))
+            continue
         shape = model.shapes[i]
         if isinstance(shape, Mesh):
             if model.geometry_ids[i] not in _logged_meshes:

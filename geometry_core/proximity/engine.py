@@ -33,6 +33,28 @@ class ModelCache:
         self.model = model
         self.broadphase = BroadphaseModel.build(model)
         self.solver = PairSolver(model.shapes)
+        self._point_groups: list | None = None
+
+    def point_groups(self) -> list[tuple[type, np.ndarray, np.ndarray]]:
+        """``(shape_type, indices, params)`` per shape type with a batch point kernel.
+
+        Geometries of other types (ellipsoid, convex, mesh) are in no group.
+        """
+        if self._point_groups is None:
+            from geometry_core.proximity.point_distance import (
+                batch_point_types,
+                stack_shape_params,
+            )
+
+            groups = []
+            for shape_type in batch_point_types():
+                idx = np.array([g for g, shape in enumerate(self.model.shapes)
+                                if type(shape) is shape_type], dtype=np.intp)
+                if idx.size:
+                    _, params = stack_shape_params([self.model.shapes[g] for g in idx])
+                    groups.append((shape_type, idx, params))
+            self._point_groups = groups
+        return self._point_groups
 
     @classmethod
     def of(cls, model: CollisionModel) -> ModelCache:

@@ -54,6 +54,7 @@ from geometry_core.tolerances import (
 
 __all__ = [
     "PointWitnessBatch",
+    "batch_point_types",
     "closest_points_on_triangles",
     "signed_distance_to_point",
     "signed_distances_to_point_batch",
@@ -459,6 +460,11 @@ class PointWitnessBatch(NamedTuple):
 
 
 _BATCH_TYPES = (Sphere, Box, Capsule, Cylinder, HalfSpace)
+
+
+def batch_point_types() -> tuple[type, ...]:
+    """Return the shape types that ``signed_distances_to_point_batch`` accepts."""
+    return _BATCH_TYPES
 
 
 def stack_shape_params(shapes: list[Shape]) -> tuple[type, np.ndarray]:
