@@ -160,45 +160,97 @@ def _sphere_shape(sphere_A: Sphere, X_WA: np.ndarray, shape_B: Shape,
 # --------------------------------------------------------------------------
 
 
+def _segment_closest_floats(p1, d1, p2, d2):
+    """closest_points_between_segments for one pair, on 3-tuples of floats.
+
+    The same formulas, branch for branch, without numpy's per-call overhead
+    (which is most of the cost of one capsule pair); ``test_exact_pairs_fast``
+    checks it against the vectorised version to 1e-15.
+    """
+    r = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
+    a = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2]
+    e = d2[0] * d2[0] + d2[1] * d2[1] + d2[2] * d2[2]
+    b = d1[0] * d2[0] + d1[1] * d2[1] + d1[2] * d2[2]
+    c = d1[0] * r[0] + d1[1] * r[1] + d1[2] * r[2]
+    f = d2[0] * r[0] + d2[1] * r[1] + d2[2] * r[2]
+    n = _cross3(d1, d2)
+    nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2]
+    if nn <= 1e-24 * a * e:
+        s_lo, s_hi = -c / a, (b - c) / a
+        lo = max(0.0, min(s_lo, s_hi))
+        hi = min(1.0, max(s_lo, s_hi))
+        s = 0.5 * (lo + hi) if lo <= hi else (0.0 if hi < 0.0 else 1.0)
+    else:
+        m = _cross3((-r[0], -r[1], -r[2]), d2)
+        s = min(max((m[0] * n[0] + m[1] * n[1] + m[2] * n[2]) / nn, 0.0), 1.0)
+    t = (b * s + f) / e
+    if t < 0.0:
+        s = min(max(-c / a, 0.0), 1.0)
+    elif t > 1.0:
+        s = min(max((b - c) / a, 0.0), 1.0)
+    t = min(max(t, 0.0), 1.0)
+    return ((p1[0] + s * d1[0], p1[1] + s * d1[1], p1[2] + s * d1[2]),
+            (p2[0] + t * d2[0], p2[1] + t * d2[1], p2[2] + t * d2[2]))
+
+
+def _cross3(u, v):
+    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+
+
+def _dot3(u, v) -> float:
+    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+
+
 def _capsule_capsule(capsule_A: Capsule, X_WA: np.ndarray, capsule_B: Capsule,
                      X_WB: np.ndarray) -> PairWitness:
-    z_WA, z_WB = X_WA[:3, 2], X_WB[:3, 2]
-    p_WAo, p_WBo = X_WA[:3, 3], X_WB[:3, 3]
-    p_WC1, p_WC2 = closest_points_between_segments(
-        p_WAo - 0.5 * capsule_A.length * z_WA, capsule_A.length * z_WA,
-        p_WBo - 0.5 * capsule_B.length * z_WB, capsule_B.length * z_WB)
-    p_C2C1 = p_WC1 - p_WC2
+    # Plain floats throughout: a capsule pair is a few dozen flops, and numpy
+    # calls on 3-vectors would cost ten times more than the arithmetic.
+    (zax, zay, zaz, pax, pay, paz), (zbx, zby, zbz, pbx, pby, pbz) = (
+        X[:3, 2:4].T.ravel().tolist() for X in (X_WA, X_WB))
+    z_WA, z_WB = (zax, zay, zaz), (zbx, zby, zbz)
+    p_WAo, p_WBo = (pax, pay, paz), (pbx, pby, pbz)
+    L_A, L_B = float(capsule_A.length), float(capsule_B.length)
+    r_A, r_B = float(capsule_A.radius), float(capsule_B.radius)
+    p_WC1, p_WC2 = _segment_closest_floats(
+        (pax - 0.5 * L_A * zax, pay - 0.5 * L_A * zay, paz - 0.5 * L_A * zaz),
+        (L_A * zax, L_A * zay, L_A * zaz),
+        (pbx - 0.5 * L_B * zbx, pby - 0.5 * L_B * zby, pbz - 0.5 * L_B * zbz),
+        (L_B * zbx, L_B * zby, L_B * zbz))
+    p_C2C1 = (p_WC1[0] - p_WC2[0], p_WC1[1] - p_WC2[1], p_WC1[2] - p_WC2[2])
     # Where a closest point is interior to its spine, C1 - C2 is exactly normal
     # to that spine; removing the round-off along it keeps tiny gaps (crossing
     # spines) pointing the right way. Two interior points on non-parallel
     # spines make it the common normal, i.e. the line-line distance formula.
-    normal = np.cross(z_WA, z_WB)
-    normal_norm = float(np.linalg.norm(normal))
-    interior = [z_W for z_W, p_WC, p_WGo, capsule in
-                ((z_WA, p_WC1, p_WAo, capsule_A), (z_WB, p_WC2, p_WBo, capsule_B))
-                if abs(float((p_WC - p_WGo) @ z_W)) < 0.5 * capsule.length * (1.0 - 1e-12)]
+    normal = _cross3(z_WA, z_WB)
+    normal_norm = math.sqrt(_dot3(normal, normal))
+    interior = [z_W for z_W, p_WC, p_WGo, length in
+                ((z_WA, p_WC1, p_WAo, L_A), (z_WB, p_WC2, p_WBo, L_B))
+                if abs(_dot3((p_WC[0] - p_WGo[0], p_WC[1] - p_WGo[1], p_WC[2] - p_WGo[2]),
+                             z_W)) < 0.5 * length * (1.0 - 1e-12)]
     if len(interior) == 2 and normal_norm > BOX_PARALLEL_SIN_TOLERANCE:
-        nhat = normal / normal_norm
-        p_C2C1 = float(p_C2C1 @ nhat) * nhat
+        nhat = (normal[0] / normal_norm, normal[1] / normal_norm, normal[2] / normal_norm)
+        k = _dot3(p_C2C1, nhat)
+        p_C2C1 = (k * nhat[0], k * nhat[1], k * nhat[2])
     else:
         for z_W in interior:
-            p_C2C1 = p_C2C1 - float(p_C2C1 @ z_W) * z_W
-    spine_distance = math.sqrt(float(p_C2C1 @ p_C2C1))
-    size = max(capsule_A.length + capsule_A.radius, capsule_B.length + capsule_B.radius)
+            k = _dot3(p_C2C1, z_W)
+            p_C2C1 = (p_C2C1[0] - k * z_W[0], p_C2C1[1] - k * z_W[1], p_C2C1[2] - k * z_W[2])
+    spine_distance = math.sqrt(_dot3(p_C2C1, p_C2C1))
+    size = max(L_A + r_A, L_B + r_B)
     unique = spine_distance > _feature_tolerance(size)
     if unique:
-        nhat_BA_W = p_C2C1 / spine_distance
+        nhat_BA_W = np.array(p_C2C1) / spine_distance
     else:
         # The spines meet: every direction normal to both spines separates them
         # equally fast; pick that one (or any normal to parallel spines),
         # oriented from B's centre toward A's when that says anything.
-        nhat_BA_W = (normal / normal_norm if normal_norm > BOX_PARALLEL_SIN_TOLERANCE
-                     else _any_perpendicular(z_WA))
-        if float(nhat_BA_W @ (p_WAo - p_WBo)) < 0.0:
+        nhat_BA_W = (np.array(normal) / normal_norm if normal_norm > BOX_PARALLEL_SIN_TOLERANCE
+                     else _any_perpendicular(np.array(z_WA)))
+        if float(nhat_BA_W @ (np.array(p_WAo) - np.array(p_WBo))) < 0.0:
             nhat_BA_W = -nhat_BA_W
-    distance = spine_distance - capsule_A.radius - capsule_B.radius
-    p_WCa = p_WC1 - capsule_A.radius * nhat_BA_W
-    p_WCb = p_WC2 + capsule_B.radius * nhat_BA_W
+    distance = spine_distance - r_A - r_B
+    p_WCa = np.array(p_WC1) - r_A * nhat_BA_W
+    p_WCb = np.array(p_WC2) + r_B * nhat_BA_W
     return PairWitness(distance, p_WCa, p_WCb, nhat_BA_W, bool(unique))
 
 
