@@ -1,0 +1,248 @@
+"""What pip's wheel and colcon's install space contain, and package.xml against setup.cfg.
+
+The wheel is built offline from a copy of the checkout (``pip wheel --no-deps
+--no-build-isolation --no-index``). The install-space tests run under
+``colcon test``, where CMakeLists.txt sets ``GEOMETRY_CORE_INSTALL_PREFIX``;
+plain pytest skips them.
+"""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "geometry_core_ros"
+NODES = ("scene_graph_node", "lcm_bridge_node")
+CONSOLE_SCRIPTS = {
+    "geometry-core": "geometry_core.cli:main",
+    "scene_graph_node": "geometry_core_nodes.scene_graph_node:main",
+    "lcm_bridge_node": "geometry_core_nodes.lcm_bridge_node:main",
+}
+#: What the nodes and launch files use at run time (DESIGN.md section 5).
+EXEC_DEPENDS = {"rclpy", "launch", "launch_ros", "std_msgs", "geometry_msgs", "tf2_msgs",
+                "visualization_msgs", "builtin_interfaces", "rosidl_default_runtime"}
+INSTALL_PREFIX = os.environ.get("GEOMETRY_CORE_INSTALL_PREFIX")
+
+
+def _setup_cfg() -> configparser.ConfigParser:
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(ROOT / "setup.cfg")
+    return config
+
+
+def _sources(folder: str, pattern: str) -> set[str]:
+    """Files under a source folder, relative to it, without caches."""
+    base = ROOT / folder
+    return {p.relative_to(base).as_posix() for p in base.rglob(pattern)
+            if "__pycache__" not in p.parts}
+
+
+# package.xml
+
+
+def test_package_xml_agrees_with_setup_cfg():
+    """Format 3, same version and license as setup.cfg, the run-time dependencies."""
+    root = ET.parse(ROOT / "package.xml").getroot()
+    metadata = _setup_cfg()["metadata"]
+    assert root.get("format") == "3"
+    assert root.findtext("name") == PACKAGE
+    assert root.findtext("version") == metadata["version"]
+    assert root.findtext("license") == metadata["license"]
+    depends = {e.text for e in root if e.tag in ("depend", "exec_depend")}
+    assert EXEC_DEPENDS <= depends, f"missing exec_depend {EXEC_DEPENDS - depends}"
+    assert root.findtext("export/build_type") == "ament_cmake"
+    assert (ROOT / "resource" / PACKAGE).is_file()
+
+
+def _python_with_catkin_pkg() -> str | None:
+    if importlib.util.find_spec("catkin_pkg") is not None:
+        return sys.executable
+    # Debian's python3-catkin-pkg, which colcon and ament use on these machines.
+    system = Path("/usr/bin/python3")
+    if system.exists() and subprocess.run(
+            [system, "-c", "import catkin_pkg"], capture_output=True).returncode == 0:
+        return str(system)
+    return None
+
+
+def test_package_xml_parses_with_catkin_pkg():
+    """catkin_pkg, which colcon uses, accepts package.xml (it rejects, e.g., odd e-mails)."""
+    python = _python_with_catkin_pkg()
+    if python is None:
+        pytest.skip("catkin_pkg is not installed (pip install catkin_pkg; "
+                    "Debian: python3-catkin-pkg)")
+    script = (
+        "import json, sys\n"
+        "from catkin_pkg.package import parse_package\n"
+        "p = parse_package(sys.argv[1])\n"
+        "p.validate()\n"
+        "print(json.dumps({'name': p.name, 'version': p.version, 'format': p.package_format,\n"
+        "    'exec_depends': [d.name for d in p.exec_depends],\n"
+        "    'maintainers': [m.email for m in p.maintainers]}))\n")
+    result = subprocess.run([python, "-c", script, str(ROOT / "package.xml")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    package = json.loads(result.stdout)
+    assert package["name"] == PACKAGE
+    assert package["version"] == _setup_cfg()["metadata"]["version"]
+    assert package["format"] == 3
+    assert EXEC_DEPENDS <= set(package["exec_depends"])
+    assert package["maintainers"]
+
+
+# pip: the wheel
+
+
+def _can_build_wheels_offline() -> bool:
+    if importlib.util.find_spec("setuptools") is None:
+        return False
+    if importlib.util.find_spec("wheel") is not None:
+        return True
+    # setuptools 70.1 took bdist_wheel over from the wheel package.
+    return importlib.util.find_spec("setuptools.command.bdist_wheel") is not None
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    """The wheel pip builds from a copy of the checkout (the checkout stays clean)."""
+    if not _can_build_wheels_offline():
+        pytest.skip("building a wheel offline needs setuptools with bdist_wheel "
+                    "(setuptools >= 70.1, or the wheel package)")
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".*", "build", "install", "log", "*.egg-info", "__pycache__"))
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
+         "--no-build-isolation", "--no-index", "--quiet", "-w", str(tmp / "dist")],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (path,) = (tmp / "dist").glob("*.whl")
+    with zipfile.ZipFile(path) as archive:
+        yield archive
+
+
+def _wheel_files(wheel: zipfile.ZipFile, prefix: str) -> set[str]:
+    return {name[len(prefix):] for name in wheel.namelist() if name.startswith(prefix)}
+
+
+def test_wheel_has_every_library_module(wheel):
+    library = _wheel_files(wheel, "geometry_core/")
+    assert _sources("geometry_core", "*.py") <= library
+    assert "py.typed" in library
+    assert "viewer/lcmtypes/drake/lcmt_viewer_load_robot.py" in library
+
+
+def test_wheel_has_the_nodes_and_their_interface_files(wheel):
+    nodes = _wheel_files(wheel, "geometry_core_nodes/")
+    assert _sources("nodes", "*.py") <= nodes
+    interfaces = _sources("nodes", "*.msg")
+    assert "transport/interfaces/tf2_msgs/msg/TFMessage.msg" in interfaces
+    assert interfaces <= nodes
+
+
+def test_wheel_data_has_messages_launch_files_and_config(wheel):
+    version = _setup_cfg()["metadata"]["version"]
+    data = _wheel_files(wheel, f"geometry_core-{version}.data/data/")
+    share = f"share/{PACKAGE}"
+    expected = {f"{share}/package.xml",
+                f"share/ament_index/resource_index/packages/{PACKAGE}"}
+    expected |= {f"{share}/msg/{name}" for name in _sources("msg", "*.msg")}
+    expected |= {f"{share}/launch/{name}" for name in _sources("launch", "*.launch.py")}
+    expected |= {f"{share}/config/{name}" for name in _sources("config", "*.yaml")}
+    assert len(expected) >= 9
+    assert expected <= data, f"missing {sorted(expected - data)}"
+
+
+def test_wheel_console_scripts(wheel):
+    (entry_points,) = [n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt")]
+    config = configparser.ConfigParser()
+    config.read_string(wheel.read(entry_points).decode())
+    assert dict(config["console_scripts"]) == CONSOLE_SCRIPTS
+
+
+# colcon: the node scripts and the install space
+
+
+def _check_node_script(script: Path, node: str) -> None:
+    """The script runs the node's main: a malformed command line exits 2 naming the node.
+
+    Nothing opens a socket: the command line is parsed before any DDS
+    participant exists, and the environment confines Cyclone to loopback anyway.
+    """
+    pytest.importorskip("cyclonedds", reason="the DDS backend needs cyclonedds")
+    from geometry_core_nodes.transport.cyclone_config import loopback_environment
+
+    assert script.read_text().startswith("#!/usr/bin/env python3\n")
+    assert os.access(script, os.X_OK)
+    result = subprocess.run([sys.executable, str(script), "--ros-args", "-p"],
+                            env=loopback_environment(0), capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"{node}: error: "), result.stderr
+
+
+@pytest.mark.parametrize("node", NODES)
+def test_ros_node_scripts_in_the_checkout(node):
+    _check_node_script(ROOT / "scripts" / "ros" / node, node)
+
+
+needs_install = pytest.mark.skipif(
+    INSTALL_PREFIX is None, reason="checks colcon's install space; run by colcon test")
+
+
+@needs_install
+@pytest.mark.parametrize("node", NODES)
+def test_install_has_ros_node_scripts(node):
+    _check_node_script(Path(INSTALL_PREFIX) / "lib" / PACKAGE / node, node)
+
+
+@needs_install
+def test_install_share_has_package_xml_messages_launch_files_and_config():
+    prefix = Path(INSTALL_PREFIX)
+    share = prefix / "share" / PACKAGE
+    assert (prefix / "share/ament_index/resource_index/packages" / PACKAGE).is_file()
+    for name in ("package.xml", "LICENSE"):
+        assert (share / name).is_file()
+    for folder, pattern in (("msg", "*.msg"), ("launch", "*.launch.py"), ("config", "*.yaml")):
+        installed = {p.name for p in (share / folder).glob(pattern)}
+        assert installed == _sources(folder, pattern), folder
+
+
+@needs_install
+def test_tests_import_the_installed_packages():
+    """colcon test runs the suite against the install space, not the checkout."""
+    import geometry_core
+    import geometry_core_nodes
+
+    for module in (geometry_core, geometry_core_nodes):
+        assert Path(module.__file__).resolve().is_relative_to(Path(INSTALL_PREFIX).resolve())
+    nodes = Path(geometry_core_nodes.__file__).parent
+    installed = {p.relative_to(nodes).as_posix() for p in nodes.rglob("*.msg")}
+    assert installed == _sources("nodes", "*.msg")
+    lcmtypes = Path(geometry_core.__file__).parent / "viewer/lcmtypes/drake"
+    assert (lcmtypes / "lcmt_viewer_load_robot.py").is_file()
+
+
+def test_cmake_installs_what_setup_py_installs():
+    """CMakeLists.txt and setup.py name the same share/ folders and node scripts."""
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    setup = (ROOT / "setup.py").read_text()
+    for folder in ("launch", "config", "msg"):
+        assert f'"share/{PACKAGE}/{folder}"' in setup
+        assert re.search(rf"install\(DIRECTORY [^)]*\b{folder}\b[^)]*DESTINATION share", cmake)
+    for node in NODES:
+        assert f"scripts/ros/{node}" in cmake
+        assert f'"{node} = {CONSOLE_SCRIPTS[node]}"' in setup
