@@ -112,9 +112,13 @@ def memory_per_geometry(n: int = 1000) -> tuple[float, float]:
     return ours_bytes / n, max(rss1 - rss0, 0) / n
 
 
-def run(quick: bool) -> str:
-    import pydrake
+def _drake_version() -> str:
+    from importlib.metadata import version
 
+    return version("drake")
+
+
+def run(quick: bool) -> str:
     scenes = [random_scene(10), random_scene(100), robot_scene()]
     if not quick:
         scenes.insert(2, random_scene(1000))
@@ -124,7 +128,7 @@ def run(quick: bool) -> str:
     lines = [
         f"Measured {datetime.date.today()} on {platform.machine()} "
         f"({os.cpu_count()} cores), Python {platform.python_version()}, "
-        f"Drake {pydrake.__version__ if hasattr(pydrake, '__version__') else 'pip'}, "
+        f"Drake {_drake_version()}, "
         f"one thread, {rounds} alternating rounds. Times are medians per cycle; "
         "ratios are per-round median (min–max). Lower is better; ratio < 1 means "
         "geometry_core is faster.",
