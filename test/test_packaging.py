@@ -226,9 +226,15 @@ def test_tests_import_the_installed_packages():
     """colcon test runs the suite against the install space, not the checkout."""
     import geometry_core
     import geometry_core_nodes
+    from geometry_core_nodes.transport.msg_types import default_registry
 
+    prefix = Path(INSTALL_PREFIX).resolve()
     for module in (geometry_core, geometry_core_nodes):
-        assert Path(module.__file__).resolve().is_relative_to(Path(INSTALL_PREFIX).resolve())
+        assert Path(module.__file__).resolve().is_relative_to(prefix)
+    # The DDS backend finds our messages in share/, through AMENT_PREFIX_PATH.
+    for name in _sources("msg", "*.msg"):
+        found = default_registry().find_file(f"{PACKAGE}/msg/{Path(name).stem}")
+        assert found.resolve() == prefix / "share" / PACKAGE / "msg" / name
     nodes = Path(geometry_core_nodes.__file__).parent
     installed = {p.relative_to(nodes).as_posix() for p in nodes.rglob("*.msg")}
     assert installed == _sources("nodes", "*.msg")
