@@ -1,5 +1,7 @@
-"""Per-pair accuracy of geometry_core's signed distance and penetration, against
-Drake and against an independent reference; writes ``docs/accuracy.md``.
+"""Per-pair accuracy of geometry_core's signed distance and penetration.
+
+Compared against Drake and against an independent reference; writes
+``docs/accuracy.md``.
 
 For every unordered pair of {sphere, box, cylinder, capsule, ellipsoid,
 convex, halfspace} it draws K random configurations (about half overlapping)

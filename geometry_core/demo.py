@@ -148,7 +148,7 @@ def make_demo_scene() -> DemoScene:
     g["pedestal"] = _register(sg, arm, frames["base"], "pedestal", Cylinder(0.08, 0.29),
                               RigidTransform([0, 0, 0.155]), _JOINT_COLOR)
     g["turret"] = _register(sg, arm, frames["turret"], "turret", Sphere(0.07), X_identity,
-                              _JOINT_COLOR)
+                            _JOINT_COLOR)
     g["upper_arm"] = _register(sg, arm, frames["upper_arm"], "upper_arm", Capsule(0.04, 0.27),
                                RigidTransform([0, 0, 0.175]), _ARM)
     g["forearm"] = _register(sg, arm, frames["forearm"], "forearm", Capsule(0.035, 0.23),

@@ -345,4 +345,3 @@ class Convex(_MeshLike):
         v = self.hull()[0]
         lo, hi = v.min(axis=0), v.max(axis=0)
         return 0.5 * (lo + hi), 0.5 * (hi - lo)
-

@@ -41,23 +41,10 @@ EXCLUDES = tuple(re.findall(r'"([^"]+)"', re.search(
 
 #: flake8 findings ruff does not report (E127 and W391 are preview rules in ruff).
 #: Fix them and delete the entries.
-KNOWN_FLAKE8 = {
-    "geometry_core/demo.py": {"E127"},
-    "geometry_core/shapes.py": {"W391"},
-    "test/test_cli.py": {"E127"},
-    "test/nodes/node_scenario.py": {"E127"},
-    "test/proximity/scene_builders.py": {"E127"},
-    "test/proximity/test_exact_pairs.py": {"E127"},
-    "test/proximity/test_point_distance.py": {"E127"},
-}
+KNOWN_FLAKE8: dict[str, set[str]] = {}
 #: pep257 findings: summary lines without a period or blank line after them, and a
 #: backslash in a non-raw docstring. Fix them and delete the entries.
-KNOWN_PEP257 = {
-    "bench/accuracy_table.py": {"D205", "D400"},
-    "geometry_core/proximity/exact_pairs.py": {"D205", "D400"},
-    "geometry_core/scene_files/urdf.py": {"D301"},
-    "test/proximity/scene_builders.py": {"D205", "D209", "D400"},
-}
+KNOWN_PEP257: dict[str, set[str]] = {}
 #: pep257 codes our docstrings do not follow, beyond ament's own list:
 #: D100-D107 (a missing docstring) as ament; pydocstyle's "pep257" convention
 #: instead of "ament" because ament's wants the summary on the second line

@@ -380,11 +380,12 @@ def _distinct_mean(points: np.ndarray, tolerance: float) -> np.ndarray:
 
 def _face_witness(face_box: _PosedBox, nhat_out_W: np.ndarray, feature_W: np.ndarray,
                   clamp: bool) -> np.ndarray | None:
-    """Return a point on face_box's face with outward normal nhat_out_W, inside the
-    projection of the other box's support feature (the middle of the contact patch).
+    """Return the middle of the contact patch on face_box's face.
 
-    When the projections miss, return None, or with ``clamp`` the feature's
-    centre clamped into the face.
+    The face is the one with outward normal nhat_out_W; the patch is the
+    projection of the other box's support feature onto it. When the
+    projections miss, return None, or with ``clamp`` the feature's centre
+    clamped into the face.
     """
     n_B = face_box.R_WB.T @ nhat_out_W
     axis = int(np.argmax(np.abs(n_B)))

@@ -19,7 +19,7 @@ What the scene gets, following Drake's URDF parser:
   and its geometry is anchored;
 * ``<collision>`` → proximity role; ``<visual>`` → illustration and
   perception roles, colour from ``<material>`` (inline or by name);
-* box, sphere, cylinder and mesh shapes. Mesh ``filename``\\ s:
+* box, sphere, cylinder and mesh shapes. Mesh file names:
   ``package://pkg/path`` against ``package_roots[pkg]``, ``file://`` and
   relative paths against the URDF's folder. Collision meshes become
   :class:`~geometry_core.shapes.Convex` (Drake uses a mesh's convex hull for

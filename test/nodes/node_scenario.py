@@ -180,8 +180,8 @@ class Peer:
         self.poses = {topic: self.node.create_publisher("geometry_msgs/msg/PoseStamped", topic,
                                                         SENSOR_DATA)
                       for topic in pose_topics}
-        self.received: dict[str, list[Any]] = {"penetrations": [], "clearance": [],
-                                                "proximity_markers": []}
+        self.received: dict[str, list[Any]] = {
+            "penetrations": [], "clearance": [], "proximity_markers": []}
         for topic, msg_type in (("penetrations", "geometry_core_ros/msg/PenetrationPairArray"),
                                 ("clearance", "geometry_core_ros/msg/SignedDistancePairArray"),
                                 ("proximity_markers", "visualization_msgs/msg/MarkerArray")):

@@ -153,8 +153,10 @@ def random_shape(kind: str, rng: np.random.Generator, size: float = 0.2) -> Shap
 
 @dataclass
 class FrameSpec:
-    """A dynamic frame: its name, parent (index into the spec's frames or None
-    for the world) and pose in the parent ``X_PF`` (4, 4)."""
+    """A dynamic frame: its name, parent and pose ``X_PF`` (4, 4) in the parent.
+
+    The parent is an index into the spec's frames, or None for the world.
+    """
 
     name: str
     parent: int | None
@@ -163,8 +165,10 @@ class FrameSpec:
 
 @dataclass
 class GeometrySpec:
-    """A geometry: its name, shape, frame (index, or None when anchored) and
-    pose ``X_FG`` in that frame (``X_WG`` when anchored)."""
+    """A geometry: its name, shape, frame and pose ``X_FG`` in that frame.
+
+    The frame is an index, or None when anchored (then the pose is ``X_WG``).
+    """
 
     name: str
     shape: Shape
@@ -496,8 +500,8 @@ def support_value_W(shape: Shape, X_WG: np.ndarray, d_W: np.ndarray) -> float:
     if isinstance(shape, Sphere):
         return offset + shape.radius * float(np.linalg.norm(d_G))
     if isinstance(shape, Box):
-        return offset + float(np.abs(d_G) @ (0.5 * np.array([shape.width, shape.depth,
-                                                              shape.height])))
+        half = 0.5 * np.array([shape.width, shape.depth, shape.height])
+        return offset + float(np.abs(d_G) @ half)
     if isinstance(shape, Cylinder):
         return offset + shape.radius * float(np.hypot(d_G[0], d_G[1])) \
             + 0.5 * shape.length * abs(float(d_G[2]))

@@ -305,8 +305,8 @@ def test_pair_properties(pair, X_WA, X_WB, X_VW, swap):
     # a core gap g tilts it by ~1e-16 / g, so compare it where g is not tiny.
     core_gap = witness.distance + sum(s.radius for s in (shape_A, shape_B)
                                       if isinstance(s, Sphere | Capsule))
-    well_conditioned = witness.is_nhat_BA_W_unique and min(abs(core_gap),
-                                                             abs(witness.distance)) > 1e-6
+    smallest = min(abs(core_gap), abs(witness.distance))
+    well_conditioned = witness.is_nhat_BA_W_unique and smallest > 1e-6
     # Swapping A and B gives the same answer, swapped.
     backward = signed_distance_pair(shape_B, X_WB, shape_A, X_WA)
     assert backward.distance == pytest.approx(witness.distance, abs=1e-12)

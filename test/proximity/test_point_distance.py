@@ -243,8 +243,8 @@ def test_convex_outside_matches_brute_force_on_triangles():
         sampled = np.min(np.linalg.norm(samples - p_GQ, axis=1))
         assert abs(witness.distance) <= sampled + 1e-15
         assert abs(witness.distance) > sampled - 5e-3
-        assert np.linalg.norm(p_GQ - witness.p_GN) == pytest.approx(abs(witness.distance),
-                                                                      abs=1e-15)
+        expected = pytest.approx(abs(witness.distance), abs=1e-15)
+        assert np.linalg.norm(p_GQ - witness.p_GN) == expected
 
 
 def test_closest_points_on_triangles_regions():
