@@ -2,7 +2,12 @@
 
 Used when ``import rclpy`` works (``create_node(backend="auto")``). Each node
 gets its own rclpy context and single-threaded executor, so callbacks run on
-the thread that spins, one at a time, as with the DDS backend. Messages are
+the thread that spins, one at a time, as with the DDS backend. As there,
+``spin_once`` runs every message callback that is ready, not just one (an
+rclpy ``spin_once`` runs a single callback), so a node that acts after each
+spin sees a whole batch: /tf and /tf_static that arrived together, a burst of
+poses. Also as there, ``shutdown`` may be called from a callback or a signal
+handler while the node spins: the spin releases the node when it returns. Messages are
 the generated rosidl classes (``tf2_msgs.msg.TFMessage``); a message built
 with the DDS backend's classes is converted field by field when published,
 so conversion code written against either kind works. Command-line
@@ -204,6 +209,18 @@ class RclpyNode(TransportNode):
             self.fully_qualified_name, emit=lambda level, message: emitters[level](message)
         )
         self._ok = True
+        self._spinning = False
+        self._released = False
+        self._messages_taken = 0
+
+    def _counted(self, callback: Callable[[Any], None]) -> Callable[[Any], None]:
+        # One positional parameter: rclpy (Iron and later) inspects the
+        # signature to decide whether to pass MessageInfo too.
+        def on_message(msg: Any) -> None:
+            self._messages_taken += 1
+            callback(msg)
+
+        return on_message
 
     def message_type(self, msg_type: str | type) -> type:
         if isinstance(msg_type, str):
@@ -235,7 +252,9 @@ class RclpyNode(TransportNode):
         qos: QoSProfile,
     ) -> Subscription:
         cls = self.message_type(msg_type)
-        subscription = self._node.create_subscription(cls, topic, callback, rclpy_qos(qos))
+        subscription = self._node.create_subscription(
+            cls, topic, self._counted(callback), rclpy_qos(qos)
+        )
         return _RclpySubscription(self._node, subscription, cls)
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
@@ -260,14 +279,51 @@ class RclpyNode(TransportNode):
     def ok(self) -> bool:
         return self._ok and self._context.ok()
 
+    #: Most extra rclpy callbacks one ``spin_once`` runs after the first, so a
+    #: publisher faster than the callbacks cannot keep it from returning.
+    MAX_BATCH = 256
+
     def spin_once(self, timeout_s: float | None = None) -> None:
-        if self.ok:
+        if not self.ok:
+            return
+        if self._spinning:
+            raise RuntimeError(
+                f"node {self.fully_qualified_name} is already spinning "
+                "(spin called from a callback)"
+            )
+        self._spinning = True
+        try:
             self._executor.spin_once(timeout_sec=timeout_s)
+            # rclpy ran one callback: take the other messages already there
+            # too (without waiting), as the DDS backend takes every sample.
+            for _ in range(self.MAX_BATCH):
+                taken = self._messages_taken
+                if not self.ok:
+                    break
+                self._executor.spin_once(timeout_sec=0)
+                if self._messages_taken == taken:
+                    break
+        finally:
+            self._spinning = False
+            if not self._ok:
+                self._release()
 
     def shutdown(self) -> None:
-        if not self._ok:
-            return
         self._ok = False
+        if self._spinning:
+            # Called from a callback or a signal handler in the middle of a
+            # spin: destroying the node under rclpy's executor breaks it, so
+            # the spin releases the node when it returns.
+            wake = getattr(self._executor, "wake", None)
+            if wake is not None:
+                wake()
+            return
+        self._release()
+
+    def _release(self) -> None:
+        if self._released:
+            return
+        self._released = True
         self._executor.remove_node(self._node)
         self._executor.shutdown()
         self._node.destroy_node()
