@@ -183,9 +183,17 @@ def main(args: Sequence[str] | None = None) -> int:
     except (ParameterError, ValueError) as err:
         print(f"{NODE_NAME}: error: {err}", file=sys.stderr)
         return 2
-    signal.signal(signal.SIGTERM, lambda *_: node.node.shutdown())
+    stop = []
+    # The handlers only ask to stop: releasing the node there, in the middle
+    # of a callback or of rclpy's executor, would break what runs underneath.
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    if node.node.backend == "rclpy":
+        # Ctrl-C's KeyboardInterrupt raised inside rclpy's C++ (taking a
+        # message) comes out as a RuntimeError: stop as on SIGTERM instead.
+        signal.signal(signal.SIGINT, lambda *_: stop.append(True))
     try:
-        node.spin()
+        while node.node.ok and not stop:
+            node.node.spin_once(0.1)
     except KeyboardInterrupt:
         pass
     finally:

@@ -14,8 +14,8 @@ QoS, keep last 10):
   for RViz, when ``publish_markers`` and a subscriber is matched.
 
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
-takes from DDS (each message with rclpy), so a burst of poses costs one
-query, not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
+takes from DDS (on either backend), so a burst of poses costs one query,
+not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
 when new poses arrived. The header stamp of every output is the newest pose
 stamp used; frames whose pose is older than ``stale_after_s`` are listed in
 ``stale_frames``.
@@ -201,10 +201,18 @@ def main(args: Sequence[str] | None = None) -> int:
     except (ParameterError, ValueError) as err:
         print(f"{NODE_NAME}: error: {err}", file=sys.stderr)
         return 2
+    stop = []
     # ros2 launch and process managers stop nodes with SIGTERM after SIGINT.
-    signal.signal(signal.SIGTERM, lambda *_: node.node.shutdown())
+    # The handler only asks to stop: releasing the node there, in the middle
+    # of a query or of rclpy's executor, would break what runs underneath.
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    if node.node.backend == "rclpy":
+        # Ctrl-C's KeyboardInterrupt raised inside rclpy's C++ (taking a
+        # message) comes out as a RuntimeError: stop as on SIGTERM instead.
+        signal.signal(signal.SIGINT, lambda *_: stop.append(True))
     try:
-        node.spin()
+        while node.node.ok and not stop:
+            node.spin_once(0.1)
     except KeyboardInterrupt:
         pass
     finally:
