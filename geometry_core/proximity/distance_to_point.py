@@ -15,6 +15,10 @@ import math
 import numpy as np
 
 from geometry_core.proximity.engine import PosedScene
+from geometry_core.proximity.point_distance import (
+    signed_distance_to_point,
+    signed_distances_to_point_batch,
+)
 from geometry_core.proximity.results import SignedDistanceToPoint
 from geometry_core.shapes import Mesh
 
@@ -36,11 +40,6 @@ def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
     threshold = float(threshold)
     if math.isnan(threshold):
         raise ValueError("threshold must be a number, got NaN")
-    from geometry_core.proximity.point_distance import (
-        signed_distance_to_point,
-        signed_distances_to_point_batch,
-    )
-
     model, X_WG = scene.model, scene.X_WG
     center_W, half_W = scene.aabbs
     # A box farther than threshold from Q cannot hold a point within threshold.

@@ -29,6 +29,7 @@ import logging
 
 import numpy as np
 
+from geometry_core.proximity import convex_solver, exact_pairs
 from geometry_core.proximity.direction_search import certificate_gap, search_signed_distance
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.shapes import HalfSpace, Mesh, Shape
@@ -58,8 +59,6 @@ class PairSolver:
         ValueError
             For a pair of half spaces, whose distance is undefined.
         """
-        from geometry_core.proximity import convex_solver, exact_pairs
-
         shape_A, shape_B = self._shapes[i], self._shapes[j]
         if isinstance(shape_A, HalfSpace) or isinstance(shape_B, HalfSpace):
             if isinstance(shape_A, HalfSpace) and isinstance(shape_B, HalfSpace):
@@ -69,6 +68,8 @@ class PairSolver:
                 return convex_solver.signed_distance_halfspace(X_WA, shape_B, X_WB)
             return convex_solver.signed_distance_halfspace(X_WB, shape_A, X_WA).swapped()
         if isinstance(shape_A, Mesh) or isinstance(shape_B, Mesh):
+            # fcl takes ~0.1 s to import and only meshes need it: import it
+            # when the first mesh pair comes, not with the library.
             from geometry_core.proximity import fcl_adapter
 
             return fcl_adapter.fcl_signed_distance(self._fcl_geometry(i), X_WA,
