@@ -23,13 +23,13 @@ import cyclonedds, rclpy or fcl directly.
 
 from __future__ import annotations
 
-import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from geometry_core.scene_graph import Role
 from geometry_core_nodes.scene_inputs import SceneInputs
+from geometry_core_nodes.serve import serve
 from geometry_core_nodes.transport import ParameterError, TransportNode, create_node
 
 __all__ = ["NODE_NAME", "ROLES", "LcmBridgeNode", "main"]
@@ -153,15 +153,18 @@ class LcmBridgeNode:
             self.visualizer.publish_contacts(self._penetrations, time_s)
         return True
 
+    def spin_once(self, timeout_s: float | None = None) -> None:
+        """Take what arrived and run due timers, waiting up to ``timeout_s``."""
+        self.node.spin_once(timeout_s)
+
     def spin(self) -> None:
         """Serve until :meth:`shutdown` or Ctrl-C (``KeyboardInterrupt`` propagates)."""
         self.node.spin()
 
     def shutdown(self) -> None:
         """Log the drop counters and release the node; safe to call twice."""
-        if not self._shut_down and self.inputs.counters:
-            counts = ", ".join(f"{k} {v}" for k, v in sorted(self.inputs.counters.items()))
-            self.node.get_logger().info(f"dropped inputs: {counts}")
+        if not self._shut_down:
+            self.inputs.report_dropped()
         self._shut_down = True
         self.node.shutdown()
 
@@ -183,22 +186,7 @@ def main(args: Sequence[str] | None = None) -> int:
     except (ParameterError, ValueError) as err:
         print(f"{NODE_NAME}: error: {err}", file=sys.stderr)
         return 2
-    stop = []
-    # The handlers only ask to stop: releasing the node there, in the middle
-    # of a callback or of rclpy's executor, would break what runs underneath.
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
-    if node.node.backend == "rclpy":
-        # Ctrl-C's KeyboardInterrupt raised inside rclpy's C++ (taking a
-        # message) comes out as a RuntimeError: stop as on SIGTERM instead.
-        signal.signal(signal.SIGINT, lambda *_: stop.append(True))
-    try:
-        while node.node.ok and not stop:
-            node.node.spin_once(0.1)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        node.shutdown()
-    return 0
+    return serve(node)
 
 
 if __name__ == "__main__":

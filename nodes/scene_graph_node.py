@@ -29,7 +29,6 @@ This module must never import cyclonedds, rclpy, fcl or lcm directly.
 
 from __future__ import annotations
 
-import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -40,6 +39,7 @@ from geometry_core_nodes.conversions import (
     signed_distances_to_msg,
 )
 from geometry_core_nodes.scene_inputs import SceneInputs
+from geometry_core_nodes.serve import serve
 from geometry_core_nodes.transport import (
     RELIABLE_RESULTS,
     ParameterError,
@@ -181,9 +181,8 @@ class SceneGraphNode:
 
     def shutdown(self) -> None:
         """Log the drop counters and release the node; safe to call twice."""
-        if not self._shut_down and self.inputs.counters:
-            counts = ", ".join(f"{k} {v}" for k, v in sorted(self.inputs.counters.items()))
-            self.node.get_logger().info(f"dropped inputs: {counts}")
+        if not self._shut_down:
+            self.inputs.report_dropped()
         self._shut_down = True
         self.node.shutdown()
 
@@ -201,23 +200,7 @@ def main(args: Sequence[str] | None = None) -> int:
     except (ParameterError, ValueError) as err:
         print(f"{NODE_NAME}: error: {err}", file=sys.stderr)
         return 2
-    stop = []
-    # ros2 launch and process managers stop nodes with SIGTERM after SIGINT.
-    # The handler only asks to stop: releasing the node there, in the middle
-    # of a query or of rclpy's executor, would break what runs underneath.
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
-    if node.node.backend == "rclpy":
-        # Ctrl-C's KeyboardInterrupt raised inside rclpy's C++ (taking a
-        # message) comes out as a RuntimeError: stop as on SIGTERM instead.
-        signal.signal(signal.SIGINT, lambda *_: stop.append(True))
-    try:
-        while node.node.ok and not stop:
-            node.spin_once(0.1)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        node.shutdown()
-    return 0
+    return serve(node)
 
 
 if __name__ == "__main__":

@@ -241,6 +241,12 @@ class SceneInputs:
                 self._logger.info("no scene_file or robot_description parameter: waiting for "
                                   f"the {node.resolve_topic('robot_description')} topic")
 
+    def report_dropped(self) -> None:
+        """Log how many inputs of each kind were dropped (nothing when none were)."""
+        if self.counters:
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counters.items()))
+            self._logger.info(f"dropped inputs: {counts}")
+
     # ------------------------------------------------------------ parameters
 
     @staticmethod
