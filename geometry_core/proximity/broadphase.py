@@ -34,76 +34,61 @@ ALL_PAIRS_MAX = 64
 
 @dataclass(eq=False)
 class BroadphaseModel:
-    """Static broadphase data of one collision model."""
+    """Static broadphase data of one collision model.
 
-    # Shape kind codes of ``kind``: the prefilter's closed forms key on them.
+    Per geometry: its kind code, local box, and the sizes the closed forms
+    need (radius, half length; an ellipsoid's semi-axes are its local box).
+    The per-kind index arrays are derived from ``kind`` once, at build.
+    """
+
+    # Shape kind codes of ``kind``: world boxes and the prefilter key on them.
     BOXLIKE, SPHERE, ELLIPSOID, CYLINDER, CAPSULE, HALFSPACE = range(6)
 
     model: CollisionModel
     center_G: np.ndarray  # (G, 3) local box centres (0 for half spaces)
     half_G: np.ndarray  # (G, 3) local box half extents (0 for half spaces)
-    spheres: np.ndarray
-    sphere_radius: np.ndarray
-    ellipsoids: np.ndarray
-    ellipsoid_axes: np.ndarray
-    round_axial: np.ndarray  # cylinders and capsules
-    round_radius: np.ndarray
-    round_half_length: np.ndarray
-    round_is_capsule: np.ndarray
-    halfspaces: np.ndarray
-    bounded: np.ndarray
-    pair_i: np.ndarray | None  # all-pairs table (small scenes), unfiltered only
-    pair_j: np.ndarray | None
     kind: np.ndarray  # (G,) kind code per geometry
     radius: np.ndarray  # (G,) sphere / cylinder / capsule radius, else 0
     half_length: np.ndarray  # (G,) cylinder / capsule half length, else 0
+    pair_i: np.ndarray | None  # all-pairs table (small scenes), unfiltered only
+    pair_j: np.ndarray | None
+
+    def __post_init__(self) -> None:
+        self.spheres = np.flatnonzero(self.kind == self.SPHERE)
+        self.ellipsoids = np.flatnonzero(self.kind == self.ELLIPSOID)
+        self.round_axial = np.flatnonzero((self.kind == self.CYLINDER)
+                                          | (self.kind == self.CAPSULE))
+        self.round_is_capsule = self.kind[self.round_axial] == self.CAPSULE
+        self.halfspaces = np.flatnonzero(self.kind == self.HALFSPACE)
+        self.bounded = np.flatnonzero(self.kind != self.HALFSPACE)
 
     @classmethod
     def build(cls, model: CollisionModel) -> BroadphaseModel:
         size = model.size
         center_G = np.zeros((size, 3))
         half_G = np.zeros((size, 3))
-        spheres, radii, ellipsoids, axes = [], [], [], []
-        rounds, round_r, round_h, round_cap, halfspaces = [], [], [], [], []
+        kind = np.full(size, cls.BOXLIKE, dtype=np.int8)
+        radius, half_length = np.zeros(size), np.zeros(size)
         for i, shape in enumerate(model.shapes):
             if isinstance(shape, HalfSpace):
-                halfspaces.append(i)
+                kind[i] = cls.HALFSPACE
                 continue
             center_G[i], half_G[i] = shape.local_aabb()
             if isinstance(shape, Sphere):
-                spheres.append(i)
-                radii.append(shape.radius)
+                kind[i], radius[i] = cls.SPHERE, shape.radius
             elif isinstance(shape, Ellipsoid):
-                ellipsoids.append(i)
-                axes.append(shape.semi_axes())
+                kind[i] = cls.ELLIPSOID
             elif isinstance(shape, (Cylinder, Capsule)):
-                rounds.append(i)
-                round_r.append(shape.radius)
-                round_h.append(0.5 * shape.length)
-                round_cap.append(isinstance(shape, Capsule))
-        halfspaces = np.array(halfspaces, dtype=np.intp)
-        bounded = np.setdiff1d(np.arange(size), halfspaces)
+                kind[i] = cls.CAPSULE if isinstance(shape, Capsule) else cls.CYLINDER
+                radius[i], half_length[i] = shape.radius, 0.5 * shape.length
+        bounded = np.flatnonzero(kind != cls.HALFSPACE)
         pair_i = pair_j = None
         if len(bounded) <= ALL_PAIRS_MAX:
             a, b = np.triu_indices(len(bounded), k=1)
             pair_i, pair_j = bounded[a], bounded[b]
             keep = model.unfiltered(pair_i, pair_j)
             pair_i, pair_j = pair_i[keep], pair_j[keep]
-        kind = np.full(size, cls.BOXLIKE, dtype=np.int8)
-        radius, half_length = np.zeros(size), np.zeros(size)
-        kind[spheres] = cls.SPHERE
-        radius[spheres] = radii
-        kind[ellipsoids] = cls.ELLIPSOID
-        kind[rounds] = np.where(round_cap, cls.CAPSULE, cls.CYLINDER)
-        radius[rounds] = round_r
-        half_length[rounds] = round_h
-        kind[halfspaces] = cls.HALFSPACE
-        return cls(model, center_G, half_G,
-                   np.array(spheres, dtype=np.intp), np.array(radii),
-                   np.array(ellipsoids, dtype=np.intp), np.array(axes).reshape(-1, 3),
-                   np.array(rounds, dtype=np.intp), np.array(round_r), np.array(round_h),
-                   np.array(round_cap, dtype=bool), halfspaces, bounded, pair_i, pair_j,
-                   kind, radius, half_length)
+        return cls(model, center_G, half_G, kind, radius, half_length, pair_i, pair_j)
 
 
 def world_aabbs(bp: BroadphaseModel, X_WG: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -115,14 +100,15 @@ def world_aabbs(bp: BroadphaseModel, X_WG: np.ndarray) -> tuple[np.ndarray, np.n
     center_W = np.einsum("gij,gj->gi", R_WG, bp.center_G) + X_WG[:, :3, 3]
     half_W = np.einsum("gij,gj->gi", np.abs(R_WG), bp.half_G)
     if bp.spheres.size:
-        half_W[bp.spheres] = bp.sphere_radius[:, None]
+        half_W[bp.spheres] = bp.radius[bp.spheres, None]
     if bp.ellipsoids.size:
         R = R_WG[bp.ellipsoids]
-        half_W[bp.ellipsoids] = np.sqrt(np.einsum("gij,gj->gi", R * R, bp.ellipsoid_axes ** 2))
+        half_W[bp.ellipsoids] = np.sqrt(np.einsum("gij,gj->gi", R * R,
+                                                  bp.half_G[bp.ellipsoids] ** 2))
     if bp.round_axial.size:
         u_W = R_WG[bp.round_axial, :, 2]  # axis Gz in W
-        r = bp.round_radius[:, None]
-        h = bp.round_half_length[:, None]
+        r = bp.radius[bp.round_axial, None]
+        h = bp.half_length[bp.round_axial, None]
         disc = np.sqrt(np.clip(1.0 - u_W * u_W, 0.0, None))
         half_W[bp.round_axial] = np.where(bp.round_is_capsule[:, None],
                                           r + h * np.abs(u_W), r * disc + h * np.abs(u_W))

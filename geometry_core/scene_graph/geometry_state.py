@@ -199,7 +199,6 @@ class SceneSnapshot:
     collision_model: CollisionModel
     X_WF: np.ndarray
     frame_slot_of: dict
-    geometry_X_WG: dict = field(default_factory=dict, repr=False)
 
 
 class GeometryState:
@@ -565,7 +564,7 @@ class GeometryState:
             frame = self._frames.get(frame_id)
             if frame is None or frame.source_id != source_id:
                 self._bad_frame_for_source(frame_id, source_id, source)
-            if type(X_PF) is not RigidTransform and not isinstance(X_PF, RigidTransform):
+            if not isinstance(X_PF, RigidTransform):
                 raise TypeError(f"pose of frame {frame.name!r} must be a RigidTransform, "
                                 f"got {type(X_PF).__name__}")
             slots[n] = frame.slot
