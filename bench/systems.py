@@ -164,20 +164,6 @@ class Drake:
         return sum(len(q.ComputeSignedDistanceToPoint(p)) for p in self.points)
 
 
-def _fcl_geometry(shape):
-    import fcl
-
-    if isinstance(shape, Sphere):
-        return fcl.Sphere(shape.radius)
-    if isinstance(shape, Box):
-        return fcl.Box(shape.width, shape.depth, shape.height)
-    if isinstance(shape, Cylinder):
-        return fcl.Cylinder(shape.radius, shape.length)
-    if isinstance(shape, Capsule):
-        return fcl.Capsule(shape.radius, shape.length)
-    return fcl.Ellipsoid(shape.a, shape.b, shape.c)
-
-
 class RawFcl:
     """python-fcl alone: the engine's floor from Python (no filters, no fixes)."""
 
@@ -186,13 +172,15 @@ class RawFcl:
     def __init__(self, spec: SceneSpec, points: np.ndarray) -> None:
         import fcl
 
+        from geometry_core.proximity.fcl_adapter import fcl_geometry
+
         self.fcl = fcl
         self.spec = spec
         self.objects = []
         self.moving = []
         for g, shape in enumerate(spec.shapes):
             X = spec.X_FG[g]
-            obj = fcl.CollisionObject(_fcl_geometry(shape), fcl.Transform(X[:3, :3], X[:3, 3]))
+            obj = fcl.CollisionObject(fcl_geometry(shape), fcl.Transform(X[:3, :3], X[:3, 3]))
             self.objects.append(obj)
             if spec.frame_of[g] >= 0:
                 self.moving.append(g)
