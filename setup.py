@@ -8,12 +8,25 @@ The node console scripts carry the names ``ros2 run`` knows them by; a colcon
 
 import glob
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
+
+# The native kernels (csrc/, CPython API only): gcc and Python's headers are
+# all they need. -ffp-contract=off keeps each operation rounded as written,
+# so the kernels reproduce their pure-Python twins to round-off on every CPU.
+native = Extension(
+    "geometry_core.proximity._native",
+    sources=sorted(glob.glob("csrc/*.c")),
+    depends=sorted(glob.glob("csrc/*.h")),
+    include_dirs=["csrc"],
+    extra_compile_args=["-O2", "-std=c11", "-ffp-contract=off", "-fno-math-errno",
+                        "-Wall", "-Wextra", "-Wno-unused-parameter"],
+)
 
 node_packages = ["geometry_core_nodes"] + [
     f"geometry_core_nodes.{name}" for name in find_packages("nodes")]
 
 setup(
+    ext_modules=[native],
     packages=find_packages(include=["geometry_core", "geometry_core.*"]) + node_packages,
     package_dir={"geometry_core_nodes": "nodes"},
     package_data={"geometry_core": ["py.typed"],

@@ -1,0 +1,28 @@
+/* Which kernel answers a pair: mirrors PairSolver.signed_distance in
+ * geometry_core/proximity/narrowphase.py (half spaces first, then meshes,
+ * exact pairs, the certified convex solver). */
+#include "gc.h"
+
+static void swap_result(gc_pair_result *r) {
+    for (int k = 0; k < 3; ++k) {
+        double t = r->p_WCa[k];
+        r->p_WCa[k] = r->p_WCb[k];
+        r->p_WCb[k] = t;
+        r->nhat_BA_W[k] = -r->nhat_BA_W[k];
+    }
+}
+
+int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+            const double X_WB[16], gc_pair_result *out) {
+    if (A->kind == GC_HALFSPACE || B->kind == GC_HALFSPACE) {
+        if (A->kind == GC_HALFSPACE && B->kind == GC_HALFSPACE) return GC_ERROR_HALFSPACES;
+        if (A->kind == GC_HALFSPACE) return gc_halfspace_pair(X_WA, B, X_WB, out);
+        int status = gc_halfspace_pair(X_WB, A, X_WA, out);
+        swap_result(out);
+        return status;
+    }
+    if (A->kind == GC_MESH || B->kind == GC_MESH) return GC_NOT_HANDLED;
+    int status = gc_exact_pair(A, X_WA, B, X_WB, out);
+    if (status != GC_NOT_HANDLED) return status;
+    return gc_convex_pair(A, X_WA, B, X_WB, out);
+}

@@ -1,0 +1,160 @@
+/* geometry_core native kernels: the shared contract of csrc/*.c.
+ *
+ * The compiled extension geometry_core.proximity._native answers the
+ * narrowphase (pair signed distance with witnesses), point distance and the
+ * broadphase in C, with the same algorithms, tolerances and conventions as
+ * the pure-Python modules it mirrors (named next to each function below).
+ * The Python modules stay the reference and the fallback: every kernel here
+ * is tested against its Python twin and against Drake.
+ *
+ * Conventions (as geometry_core/proximity/witness.py):
+ *   - a pose X is a row-major 4x4 double matrix: R(i,j) = X[4*i+j],
+ *     translation p(i) = X[4*i+3];
+ *   - distance > 0 apart, < 0 overlapping;
+ *   - nhat_BA_W points from B into A; p_WCa - p_WCb = distance * nhat_BA_W;
+ *   - witness points in W.
+ *
+ * No function here allocates Python objects or touches the GIL.
+ */
+#ifndef GEOMETRY_CORE_GC_H
+#define GEOMETRY_CORE_GC_H
+
+#include <math.h>
+#include <stddef.h>
+
+/* Shape kinds. */
+enum {
+    GC_SPHERE = 0,    /* s[0] = radius */
+    GC_BOX = 1,       /* s = half extents (x, y, z) */
+    GC_CYLINDER = 2,  /* s[0] = radius, s[1] = half length (along Gz) */
+    GC_CAPSULE = 3,   /* s[0] = radius, s[1] = half length of the spine (along Gz) */
+    GC_ELLIPSOID = 4, /* s = semi-axes (a, b, c) */
+    GC_HALFSPACE = 5, /* z <= 0 in G; no sizes */
+    GC_CONVEX = 6,    /* hull below */
+    GC_MESH = 7       /* not handled natively (FCL in Python) */
+};
+
+/* Status codes of the kernels. */
+enum {
+    GC_OK = 0,            /* answered (exact, or iterative and certified) */
+    GC_NOT_HANDLED = 1,   /* no native kernel for this input: ask Python */
+    GC_UNCERTIFIED = 2,   /* iterative answer failed its certificate: ask Python */
+    GC_ERROR_HALFSPACES = 3 /* both shapes are half spaces: undefined */
+};
+
+typedef struct gc_shape {
+    int kind;
+    double s[3];
+    /* GC_CONVEX only: the hull in G, outward-wound triangles. */
+    int nv;
+    const double *v;      /* (nv, 3) vertices */
+    int nt;
+    const int *tri;       /* (nt, 3) vertex indices */
+    const double *tri_n;  /* (nt, 3) outward unit normals */
+    const double *tri_d;  /* (nt,) plane offsets: tri_n . p = tri_d on the face */
+    double size;          /* max |v| (bounding radius about Go) */
+} gc_shape;
+
+typedef struct gc_pair_result {
+    double distance;
+    double p_WCa[3];
+    double p_WCb[3];
+    double nhat_BA_W[3];
+    int unique;           /* is_nhat_BA_W_unique */
+} gc_pair_result;
+
+typedef struct gc_point_result {
+    double distance;
+    double p_GN[3];       /* nearest point, in G */
+    double grad[3];       /* gradient: in G from gc_point_in_G, in W from gc_point_distance */
+    int unique;           /* is_grad_unique */
+} gc_point_result;
+
+/* ---------------------------------------------------------------- point.c
+ * Mirrors geometry_core/proximity/point_distance.py (_in_G kernels and
+ * signed_distance_to_point). GC_NOT_HANDLED for GC_MESH. */
+int gc_point_in_G(const gc_shape *G, const double p_GQ[3], gc_point_result *out);
+int gc_point_distance(const gc_shape *G, const double X_WG[16], const double p_WQ[3],
+                      gc_point_result *out);
+
+/* ---------------------------------------------------------------- exact.c
+ * Mirrors geometry_core/proximity/exact_pairs.py signed_distance_pair:
+ * sphere-{sphere, box, cylinder, capsule, ellipsoid, convex, half space},
+ * capsule-capsule, box-box, either order. GC_NOT_HANDLED for other pairs. */
+int gc_exact_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                  const double X_WB[16], gc_pair_result *out);
+
+/* ---------------------------------------------------------------- convex.c
+ * Mirrors geometry_core/proximity/support.py, convex_solver.py
+ * (signed_distance_halfspace, signed_distance_convex) and the certificate of
+ * direction_search.py (certificate_gap). */
+
+/* Half space H (A) against a bounded convex shape B. */
+int gc_halfspace_pair(const double X_WH[16], const gc_shape *B, const double X_WB[16],
+                      gc_pair_result *out);
+/* General convex pair by the support-function solver, then certified:
+ * GC_UNCERTIFIED when certificate_gap > PAIR_CERTIFICATE_TOLERANCE (out still
+ * holds the solver's answer). */
+int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                   const double X_WB[16], gc_pair_result *out);
+/* Support value h(d) = max over G of d . p_WP (points measured from Wo),
+ * d a unit vector in W; +inf for a half space. */
+double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]);
+
+/* ---------------------------------------------------------------- dispatch.c
+ * Mirrors geometry_core/proximity/narrowphase.py PairSolver.signed_distance:
+ * half spaces, then meshes (GC_NOT_HANDLED), exact pairs, the convex solver. */
+int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+            const double X_WB[16], gc_pair_result *out);
+
+/* ---------------------------------------------------------------- small vector helpers */
+static inline double gc_dot(const double a[3], const double b[3]) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static inline void gc_cross(const double a[3], const double b[3], double out[3]) {
+    double x = a[1] * b[2] - a[2] * b[1];
+    double y = a[2] * b[0] - a[0] * b[2];
+    double z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x; out[1] = y; out[2] = z;
+}
+static inline void gc_sub(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[0] - b[0]; out[1] = a[1] - b[1]; out[2] = a[2] - b[2];
+}
+static inline void gc_add(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[0] + b[0]; out[1] = a[1] + b[1]; out[2] = a[2] + b[2];
+}
+static inline void gc_scale(double s, const double a[3], double out[3]) {
+    out[0] = s * a[0]; out[1] = s * a[1]; out[2] = s * a[2];
+}
+static inline double gc_norm(const double a[3]) { return sqrt(gc_dot(a, a)); }
+static inline void gc_copy(const double a[3], double out[3]) {
+    out[0] = a[0]; out[1] = a[1]; out[2] = a[2];
+}
+/* p_W = R_WG p_G + p_WGo */
+static inline void gc_to_world(const double X[16], const double p_G[3], double p_W[3]) {
+    double x = X[0] * p_G[0] + X[1] * p_G[1] + X[2] * p_G[2] + X[3];
+    double y = X[4] * p_G[0] + X[5] * p_G[1] + X[6] * p_G[2] + X[7];
+    double z = X[8] * p_G[0] + X[9] * p_G[1] + X[10] * p_G[2] + X[11];
+    p_W[0] = x; p_W[1] = y; p_W[2] = z;
+}
+/* v_W = R_WG v_G */
+static inline void gc_rotate(const double X[16], const double v_G[3], double v_W[3]) {
+    double x = X[0] * v_G[0] + X[1] * v_G[1] + X[2] * v_G[2];
+    double y = X[4] * v_G[0] + X[5] * v_G[1] + X[6] * v_G[2];
+    double z = X[8] * v_G[0] + X[9] * v_G[1] + X[10] * v_G[2];
+    v_W[0] = x; v_W[1] = y; v_W[2] = z;
+}
+/* v_G = R_WG^T v_W */
+static inline void gc_unrotate(const double X[16], const double v_W[3], double v_G[3]) {
+    double x = X[0] * v_W[0] + X[4] * v_W[1] + X[8] * v_W[2];
+    double y = X[1] * v_W[0] + X[5] * v_W[1] + X[9] * v_W[2];
+    double z = X[2] * v_W[0] + X[6] * v_W[1] + X[10] * v_W[2];
+    v_G[0] = x; v_G[1] = y; v_G[2] = z;
+}
+/* p_G = R_WG^T (p_W - p_WGo) */
+static inline void gc_to_local(const double X[16], const double p_W[3], double p_G[3]) {
+    double d[3] = {p_W[0] - X[3], p_W[1] - X[7], p_W[2] - X[11]};
+    gc_unrotate(X, d, p_G);
+}
+
+#endif

@@ -1,0 +1,27 @@
+/* Tolerances of the native kernels: the values of geometry_core/tolerances.py,
+ * which stays the one place they are chosen (test/proximity/test_native.py
+ * checks that both agree). */
+#ifndef GEOMETRY_CORE_GC_TOLERANCES_H
+#define GEOMETRY_CORE_GC_TOLERANCES_H
+
+#define GC_EPS 2.220446049250313e-16
+#define GC_DISTANCE_TO_POINT_RELATIVE_TOLERANCE 1e-14
+#define GC_ELLIPSOID_ROOT_MAX_ITERATIONS 200
+#define GC_BOX_PARALLEL_SIN_TOLERANCE 1e-9
+#define GC_BOX_SAT_EDGE_AXIS_BIAS 1e-12
+#define GC_BOX_FEATURE_FLAT_TOLERANCE 1e-12
+#define GC_CONVEX_GJK_GAP 1e-13
+#define GC_CONVEX_GJK_MAX_ITERATIONS 300
+#define GC_CONVEX_CORE_TOUCH 1e-13
+#define GC_CONVEX_EPA_GAP 1e-12
+#define GC_CONVEX_EPA_MAX_ITERATIONS 400
+#define GC_CONVEX_NORMAL_TIE 1e-10
+#define GC_CONVEX_NEWTON_START 1e-7
+#define GC_CONVEX_NEWTON_GRADIENT 1e-13
+#define GC_CONVEX_NEWTON_MAX_ITERATIONS 30
+#define GC_PROJECTION_SINGULAR_VALUE_RATIO (3 * 2.220446049250313e-16)
+#define GC_CONVEX_KINK_SNAP 1e-3
+#define GC_CONVEX_EPA_NEWTON_HANDOFF 1e-9
+#define GC_PAIR_CERTIFICATE_TOLERANCE 1e-8
+
+#endif

@@ -1,0 +1,254 @@
+/* The Python face of the native kernels: geometry_core.proximity._native.
+ *
+ * Uses only the CPython API and the buffer protocol (no numpy headers, so the
+ * extension builds with nothing but gcc and Python's headers). Arrays come in
+ * as C-contiguous buffers of float64 ('d') or int32 ('i'); batch answers go
+ * out as bytes objects that geometry_core/proximity/native.py views with
+ * numpy.frombuffer and a structured dtype that matches the C records.
+ *
+ * Single-pair and single-point entry points (pair, point, support_value)
+ * exist for tests and for the Python fallback's differential checks; the
+ * queries use Model (model.c).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string.h>
+
+#include "gc.h"
+#include "gc_model.h"
+#include "gc_tolerances.h"
+
+/* ------------------------------------------------------------ buffer helpers */
+
+int gc_get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t count,
+                  const char *name) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Format(PyExc_TypeError, "%s must be a C-contiguous array", name);
+        return -1;
+    }
+    const char *f = view->format ? view->format : "B";
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
+    int ok = (f[0] == format && f[1] == '\0');
+    if (format == 'd') ok = ok && view->itemsize == 8;
+    if (format == 'i') ok = ok && view->itemsize == 4;
+    if (format == 'q') ok = ok && view->itemsize == 8;
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s must have dtype %s, got format '%s'", name,
+                     format == 'd' ? "float64" : (format == 'i' ? "int32" : "int64"), f);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    Py_ssize_t n = view->len / view->itemsize;
+    if (count >= 0 && n != count) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd values, got %zd", name, count, n);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* A shape spec from Python: (kind, (s0, s1, s2), hull) with hull None or
+ * (vertices f8 (nv,3), triangles i4 (nt,3), normals f8 (nt,3), offsets f8 (nt,), size). */
+typedef struct {
+    gc_shape shape;
+    Py_buffer views[4];
+    int nviews;
+} spec_holder;
+
+static void spec_release(spec_holder *h) {
+    for (int k = 0; k < h->nviews; ++k) PyBuffer_Release(&h->views[k]);
+    h->nviews = 0;
+}
+
+int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[4]) {
+    PyObject *v, *t, *n, *d;
+    double size;
+    if (!PyArg_ParseTuple(hull, "OOOOd", &v, &t, &n, &d, &size)) return -1;
+    if (gc_get_buffer(v, &views[0], 'd', -1, "hull vertices") < 0) return -1;
+    if (gc_get_buffer(t, &views[1], 'i', -1, "hull triangles") < 0) goto fail1;
+    Py_ssize_t nv = views[0].len / 24, nt = views[1].len / 12;
+    if (gc_get_buffer(n, &views[2], 'd', nt * 3, "hull normals") < 0) goto fail2;
+    if (gc_get_buffer(d, &views[3], 'd', nt, "hull offsets") < 0) goto fail3;
+    shape->nv = (int)nv;
+    shape->v = (const double *)views[0].buf;
+    shape->nt = (int)nt;
+    shape->tri = (const int *)views[1].buf;
+    shape->tri_n = (const double *)views[2].buf;
+    shape->tri_d = (const double *)views[3].buf;
+    shape->size = size;
+    return 0;
+fail3:
+    PyBuffer_Release(&views[2]);
+fail2:
+    PyBuffer_Release(&views[1]);
+fail1:
+    PyBuffer_Release(&views[0]);
+    return -1;
+}
+
+static int parse_spec(PyObject *spec, spec_holder *h) {
+    int kind;
+    double s0, s1, s2;
+    PyObject *hull;
+    memset(h, 0, sizeof(*h));
+    if (!PyArg_ParseTuple(spec, "i(ddd)O", &kind, &s0, &s1, &s2, &hull)) return -1;
+    if (kind < GC_SPHERE || kind > GC_MESH) {
+        PyErr_Format(PyExc_ValueError, "unknown shape kind %d", kind);
+        return -1;
+    }
+    h->shape.kind = kind;
+    h->shape.s[0] = s0;
+    h->shape.s[1] = s1;
+    h->shape.s[2] = s2;
+    if (kind == GC_CONVEX) {
+        if (hull == Py_None) {
+            PyErr_SetString(PyExc_ValueError, "a convex shape needs its hull");
+            return -1;
+        }
+        if (gc_parse_hull(hull, &h->shape, h->views) < 0) return -1;
+        h->nviews = 4;
+    }
+    return 0;
+}
+
+static int parse_vec(PyObject *obj, double *out, Py_ssize_t count, const char *name) {
+    Py_buffer view;
+    if (gc_get_buffer(obj, &view, 'd', count, name) < 0) return -1;
+    memcpy(out, view.buf, (size_t)count * sizeof(double));
+    PyBuffer_Release(&view);
+    return 0;
+}
+
+static PyObject *vec3(const double v[3]) {
+    return Py_BuildValue("(ddd)", v[0], v[1], v[2]);
+}
+
+/* ------------------------------------------------------------ test entry points */
+
+static PyObject *py_pair(PyObject *self, PyObject *args) {
+    PyObject *spec_a, *spec_b, *xa, *xb;
+    const char *kernel = "auto";
+    if (!PyArg_ParseTuple(args, "OOOO|s", &spec_a, &xa, &spec_b, &xb, &kernel)) return NULL;
+    spec_holder ha, hb;
+    double X_WA[16], X_WB[16];
+    if (parse_spec(spec_a, &ha) < 0) return NULL;
+    if (parse_spec(spec_b, &hb) < 0) {
+        spec_release(&ha);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (parse_vec(xa, X_WA, 16, "X_WA") < 0 || parse_vec(xb, X_WB, 16, "X_WB") < 0) goto done;
+    gc_pair_result r;
+    memset(&r, 0, sizeof(r));
+    int status;
+    if (strcmp(kernel, "auto") == 0) {
+        status = gc_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
+    } else if (strcmp(kernel, "exact") == 0) {
+        status = gc_exact_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
+    } else if (strcmp(kernel, "convex") == 0) {
+        status = gc_convex_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
+    } else if (strcmp(kernel, "halfspace") == 0) {
+        if (ha.shape.kind != GC_HALFSPACE) {
+            PyErr_SetString(PyExc_ValueError, "kernel 'halfspace' needs A to be a half space");
+            goto done;
+        }
+        status = gc_halfspace_pair(X_WA, &hb.shape, X_WB, &r);
+    } else {
+        PyErr_Format(PyExc_ValueError, "unknown kernel %s", kernel);
+        goto done;
+    }
+    result = Py_BuildValue("(idNNNO)", status, r.distance, vec3(r.p_WCa), vec3(r.p_WCb),
+                           vec3(r.nhat_BA_W), r.unique ? Py_True : Py_False);
+done:
+    spec_release(&ha);
+    spec_release(&hb);
+    return result;
+}
+
+static PyObject *py_point(PyObject *self, PyObject *args) {
+    PyObject *spec, *x, *q;
+    if (!PyArg_ParseTuple(args, "OOO", &spec, &x, &q)) return NULL;
+    spec_holder h;
+    double X_WG[16], p_WQ[3];
+    if (parse_spec(spec, &h) < 0) return NULL;
+    PyObject *result = NULL;
+    if (parse_vec(x, X_WG, 16, "X_WG") < 0 || parse_vec(q, p_WQ, 3, "p_WQ") < 0) goto done;
+    gc_point_result r;
+    memset(&r, 0, sizeof(r));
+    int status = gc_point_distance(&h.shape, X_WG, p_WQ, &r);
+    result = Py_BuildValue("(idNNO)", status, r.distance, vec3(r.p_GN), vec3(r.grad),
+                           r.unique ? Py_True : Py_False);
+done:
+    spec_release(&h);
+    return result;
+}
+
+static PyObject *py_support_value(PyObject *self, PyObject *args) {
+    PyObject *spec, *x, *d;
+    if (!PyArg_ParseTuple(args, "OOO", &spec, &x, &d)) return NULL;
+    spec_holder h;
+    double X_WG[16], d_W[3];
+    if (parse_spec(spec, &h) < 0) return NULL;
+    PyObject *result = NULL;
+    if (parse_vec(x, X_WG, 16, "X_WG") < 0 || parse_vec(d, d_W, 3, "d_W") < 0) goto done;
+    result = PyFloat_FromDouble(gc_support_value_W(&h.shape, X_WG, d_W));
+done:
+    spec_release(&h);
+    return result;
+}
+
+static PyObject *py_tolerances(PyObject *self, PyObject *unused) {
+    return Py_BuildValue(
+        "{sdsisdsdsdsdsisdsdsisdsdsdsisdsdsdsd}",
+        "DISTANCE_TO_POINT_RELATIVE_TOLERANCE", GC_DISTANCE_TO_POINT_RELATIVE_TOLERANCE,
+        "ELLIPSOID_ROOT_MAX_ITERATIONS", GC_ELLIPSOID_ROOT_MAX_ITERATIONS,
+        "BOX_PARALLEL_SIN_TOLERANCE", GC_BOX_PARALLEL_SIN_TOLERANCE,
+        "BOX_SAT_EDGE_AXIS_BIAS", GC_BOX_SAT_EDGE_AXIS_BIAS,
+        "BOX_FEATURE_FLAT_TOLERANCE", GC_BOX_FEATURE_FLAT_TOLERANCE,
+        "CONVEX_GJK_GAP", GC_CONVEX_GJK_GAP,
+        "CONVEX_GJK_MAX_ITERATIONS", GC_CONVEX_GJK_MAX_ITERATIONS,
+        "CONVEX_CORE_TOUCH", GC_CONVEX_CORE_TOUCH,
+        "CONVEX_EPA_GAP", GC_CONVEX_EPA_GAP,
+        "CONVEX_EPA_MAX_ITERATIONS", GC_CONVEX_EPA_MAX_ITERATIONS,
+        "CONVEX_NORMAL_TIE", GC_CONVEX_NORMAL_TIE,
+        "CONVEX_NEWTON_START", GC_CONVEX_NEWTON_START,
+        "CONVEX_NEWTON_GRADIENT", GC_CONVEX_NEWTON_GRADIENT,
+        "CONVEX_NEWTON_MAX_ITERATIONS", GC_CONVEX_NEWTON_MAX_ITERATIONS,
+        "PROJECTION_SINGULAR_VALUE_RATIO", GC_PROJECTION_SINGULAR_VALUE_RATIO,
+        "CONVEX_KINK_SNAP", GC_CONVEX_KINK_SNAP,
+        "CONVEX_EPA_NEWTON_HANDOFF", GC_CONVEX_EPA_NEWTON_HANDOFF,
+        "PAIR_CERTIFICATE_TOLERANCE", GC_PAIR_CERTIFICATE_TOLERANCE);
+}
+
+static PyMethodDef methods[] = {
+    {"pair", py_pair, METH_VARARGS,
+     "pair(spec_A, X_WA, spec_B, X_WB, kernel='auto') -> "
+     "(status, distance, p_WCa, p_WCb, nhat_BA_W, unique)"},
+    {"point", py_point, METH_VARARGS,
+     "point(spec, X_WG, p_WQ) -> (status, distance, p_GN, grad_W, unique)"},
+    {"support_value", py_support_value, METH_VARARGS,
+     "support_value(spec, X_WG, d_W) -> max over G of d_W . p_WP"},
+    {"tolerances", py_tolerances, METH_NOARGS, "The tolerances compiled in, by name."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native",
+    "Native narrowphase, point-distance and broadphase kernels of geometry_core.", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (gc_model_register(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "OK", GC_OK);
+    PyModule_AddIntConstant(m, "NOT_HANDLED", GC_NOT_HANDLED);
+    PyModule_AddIntConstant(m, "UNCERTIFIED", GC_UNCERTIFIED);
+    PyModule_AddIntConstant(m, "ERROR_HALFSPACES", GC_ERROR_HALFSPACES);
+    return m;
+}
