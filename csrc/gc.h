@@ -1,4 +1,4 @@
-/* geometry_core native kernels: the shared contract of csrc/*.c.
+/* geometry_core native kernels: the shared contract of the C files in csrc/.
  *
  * The compiled extension geometry_core.proximity._native answers the
  * narrowphase (pair signed distance with witnesses), point distance and the
