@@ -14,7 +14,7 @@ from setuptools import Extension, find_packages, setup
 # all they need. -ffp-contract=off keeps each operation rounded as written,
 # so the kernels reproduce their pure-Python twins to round-off on every CPU.
 native = Extension(
-    "geometry_core.proximity._native",
+    "geometry_core._native",
     sources=sorted(glob.glob("csrc/*.c")),
     depends=sorted(glob.glob("csrc/*.h")),
     include_dirs=["csrc"],

@@ -1,6 +1,6 @@
 /* geometry_core native kernels: the shared contract of the C files in csrc/.
  *
- * The compiled extension geometry_core.proximity._native answers the
+ * The compiled extension geometry_core._native answers the
  * narrowphase (pair signed distance with witnesses), point distance and the
  * broadphase in C, with the same algorithms, tolerances and conventions as
  * the pure-Python modules it mirrors (named next to each function below).
@@ -155,6 +155,16 @@ static inline void gc_unrotate(const double X[16], const double v_W[3], double v
 static inline void gc_to_local(const double X[16], const double p_W[3], double p_G[3]) {
     double d[3] = {p_W[0] - X[3], p_W[1] - X[7], p_W[2] - X[11]};
     gc_unrotate(X, d, p_G);
+}
+
+/* C = A B for rigid 4x4 poses (the last rows are [0 0 0 1]). */
+static inline void gc_compose(const double *A, const double *B, double *C) {
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 4; ++c)
+            C[4 * r + c] = A[4 * r] * B[c] + A[4 * r + 1] * B[4 + c] + A[4 * r + 2] * B[8 + c];
+        C[4 * r + 3] += A[4 * r + 3];
+    }
+    C[12] = 0.0; C[13] = 0.0; C[14] = 0.0; C[15] = 1.0;
 }
 
 #endif

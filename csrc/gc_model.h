@@ -1,4 +1,4 @@
-/* The Model type of geometry_core.proximity._native (model.c). */
+/* The Model type of geometry_core._native (model.c). */
 #ifndef GEOMETRY_CORE_GC_MODEL_H
 #define GEOMETRY_CORE_GC_MODEL_H
 #define PY_SSIZE_T_CLEAN

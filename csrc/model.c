@@ -1,7 +1,642 @@
-/* Model: one collision model's shapes, frames and filters, and the batch queries. (stub) */
+/* Model: one collision model's shapes, frames and filters, and the batch
+ * queries that run on it without Python per pair.
+ *
+ * Mirrors, in one pass over the geometries:
+ *   geometry_core/proximity/broadphase.py  world boxes, candidate pairs
+ *                                          (all pairs for small scenes, sort
+ *                                          and sweep on x beyond), half spaces
+ *   geometry_core/scene_graph/collision_model.py  same-frame and declared filters
+ *   geometry_core/proximity/prefilter.py   the origin-axis separation test
+ *   geometry_core/proximity/narrowphase.py the pair kernels (gc_pair)
+ *   geometry_core/proximity/distance_to_point.py  the box cull and point kernels
+ *
+ * A Model is immutable after construction and holds no per-query scratch, so
+ * snapshots on several threads may query one Model at once; the heavy loops
+ * run with the GIL released.
+ */
 #include "gc_model.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Scenes with at most this many bounded geometries test every pair; larger
+ * ones sort and sweep (broadphase.ALL_PAIRS_MAX). */
+#define GC_ALL_PAIRS_MAX 64
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t G;
+    gc_shape *shapes;     /* (G) */
+    double *box_G;        /* (G, 6): local box centre and half extents */
+    int *frame_slot;      /* (G) */
+    int max_slot;
+    double *X_FG;         /* (G, 16) */
+    int64_t *filtered;    /* (K) sorted keys i * G + j */
+    Py_ssize_t nfiltered;
+    int *bounded;         /* indices of geometries that are not half spaces */
+    Py_ssize_t nbounded;
+    int *halfspaces;
+    Py_ssize_t nhalfspaces;
+    Py_buffer *hull_views; /* 4 per convex shape, kept for the model's life */
+    Py_ssize_t nhull_views;
+} ModelObject;
+
+/* A pair answer as geometry_core/proximity/native.py reads it (96 bytes). */
+typedef struct {
+    int32_t i, j, status, unique;
+    double distance;
+    double pa[3], pb[3], n[3];
+} pair_record;
+
+/* A point answer (72 bytes). */
+typedef struct {
+    int32_t g, status, unique, pad;
+    double distance;
+    double p_GN[3], grad_W[3];
+} point_record;
+
+/* ------------------------------------------------------------ construction */
+
+static void model_dealloc(ModelObject *self) {
+    for (Py_ssize_t k = 0; k < self->nhull_views; ++k) PyBuffer_Release(&self->hull_views[k]);
+    PyMem_Free(self->hull_views);
+    PyMem_Free(self->shapes);
+    PyMem_Free(self->box_G);
+    PyMem_Free(self->frame_slot);
+    PyMem_Free(self->X_FG);
+    PyMem_Free(self->filtered);
+    PyMem_Free(self->bounded);
+    PyMem_Free(self->halfspaces);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"kinds", "sizes", "local_boxes", "frame_slot", "X_FG",
+                             "filtered_keys", "hulls", NULL};
+    PyObject *kinds_o, *sizes_o, *boxes_o, *slot_o, *xfg_o, *filt_o, *hulls_o;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOO", kwlist, &kinds_o, &sizes_o,
+                                     &boxes_o, &slot_o, &xfg_o, &filt_o, &hulls_o))
+        return -1;
+    if (self->shapes != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Model is immutable: construct a new one");
+        return -1;
+    }
+    if (!PyList_Check(hulls_o)) {
+        PyErr_SetString(PyExc_TypeError, "hulls must be a list of (index, hull) tuples");
+        return -1;
+    }
+    Py_buffer kinds, sizes, boxes, slots, xfg, filt;
+    if (gc_get_buffer(kinds_o, &kinds, 'i', -1, "kinds") < 0) return -1;
+    Py_ssize_t G = kinds.len / 4;
+    int rc = -1;
+    int got = 1;
+    if (gc_get_buffer(sizes_o, &sizes, 'd', 3 * G, "sizes") < 0) goto release;
+    got = 2;
+    if (gc_get_buffer(boxes_o, &boxes, 'd', 6 * G, "local_boxes") < 0) goto release;
+    got = 3;
+    if (gc_get_buffer(slot_o, &slots, 'i', G, "frame_slot") < 0) goto release;
+    got = 4;
+    if (gc_get_buffer(xfg_o, &xfg, 'd', 16 * G, "X_FG") < 0) goto release;
+    got = 5;
+    if (gc_get_buffer(filt_o, &filt, 'q', -1, "filtered_keys") < 0) goto release;
+    got = 6;
+
+    Py_ssize_t n = G > 0 ? G : 1;
+    self->G = G;
+    self->shapes = PyMem_Calloc((size_t)n, sizeof(gc_shape));
+    self->box_G = PyMem_Malloc((size_t)n * 6 * sizeof(double));
+    self->frame_slot = PyMem_Malloc((size_t)n * sizeof(int));
+    self->X_FG = PyMem_Malloc((size_t)n * 16 * sizeof(double));
+    self->nfiltered = filt.len / 8;
+    self->filtered = PyMem_Malloc((size_t)(self->nfiltered + 1) * sizeof(int64_t));
+    self->bounded = PyMem_Malloc((size_t)n * sizeof(int));
+    self->halfspaces = PyMem_Malloc((size_t)n * sizeof(int));
+    Py_ssize_t nhulls = PyList_GET_SIZE(hulls_o);
+    self->hull_views = PyMem_Calloc((size_t)(4 * nhulls + 1), sizeof(Py_buffer));
+    if (!self->shapes || !self->box_G || !self->frame_slot || !self->X_FG || !self->filtered ||
+        !self->bounded || !self->halfspaces || !self->hull_views) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    const int *k = kinds.buf;
+    const double *s = sizes.buf;
+    const int *sl = slots.buf;
+    memcpy(self->box_G, boxes.buf, (size_t)G * 6 * sizeof(double));
+    memcpy(self->X_FG, xfg.buf, (size_t)G * 16 * sizeof(double));
+    memcpy(self->filtered, filt.buf, (size_t)self->nfiltered * sizeof(int64_t));
+    self->max_slot = 0;
+    for (Py_ssize_t g = 0; g < G; ++g) {
+        if (k[g] < GC_SPHERE || k[g] > GC_MESH) {
+            PyErr_Format(PyExc_ValueError, "kinds[%zd] = %d is not a shape kind", g, k[g]);
+            goto release;
+        }
+        if (sl[g] < 0) {
+            PyErr_Format(PyExc_ValueError, "frame_slot[%zd] = %d is negative", g, sl[g]);
+            goto release;
+        }
+        self->shapes[g].kind = k[g];
+        for (int c = 0; c < 3; ++c) self->shapes[g].s[c] = s[3 * g + c];
+        self->frame_slot[g] = sl[g];
+        if (sl[g] > self->max_slot) self->max_slot = sl[g];
+        if (k[g] == GC_HALFSPACE)
+            self->halfspaces[self->nhalfspaces++] = (int)g;
+        else
+            self->bounded[self->nbounded++] = (int)g;
+    }
+    for (Py_ssize_t h = 0; h < nhulls; ++h) {
+        PyObject *item = PyList_GET_ITEM(hulls_o, h);
+        Py_ssize_t g;
+        PyObject *hull;
+        if (!PyArg_ParseTuple(item, "nO", &g, &hull)) goto release;
+        if (g < 0 || g >= G || self->shapes[g].kind != GC_CONVEX) {
+            PyErr_Format(PyExc_ValueError, "hulls: index %zd is not a convex geometry", g);
+            goto release;
+        }
+        if (gc_parse_hull(hull, &self->shapes[g], &self->hull_views[self->nhull_views]) < 0)
+            goto release;
+        self->nhull_views += 4;
+    }
+    for (Py_ssize_t g = 0; g < G; ++g) {
+        if (self->shapes[g].kind == GC_CONVEX && self->shapes[g].v == NULL) {
+            PyErr_Format(PyExc_ValueError, "convex geometry %zd has no hull", g);
+            goto release;
+        }
+    }
+    rc = 0;
+release:
+    if (got >= 6) PyBuffer_Release(&filt);
+    if (got >= 5) PyBuffer_Release(&xfg);
+    if (got >= 4) PyBuffer_Release(&slots);
+    if (got >= 3) PyBuffer_Release(&boxes);
+    if (got >= 2) PyBuffer_Release(&sizes);
+    PyBuffer_Release(&kinds);
+    return rc;
+}
+
+/* ------------------------------------------------------------ world data */
+
+/* World box of every geometry (broadphase.world_aabbs): tight for primitives,
+ * the rotated local box for hulls and meshes, unbounded for half spaces. */
+static void world_boxes(const ModelObject *m, const double *X_WG, double *center,
+                        double *half) {
+    for (Py_ssize_t g = 0; g < m->G; ++g) {
+        const double *X = X_WG + 16 * g;
+        const double *c_G = m->box_G + 6 * g, *h_G = c_G + 3;
+        const gc_shape *s = &m->shapes[g];
+        double *c = center + 3 * g, *h = half + 3 * g;
+        gc_to_world(X, c_G, c);
+        switch (s->kind) {
+        case GC_HALFSPACE:
+            h[0] = h[1] = h[2] = INFINITY;
+            break;
+        case GC_SPHERE:
+            h[0] = h[1] = h[2] = s->s[0];
+            break;
+        case GC_ELLIPSOID:
+            for (int r = 0; r < 3; ++r) {
+                double a = X[4 * r] * h_G[0], b = X[4 * r + 1] * h_G[1], cc = X[4 * r + 2] * h_G[2];
+                h[r] = sqrt(a * a + b * b + cc * cc);
+            }
+            break;
+        case GC_CYLINDER:
+        case GC_CAPSULE:
+            for (int r = 0; r < 3; ++r) {
+                double u = X[4 * r + 2];
+                double along = s->s[1] * fabs(u);
+                if (s->kind == GC_CAPSULE) {
+                    h[r] = s->s[0] + along;
+                } else {
+                    double d = 1.0 - u * u;
+                    h[r] = s->s[0] * sqrt(d > 0.0 ? d : 0.0) + along;
+                }
+            }
+            break;
+        default:
+            for (int r = 0; r < 3; ++r)
+                h[r] = fabs(X[4 * r]) * h_G[0] + fabs(X[4 * r + 1]) * h_G[1] +
+                       fabs(X[4 * r + 2]) * h_G[2];
+        }
+    }
+}
+
+/* h_G(n) measured from Go (prefilter.support_from_origin). */
+static double support_from_origin(const ModelObject *m, Py_ssize_t g, const double *X,
+                                  const double n_W[3]) {
+    const gc_shape *s = &m->shapes[g];
+    double n_G[3];
+    gc_unrotate(X, n_W, n_G);
+    switch (s->kind) {
+    case GC_HALFSPACE:
+        return INFINITY;
+    case GC_SPHERE:
+        return s->s[0];
+    case GC_ELLIPSOID: {
+        const double *h = m->box_G + 6 * g + 3;
+        double a = n_G[0] * h[0], b = n_G[1] * h[1], c = n_G[2] * h[2];
+        return sqrt(a * a + b * b + c * c);
+    }
+    case GC_CYLINDER:
+    case GC_CAPSULE: {
+        double along = fabs(n_G[2]);
+        double across = 1.0;
+        if (s->kind == GC_CYLINDER) {
+            double d = 1.0 - along * along;
+            across = sqrt(d > 0.0 ? d : 0.0);
+        }
+        return s->s[0] * across + s->s[1] * along;
+    }
+    default: {
+        const double *c = m->box_G + 6 * g, *h = c + 3;
+        return (n_G[0] * c[0] + n_G[1] * c[1] + n_G[2] * c[2]) +
+               (fabs(n_G[0]) * h[0] + fabs(n_G[1]) * h[1] + fabs(n_G[2]) * h[2]);
+    }
+    }
+}
+
+static int provably_apart(const ModelObject *m, const double *X_WG, int i, int j,
+                          double margin) {
+    const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+    double p[3] = {Xj[3] - Xi[3], Xj[7] - Xi[7], Xj[11] - Xi[11]};
+    double length = gc_norm(p);
+    if (!(length > 0.0)) return 0;
+    double d[3] = {p[0] / length, p[1] / length, p[2] / length};
+    double nd[3] = {-d[0], -d[1], -d[2]};
+    double gap = length - support_from_origin(m, i, Xi, d) - support_from_origin(m, j, Xj, nd);
+    return gap > margin;
+}
+
+static int is_filtered(const ModelObject *m, int i, int j) {
+    if (m->frame_slot[i] == m->frame_slot[j]) return 1;
+    int64_t key = (int64_t)i * m->G + j;
+    Py_ssize_t lo = 0, hi = m->nfiltered;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (m->filtered[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->nfiltered && m->filtered[lo] == key;
+}
+
+/* ------------------------------------------------------------ candidate pairs */
+
+typedef struct {
+    int64_t *keys;
+    Py_ssize_t size, capacity;
+} key_list;
+
+static int key_push(key_list *list, int64_t key) {
+    if (list->size == list->capacity) {
+        Py_ssize_t capacity = list->capacity ? 2 * list->capacity : 256;
+        int64_t *keys = realloc(list->keys, (size_t)capacity * sizeof(int64_t));
+        if (keys == NULL) return -1;
+        list->keys = keys;
+        list->capacity = capacity;
+    }
+    list->keys[list->size++] = key;
+    return 0;
+}
+
+static int cmp_key(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A bounded geometry's padded world box, for the sweep: sorted by lo[0], the
+ * inner loop then reads consecutive items only. */
+typedef struct {
+    double lo[3], hi[3];
+    int g;
+} sweep_item;
+
+static int cmp_sweep(const void *a, const void *b) {
+    const sweep_item *x = a, *y = b;
+    if (x->lo[0] < y->lo[0]) return -1;
+    if (x->lo[0] > y->lo[0]) return 1;
+    return (x->g > y->g) - (x->g < y->g);
+}
+
+/* Add (min, max) of i, j unless filtered; then the prefilter. */
+static int consider(const ModelObject *m, const double *X_WG, int i, int j, double margin,
+                    key_list *out) {
+    if (i > j) {
+        int t = i;
+        i = j;
+        j = t;
+    }
+    if (is_filtered(m, i, j)) return 0;
+    if (isfinite(margin) && provably_apart(m, X_WG, i, j, margin)) return 0;
+    return key_push(out, (int64_t)i * m->G + j);
+}
+
+static int boxes_meet(const double *lo, const double *hi, int a, int b, int from) {
+    for (int r = from; r < 3; ++r)
+        if (!(lo[3 * a + r] <= hi[3 * b + r] && lo[3 * b + r] <= hi[3 * a + r])) return 0;
+    return 1;
+}
+
+/* Every unfiltered pair whose boxes come within margin, minus the pairs the
+ * prefilter proves apart; sorted by (i, j). Returns -1 on allocation failure. */
+static int candidates(const ModelObject *m, const double *X_WG, double margin, key_list *out) {
+    Py_ssize_t G = m->G;
+    double *center = malloc((size_t)(G + 1) * 6 * sizeof(double));
+    if (center == NULL) return -1;
+    double *half = center + 3 * G;
+    world_boxes(m, X_WG, center, half);
+    double *lo = malloc((size_t)(G + 1) * 6 * sizeof(double));
+    if (lo == NULL) {
+        free(center);
+        return -1;
+    }
+    double *hi = lo + 3 * G;
+    double pad = 0.5 * margin;
+    for (Py_ssize_t k = 0; k < 3 * G; ++k) {
+        lo[k] = center[k] - half[k] - pad;
+        hi[k] = center[k] + half[k] + pad;
+    }
+    int rc = 0;
+    Py_ssize_t nb = m->nbounded;
+    if (nb <= GC_ALL_PAIRS_MAX) {
+        for (Py_ssize_t a = 0; a < nb && rc == 0; ++a)
+            for (Py_ssize_t b = a + 1; b < nb && rc == 0; ++b) {
+                int i = m->bounded[a], j = m->bounded[b];
+                if (isfinite(margin) && !boxes_meet(lo, hi, i, j, 0)) continue;
+                rc = consider(m, X_WG, i, j, margin, out);
+            }
+    } else {
+        sweep_item *items = malloc((size_t)nb * sizeof(sweep_item));
+        if (items == NULL) {
+            rc = -1;
+        } else {
+            for (Py_ssize_t a = 0; a < nb; ++a) {
+                int g = m->bounded[a];
+                items[a].g = g;
+                for (int r = 0; r < 3; ++r) {
+                    items[a].lo[r] = lo[3 * g + r];
+                    items[a].hi[r] = hi[3 * g + r];
+                }
+            }
+            qsort(items, (size_t)nb, sizeof(sweep_item), cmp_sweep);
+            for (Py_ssize_t a = 0; a < nb && rc == 0; ++a) {
+                const sweep_item *A = &items[a];
+                for (Py_ssize_t b = a + 1; b < nb && rc == 0 && items[b].lo[0] <= A->hi[0];
+                     ++b) {
+                    const sweep_item *B = &items[b];
+                    if (!(A->lo[1] <= B->hi[1] && B->lo[1] <= A->hi[1] &&
+                          A->lo[2] <= B->hi[2] && B->lo[2] <= A->hi[2]))
+                        continue;
+                    rc = consider(m, X_WG, A->g, B->g, margin, out);
+                }
+            }
+            free(items);
+        }
+    }
+    /* Half spaces: paired with every geometry whose box dips within margin
+     * of the plane, and with every other half space (once). */
+    for (Py_ssize_t a = 0; a < m->nhalfspaces && rc == 0; ++a) {
+        int h = m->halfspaces[a];
+        const double *X = X_WG + 16 * h;
+        double n_W[3] = {X[2], X[6], X[10]};
+        double p_W[3] = {X[3], X[7], X[11]};
+        for (Py_ssize_t g = 0; g < G && rc == 0; ++g) {
+            if (g == h) continue;
+            if (m->shapes[g].kind == GC_HALFSPACE) {
+                if (g > h) rc = consider(m, X_WG, h, (int)g, INFINITY, out);
+                continue;
+            }
+            double rel[3];
+            gc_sub(center + 3 * g, p_W, rel);
+            const double *hg = half + 3 * g;
+            double low = gc_dot(rel, n_W) - (hg[0] * fabs(n_W[0]) + hg[1] * fabs(n_W[1]) +
+                                             hg[2] * fabs(n_W[2]));
+            if (!(low <= margin)) continue;
+            rc = consider(m, X_WG, h, (int)g, margin, out);
+        }
+    }
+    free(lo);
+    free(center);
+    if (rc == 0 && out->size > 1) qsort(out->keys, (size_t)out->size, sizeof(int64_t), cmp_key);
+    return rc;
+}
+
+/* ------------------------------------------------------------ Python methods */
+
+static int get_poses(ModelObject *self, PyObject *obj, Py_buffer *view) {
+    return gc_get_buffer(obj, view, 'd', 16 * self->G, "X_WG");
+}
+
+static PyObject *model_world_poses(ModelObject *self, PyObject *arg) {
+    Py_buffer X_WF;
+    if (gc_get_buffer(arg, &X_WF, 'd', -1, "X_WF") < 0) return NULL;
+    Py_ssize_t F = X_WF.len / (16 * 8);
+    if (X_WF.len != F * 16 * 8 || (self->G > 0 && self->max_slot >= F)) {
+        PyErr_Format(PyExc_ValueError, "X_WF must hold (F, 4, 4) poses with F > %d",
+                     self->max_slot);
+        PyBuffer_Release(&X_WF);
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->G * 16 * (Py_ssize_t)sizeof(double));
+    if (out != NULL) {
+        double *X_WG = (double *)PyBytes_AS_STRING(out);
+        const double *W = X_WF.buf;
+        for (Py_ssize_t g = 0; g < self->G; ++g)
+            gc_compose(W + 16 * self->frame_slot[g], self->X_FG + 16 * g, X_WG + 16 * g);
+    }
+    PyBuffer_Release(&X_WF);
+    return out;
+}
+
+static PyObject *model_pairs(ModelObject *self, PyObject *args) {
+    PyObject *poses;
+    double margin, report_max;
+    int strict, local;
+    if (!PyArg_ParseTuple(args, "Oddpp", &poses, &margin, &report_max, &strict, &local))
+        return NULL;
+    if (isnan(margin) || isnan(report_max)) {
+        PyErr_SetString(PyExc_ValueError, "margin and report_max must be numbers");
+        return NULL;
+    }
+    Py_buffer view;
+    if (get_poses(self, poses, &view) < 0) return NULL;
+    const double *X_WG = view.buf;
+    key_list keys = {NULL, 0, 0};
+    pair_record *records = NULL;
+    Py_ssize_t count = 0;
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (candidates(self, X_WG, margin, &keys) < 0) {
+        failed = 1;
+    } else {
+        records = malloc((size_t)(keys.size + 1) * sizeof(pair_record));
+        if (records == NULL) failed = 1;
+    }
+    for (Py_ssize_t k = 0; !failed && k < keys.size; ++k) {
+        int i = (int)(keys.keys[k] / self->G), j = (int)(keys.keys[k] % self->G);
+        const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+        gc_pair_result r;
+        memset(&r, 0, sizeof(r));
+        int status = gc_pair(&self->shapes[i], Xi, &self->shapes[j], Xj, &r);
+        if (status == GC_OK && !(strict ? r.distance < report_max : r.distance <= report_max))
+            continue;
+        pair_record *out = &records[count++];
+        out->i = i;
+        out->j = j;
+        out->status = status;
+        out->unique = r.unique;
+        out->distance = r.distance;
+        if (local && status == GC_OK) {
+            gc_to_local(Xi, r.p_WCa, out->pa);
+            gc_to_local(Xj, r.p_WCb, out->pb);
+        } else {
+            gc_copy(r.p_WCa, out->pa);
+            gc_copy(r.p_WCb, out->pb);
+        }
+        gc_copy(r.nhat_BA_W, out->n);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    free(keys.keys);
+    if (failed) {
+        free(records);
+        return PyErr_NoMemory();
+    }
+    PyObject *out = PyBytes_FromStringAndSize((const char *)records,
+                                              count * (Py_ssize_t)sizeof(pair_record));
+    free(records);
+    return out;
+}
+
+static PyObject *model_candidates(ModelObject *self, PyObject *args) {
+    PyObject *poses;
+    double margin;
+    if (!PyArg_ParseTuple(args, "Od", &poses, &margin)) return NULL;
+    if (isnan(margin)) {
+        PyErr_SetString(PyExc_ValueError, "margin must be a number");
+        return NULL;
+    }
+    Py_buffer view;
+    if (get_poses(self, poses, &view) < 0) return NULL;
+    key_list keys = {NULL, 0, 0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = candidates(self, view.buf, margin, &keys);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (rc < 0) {
+        free(keys.keys);
+        return PyErr_NoMemory();
+    }
+    PyObject *out = PyBytes_FromStringAndSize((const char *)keys.keys,
+                                              keys.size * (Py_ssize_t)sizeof(int64_t));
+    free(keys.keys);
+    return out;
+}
+
+static PyObject *model_points(ModelObject *self, PyObject *args) {
+    PyObject *poses, *q;
+    double threshold;
+    if (!PyArg_ParseTuple(args, "OOd", &poses, &q, &threshold)) return NULL;
+    if (isnan(threshold)) {
+        PyErr_SetString(PyExc_ValueError, "threshold must be a number");
+        return NULL;
+    }
+    Py_buffer view, qview;
+    if (get_poses(self, poses, &view) < 0) return NULL;
+    if (gc_get_buffer(q, &qview, 'd', 3, "p_WQ") < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    double p_WQ[3];
+    memcpy(p_WQ, qview.buf, sizeof(p_WQ));
+    PyBuffer_Release(&qview);
+    const double *X_WG = view.buf;
+    Py_ssize_t G = self->G, count = 0;
+    point_record *records = malloc((size_t)(G + 1) * sizeof(point_record));
+    double *center = malloc((size_t)(G + 1) * 6 * sizeof(double));
+    if (records == NULL || center == NULL) {
+        free(records);
+        free(center);
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    double *half = center + 3 * G;
+    world_boxes(self, X_WG, center, half);
+    for (Py_ssize_t g = 0; g < G; ++g) {
+        /* A box farther than threshold from Q holds no point within it. */
+        double gap2 = 0.0;
+        for (int r = 0; r < 3; ++r) {
+            double e = fabs(p_WQ[r] - center[3 * g + r]) - half[3 * g + r];
+            if (e > 0.0) gap2 += e * e;
+        }
+        if (sqrt(gap2) > threshold) continue;
+        gc_point_result r;
+        memset(&r, 0, sizeof(r));
+        int status = gc_point_distance(&self->shapes[g], X_WG + 16 * g, p_WQ, &r);
+        if (status == GC_OK && !(r.distance <= threshold)) continue;
+        point_record *out = &records[count++];
+        out->g = (int32_t)g;
+        out->status = status;
+        out->unique = r.unique;
+        out->pad = 0;
+        out->distance = r.distance;
+        gc_copy(r.p_GN, out->p_GN);
+        gc_copy(r.grad, out->grad_W);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    free(center);
+    PyObject *out = PyBytes_FromStringAndSize((const char *)records,
+                                              count * (Py_ssize_t)sizeof(point_record));
+    free(records);
+    return out;
+}
+
+static PyObject *model_size(ModelObject *self, void *closure) {
+    return PyLong_FromSsize_t(self->G);
+}
+
+static PyMethodDef model_methods[] = {
+    {"world_poses", (PyCFunction)model_world_poses, METH_O,
+     "world_poses(X_WF (F,4,4) float64) -> bytes of X_WG (G,4,4): X_WF[frame_slot] @ X_FG"},
+    {"pairs", (PyCFunction)model_pairs, METH_VARARGS,
+     "pairs(X_WG, margin, report_max, strict, local) -> bytes of pair records.\n"
+     "Candidates within margin, answered; kept when status != OK or distance < report_max\n"
+     "(strict) / <= report_max. local: witnesses in each geometry's frame."},
+    {"candidates", (PyCFunction)model_candidates, METH_VARARGS,
+     "candidates(X_WG, margin) -> bytes of int64 keys i * G + j, sorted"},
+    {"points", (PyCFunction)model_points, METH_VARARGS,
+     "points(X_WG, p_WQ, threshold) -> bytes of point records"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef model_getset[] = {
+    {"size", (getter)model_size, NULL, "number of geometries", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "geometry_core._native.Model",
+    .tp_basicsize = sizeof(ModelObject),
+    .tp_dealloc = (destructor)model_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Model(kinds, sizes, local_boxes, frame_slot, X_FG, filtered_keys, hulls): "
+              "one collision model for the batch queries.",
+    .tp_methods = model_methods,
+    .tp_getset = model_getset,
+    .tp_init = (initproc)model_init,
+    .tp_new = PyType_GenericNew,
+};
+
 int gc_model_register(PyObject *module) {
-    (void)module;
+    if (PyType_Ready(&ModelType) < 0) return -1;
+    Py_INCREF(&ModelType);
+    if (PyModule_AddObject(module, "Model", (PyObject *)&ModelType) < 0) {
+        Py_DECREF(&ModelType);
+        return -1;
+    }
     return 0;
 }

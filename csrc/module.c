@@ -1,4 +1,4 @@
-/* The Python face of the native kernels: geometry_core.proximity._native.
+/* The Python face of the native kernels: geometry_core._native.
  *
  * Uses only the CPython API and the buffer protocol (no numpy headers, so the
  * extension builds with nothing but gcc and Python's headers). Arrays come in
@@ -29,7 +29,8 @@ int gc_get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t count,
     }
     const char *f = view->format ? view->format : "B";
     if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
-    int ok = (f[0] == format && f[1] == '\0');
+    /* numpy names int64 'l' where long is 64 bits, 'q' elsewhere. */
+    int ok = (f[0] == format || (format == 'q' && f[0] == 'l')) && f[1] == '\0';
     if (format == 'd') ok = ok && view->itemsize == 8;
     if (format == 'i') ok = ok && view->itemsize == 4;
     if (format == 'q') ok = ok && view->itemsize == 8;
@@ -198,6 +199,42 @@ done:
     return result;
 }
 
+/* X_WF of every frame slot from X_PF and the parent slots, parents first
+ * (GeometryState.compute_world_poses): slot 0 is the world, a frame whose
+ * parent is the world keeps X_PF. */
+static PyObject *py_compose_world(PyObject *self, PyObject *args) {
+    PyObject *xpf_o, *parent_o;
+    if (!PyArg_ParseTuple(args, "OO", &xpf_o, &parent_o)) return NULL;
+    Py_buffer xpf, parent;
+    if (gc_get_buffer(parent_o, &parent, 'i', -1, "parent_slot") < 0) return NULL;
+    Py_ssize_t F = parent.len / 4;
+    if (gc_get_buffer(xpf_o, &xpf, 'd', 16 * F, "X_PF") < 0) {
+        PyBuffer_Release(&parent);
+        return NULL;
+    }
+    const int *p = parent.buf;
+    for (Py_ssize_t s = 1; s < F; ++s) {
+        if (p[s] < 0 || p[s] >= s) {
+            PyErr_Format(PyExc_ValueError, "parent_slot[%zd] = %d does not come before it", s,
+                         p[s]);
+            PyBuffer_Release(&parent);
+            PyBuffer_Release(&xpf);
+            return NULL;
+        }
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, F * 16 * (Py_ssize_t)sizeof(double));
+    if (out != NULL) {
+        double *X_WF = (double *)PyBytes_AS_STRING(out);
+        const double *X_PF = xpf.buf;
+        memcpy(X_WF, X_PF, (size_t)F * 16 * sizeof(double));
+        for (Py_ssize_t s = 1; s < F; ++s)
+            if (p[s] != 0) gc_compose(X_WF + 16 * p[s], X_PF + 16 * s, X_WF + 16 * s);
+    }
+    PyBuffer_Release(&parent);
+    PyBuffer_Release(&xpf);
+    return out;
+}
+
 static PyObject *py_tolerances(PyObject *self, PyObject *unused) {
     return Py_BuildValue(
         "{sdsisdsdsdsdsisdsdsisdsdsdsisdsdsdsd}",
@@ -229,14 +266,18 @@ static PyMethodDef methods[] = {
      "point(spec, X_WG, p_WQ) -> (status, distance, p_GN, grad_W, unique)"},
     {"support_value", py_support_value, METH_VARARGS,
      "support_value(spec, X_WG, d_W) -> max over G of d_W . p_WP"},
+    {"compose_world", py_compose_world, METH_VARARGS,
+     "compose_world(X_PF (F,4,4), parent_slot int32 (F,)) -> bytes of X_WF (F,4,4)"},
     {"tolerances", py_tolerances, METH_NOARGS, "The tolerances compiled in, by name."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_native",
-    "Native narrowphase, point-distance and broadphase kernels of geometry_core.", -1,
-    methods,
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "_native",
+    .m_doc = "Native narrowphase, point-distance and broadphase kernels of geometry_core.",
+    .m_size = -1,
+    .m_methods = methods,
 };
 
 PyMODINIT_FUNC PyInit__native(void) {

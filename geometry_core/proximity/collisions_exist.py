@@ -8,6 +8,13 @@ __all__ = ["has_collisions"]
 
 
 def has_collisions(scene: PosedScene) -> bool:
+    records = scene.answered_pairs(0.0, 0.0, strict=True, local=False)
+    if records is not None:
+        for i, j, status in zip(records["i"].tolist(), records["j"].tolist(),
+                                records["status"].tolist()):
+            if status == 0 or scene.signed_distance(i, j).distance < 0.0:
+                return True
+        return False
     for i, j in zip(*scene.candidates(0.0)):
         if scene.signed_distance(int(i), int(j)).distance < 0.0:
             return True

@@ -41,6 +41,9 @@ def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
     if math.isnan(threshold):
         raise ValueError("threshold must be a number, got NaN")
     model, X_WG = scene.model, scene.X_WG
+    records = scene.answered_points(p_WQ, threshold)
+    if records is not None:
+        return _from_records(scene, records, p_WQ, threshold)
     center_W, half_W = scene.aabbs
     # A box farther than threshold from Q cannot hold a point within threshold.
     with np.errstate(invalid="ignore"):
@@ -68,16 +71,38 @@ def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
                                                      distance, batch.grad_W[k],
                                                      bool(batch.is_grad_W_unique[k])))
             continue
-        shape = model.shapes[i]
-        if isinstance(shape, Mesh):
-            if model.geometry_ids[i] not in _logged_meshes:
-                _logged_meshes.add(model.geometry_ids[i])
-                _log.warning("compute_signed_distance_to_point skips mesh %s: a mesh has no "
-                             "inside; use Convex for a signed distance", model.names[i])
-            continue
-        witness = signed_distance_to_point(shape, X_WG[i], p_WQ)
-        if witness.distance <= threshold:
-            results.append(SignedDistanceToPoint(model.geometry_ids[i], witness.p_GN,
-                                                 float(witness.distance), witness.grad_W,
-                                                 bool(witness.is_grad_W_unique)))
+        _answer_in_python(scene, i, p_WQ, threshold, results)
+    return results
+
+
+def _answer_in_python(scene: PosedScene, i: int, p_WQ: np.ndarray, threshold: float,
+                      results: list) -> None:
+    model = scene.model
+    shape = model.shapes[i]
+    if isinstance(shape, Mesh):
+        if model.geometry_ids[i] not in _logged_meshes:
+            _logged_meshes.add(model.geometry_ids[i])
+            _log.warning("compute_signed_distance_to_point skips mesh %s: a mesh has no "
+                         "inside; use Convex for a signed distance", model.names[i])
+        return
+    witness = signed_distance_to_point(shape, scene.X_WG[i], p_WQ)
+    if witness.distance <= threshold:
+        results.append(SignedDistanceToPoint(model.geometry_ids[i], witness.p_GN,
+                                             float(witness.distance), witness.grad_W,
+                                             bool(witness.is_grad_W_unique)))
+
+
+def _from_records(scene: PosedScene, records, p_WQ: np.ndarray,
+                  threshold: float) -> list[SignedDistanceToPoint]:
+    ids = scene.model.geometry_ids
+    p_GN, grad_W = records["p_GN"].copy(), records["grad_W"].copy()
+    results = []
+    for k, (g, status, distance, unique) in enumerate(zip(
+            records["g"].tolist(), records["status"].tolist(), records["distance"].tolist(),
+            records["unique"].tolist())):
+        if status == 0:
+            results.append(SignedDistanceToPoint(ids[g], p_GN[k], distance, grad_W[k],
+                                                 unique != 0))
+        else:
+            _answer_in_python(scene, g, p_WQ, threshold, results)
     return results

@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from geometry_core.proximity import native
 from geometry_core.proximity.broadphase import BroadphaseModel, candidate_pairs, world_aabbs
 from geometry_core.proximity.narrowphase import PairSolver
 from geometry_core.proximity.prefilter import provably_apart
@@ -34,6 +35,9 @@ class ModelCache:
         self.broadphase = BroadphaseModel.build(model)
         self.solver = PairSolver(model.shapes)
         self._point_groups: list | None = None
+        #: The compiled kernels' copy of the model (None when they are not built).
+        self.native = native.build_model(model.shapes, model.frame_slot, model.X_FG,
+                                         model.filtered_keys)
 
     def point_groups(self) -> list[tuple[type, np.ndarray, np.ndarray]]:
         """``(shape_type, indices, params)`` per shape type with a batch point kernel.
@@ -82,8 +86,13 @@ class PosedScene:
     def X_WG(self) -> np.ndarray:
         """World pose of every proximity geometry, shape (G, 4, 4)."""
         if self._X_WG is None:
-            X_WG = self.snapshot.X_WF[self.model.frame_slot] @ self.model.X_FG
-            X_WG.setflags(write=False)
+            compiled = self.cache.native
+            if compiled is not None:
+                X_WF = np.ascontiguousarray(self.snapshot.X_WF, dtype=np.float64)
+                X_WG = np.frombuffer(compiled.world_poses(X_WF)).reshape(-1, 4, 4)
+            else:
+                X_WG = self.snapshot.X_WF[self.model.frame_slot] @ self.model.X_FG
+                X_WG.setflags(write=False)
             self._X_WG = X_WG
         return self._X_WG
 
@@ -100,12 +109,46 @@ class PosedScene:
         The broadphase's box test, then the separating-axis prefilter: every
         pair dropped here is provably farther apart than ``margin``.
         """
+        compiled = self.cache.native
+        if compiled is not None:
+            keys = np.frombuffer(compiled.candidates(self.X_WG, float(margin)), dtype=np.int64)
+            size = max(self.model.size, 1)
+            return (keys // size).astype(np.intp), (keys % size).astype(np.intp)
         center_W, half_W = self.aabbs
         i, j = candidate_pairs(self.cache.broadphase, self.X_WG, center_W, half_W, margin)
         if i.size and np.isfinite(margin):
             near = ~provably_apart(self.cache.broadphase, self.X_WG, i, j, margin)
             i, j = i[near], j[near]
         return i, j
+
+    def answered_pairs(self, margin: float, report_max: float, strict: bool,
+                       local: bool) -> np.ndarray | None:
+        """Every candidate pair within ``margin``, answered by the compiled kernels.
+
+        Returns ``native.PAIR_RECORD`` rows sorted by ``(i, j)``: those with
+        status ``OK`` whose distance is below ``report_max`` (``<`` when
+        ``strict``, else ``<=``), with witnesses in W or, when ``local``, in
+        each geometry's frame; and every pair the kernels left to Python
+        (meshes, uncertified iterative answers, two half spaces), which the
+        caller answers with :meth:`signed_distance`. None when the kernels
+        are not built.
+        """
+        compiled = self.cache.native
+        if compiled is None:
+            return None
+        return np.frombuffer(compiled.pairs(self.X_WG, float(margin), float(report_max),
+                                            strict, local), dtype=native.PAIR_RECORD)
+
+    def answered_points(self, p_WQ: np.ndarray, threshold: float) -> np.ndarray | None:
+        """Each geometry within ``threshold`` of Q (``native.POINT_RECORD`` rows), or None.
+
+        Rows whose status is not ``OK`` (meshes) are the caller's to answer.
+        """
+        compiled = self.cache.native
+        if compiled is None:
+            return None
+        return np.frombuffer(compiled.points(self.X_WG, p_WQ, float(threshold)),
+                             dtype=native.POINT_RECORD)
 
     def signed_distance(self, i: int, j: int):
         """PairWitness of geometry indices ``i`` (A) and ``j`` (B)."""

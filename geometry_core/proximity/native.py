@@ -1,22 +1,21 @@
 """The compiled kernels, if they were built, and the conversions they need.
 
-``geometry_core.proximity._native`` (C sources in ``csrc/``) answers pairs,
-points and the broadphase with the same algorithms and tolerances as the
-pure-Python modules. pip builds it (gcc and Python's headers are all it
-needs); when it is missing, or ``GEOMETRY_CORE_NATIVE=0`` is set, every query
-runs the pure-Python code instead, with the same answers, slower. ``AVAILABLE``
-and ``REASON`` say which path is in use.
+``geometry_core._native`` (see :mod:`geometry_core.compiled`) answers
+pairs, points and the broadphase with the same algorithms and tolerances as
+the pure-Python modules. When it is missing, or ``GEOMETRY_CORE_NATIVE=0`` is
+set, every query runs the pure-Python code instead, with the same answers,
+slower. ``AVAILABLE`` and ``REASON`` say which path is in use.
 
 Imports numpy and the shapes only.
 """
 
 from __future__ import annotations
 
-import os
 import weakref
 
 import numpy as np
 
+from geometry_core import compiled
 from geometry_core.proximity.witness import PairWitness, PointWitness
 from geometry_core.shapes import (
     Box,
@@ -34,18 +33,8 @@ __all__ = ["AVAILABLE", "REASON", "shape_spec", "pair", "point"]
 
 SPHERE, BOX, CYLINDER, CAPSULE, ELLIPSOID, HALFSPACE, CONVEX, MESH = range(8)
 
-_native = None
-if os.environ.get("GEOMETRY_CORE_NATIVE", "1") == "0":
-    REASON = "disabled by GEOMETRY_CORE_NATIVE=0"
-else:
-    try:
-        from geometry_core.proximity import _native
-        REASON = "compiled kernels loaded"
-    except ImportError as err:  # not built (e.g. a source tree without pip install)
-        REASON = f"compiled kernels not built ({err}); using pure Python"
-
-#: True when the compiled kernels answer queries.
-AVAILABLE = _native is not None
+_native = compiled.native
+AVAILABLE, REASON = compiled.AVAILABLE, compiled.REASON
 
 _HULLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -116,3 +105,36 @@ def support_value(shape: Shape, X_WG: np.ndarray, d_W: np.ndarray) -> float:
     """max over G of ``d_W · p_WP`` from the compiled support functions (tests)."""
     return _native.support_value(shape_spec(shape), _pose(X_WG),
                                  np.ascontiguousarray(d_W, dtype=np.float64))
+
+
+#: One answered pair, as csrc/model.c writes it (``pair_record``).
+PAIR_RECORD = np.dtype([("i", "<i4"), ("j", "<i4"), ("status", "<i4"), ("unique", "<i4"),
+                        ("distance", "<f8"), ("pa", "<f8", (3,)), ("pb", "<f8", (3,)),
+                        ("n", "<f8", (3,))])
+#: One answered point, as csrc/model.c writes it (``point_record``).
+POINT_RECORD = np.dtype([("g", "<i4"), ("status", "<i4"), ("unique", "<i4"), ("pad", "<i4"),
+                         ("distance", "<f8"), ("p_GN", "<f8", (3,)), ("grad_W", "<f8", (3,))])
+assert PAIR_RECORD.itemsize == 96 and POINT_RECORD.itemsize == 72
+
+
+def build_model(shapes, frame_slot: np.ndarray, X_FG: np.ndarray, filtered_keys: np.ndarray):
+    """A ``_native.Model`` of one collision model's geometries (None without the kernels)."""
+    if _native is None:
+        return None
+    size = len(shapes)
+    kinds = np.empty(size, dtype=np.int32)
+    sizes = np.zeros((size, 3))
+    boxes = np.zeros((size, 6))
+    hulls = []
+    for g, shape in enumerate(shapes):
+        kind, s, hull = shape_spec(shape)
+        kinds[g] = kind
+        sizes[g] = s
+        box = shape.local_aabb()
+        if box is not None:
+            boxes[g, :3], boxes[g, 3:] = box
+        if hull is not None:
+            hulls.append((g, hull))
+    return _native.Model(kinds, sizes, boxes, np.ascontiguousarray(frame_slot, dtype=np.int32),
+                         np.ascontiguousarray(X_FG, dtype=np.float64).reshape(-1),
+                         np.ascontiguousarray(filtered_keys, dtype=np.int64), hulls)

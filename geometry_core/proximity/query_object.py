@@ -87,6 +87,10 @@ class QueryObject:
                 raise KeyError(f"{id!r} is not a frame of this snapshot")
             return self._snapshot.X_WF[slot]
         if isinstance(id, GeometryId):
+            # A proximity geometry's pose is the one its queries used, to the bit.
+            index = self._scene.model._index_of.get(id)
+            if index is not None:
+                return self._scene.X_WG[index].copy()
             record = self._state._geometry(id)
             return self._X_W(record.frame_id) @ record.X_FG
         raise TypeError(f"expected a FrameId or GeometryId, got {id!r}")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from geometry_core import compiled
 from geometry_core.math import RigidTransform
 from geometry_core.math.kernels import validate_matrix4s
 from geometry_core.scene_graph.collision_model import CollisionModel
@@ -223,6 +224,8 @@ class GeometryState:
         self._parent_slot = np.zeros(8, dtype=np.intp)
         self._version = 0
         self._levels: list[np.ndarray] | None = None
+        self._parent_slot32: np.ndarray | None = None  # int32 parents, for compiled.native
+        self._slot_of: dict | None = None  # frame id -> slot, shared by snapshots
         self._collision_model: CollisionModel | None = None
         self._slot_cache: tuple[tuple, np.ndarray] | None = None
 
@@ -557,20 +560,22 @@ class GeometryState:
             If a value is not a RigidTransform.
         """
         source = self._source(source_id)
-        items = poses.items()
-        slots = np.empty(len(poses), dtype=np.intp)
-        matrices = np.empty((len(poses), 4, 4))
-        for n, (frame_id, X_PF) in enumerate(items):
-            frame = self._frames.get(frame_id)
+        frames = self._frames
+        slots, matrices = [], []
+        for frame_id, X_PF in poses.items():
+            frame = frames.get(frame_id)
             if frame is None or frame.source_id != source_id:
                 self._bad_frame_for_source(frame_id, source_id, source)
             if not isinstance(X_PF, RigidTransform):
                 raise TypeError(f"pose of frame {frame.name!r} must be a RigidTransform, "
                                 f"got {type(X_PF).__name__}")
-            slots[n] = frame.slot
-            matrices[n] = X_PF.get_as_matrix4()
-        self._X_PF[slots] = matrices
-        self._has_pose[slots] = True
+            slots.append(frame.slot)
+            # A RigidTransform's matrix is valid by construction and is copied
+            # into the pose table below, so it is read without a copy here.
+            matrices.append(X_PF._X)
+        if slots:
+            self._X_PF[slots] = matrices
+            self._has_pose[slots] = True
 
     def set_poses_array(self, source_id: SourceId, frame_ids: Iterable[FrameId],
                         X_PF: np.ndarray) -> None:
@@ -690,7 +695,19 @@ class GeometryState:
         """
         n = len(self._frame_by_slot)
         self._require_poses(self._has_pose[:n])
-        X_WF = self._X_PF[:n].copy()
+        return self._compose(self._X_PF[:n])
+
+    def _compose(self, X_PF: np.ndarray) -> np.ndarray:
+        """World poses of all n frame slots from their poses in their parents (a new array)."""
+        if compiled.AVAILABLE:
+            parents = self._parent_slot32
+            if parents is None or len(parents) != len(X_PF):
+                parents = self._parent_slot32 = np.ascontiguousarray(
+                    self._parent_slot[:len(X_PF)], dtype=np.int32)
+            X_WF = np.frombuffer(compiled.native.compose_world(X_PF, parents),
+                                 dtype=np.float64).reshape(-1, 4, 4)
+            return X_WF.copy()
+        X_WF = X_PF.copy()
         for level in self._frame_levels():
             X_WF[level] = X_WF[self._parent_slot[level]] @ X_WF[level]
         return X_WF
@@ -733,7 +750,9 @@ class GeometryState:
             raise ValueError("frames_without_pose must be 'raise' or 'skip', "
                              f"got {frames_without_pose!r}")
         n = len(self._frame_by_slot)
-        slot_of = {f.id: f.slot for f in self._frame_by_slot}
+        if self._slot_of is None:
+            self._slot_of = {f.id: f.slot for f in self._frame_by_slot}
+        slot_of = self._slot_of
         if frames_without_pose == "raise" or self._has_pose[:n].all():
             return SceneSnapshot(self.collision_model(), self.compute_world_poses(), slot_of)
         unposed = ~self._has_pose[:n]
@@ -741,9 +760,7 @@ class GeometryState:
             unposed[slot] |= unposed[self._parent_slot[slot]]
         X_PF = self._X_PF[:n].copy()
         X_PF[unposed] = np.eye(4)  # never read: their geometry is left out below
-        X_WF = X_PF
-        for level in self._frame_levels():
-            X_WF[level] = X_WF[self._parent_slot[level]] @ X_WF[level]
+        X_WF = self._compose(X_PF)
         model = self.collision_model()
         return SceneSnapshot(model.subset(~unposed[model.frame_slot]), X_WF, slot_of)
 
@@ -752,6 +769,8 @@ class GeometryState:
     def _topology_changed(self) -> None:
         self._version += 1
         self._levels = None
+        self._parent_slot32 = None
+        self._slot_of = None
         self._collision_model = None
 
     def geometry_version(self) -> int:

@@ -22,7 +22,9 @@ _INVALID = -1
 class Identifier:
     """Base of the typed ids. Hashable, ordered by value within one type."""
 
-    __slots__ = ("_value",)
+    # The hash is computed once: ids key the dicts that every pose update and
+    # query reads, so hashing is on the hot path.
+    __slots__ = ("_value", "_hash")
     _counter: ClassVar[itertools.count]
     _lock: ClassVar[threading.Lock]
 
@@ -33,15 +35,14 @@ class Identifier:
 
     def __init__(self) -> None:
         self._value = _INVALID
+        self._hash = hash((type(self).__name__, _INVALID))
 
     @classmethod
     def get_new_id(cls):
         """Return a new id, different from every id of this type made before (thread safe)."""
         with cls._lock:
             value = next(cls._counter)
-        new = cls.__new__(cls)
-        new._value = value
-        return new
+        return _rebuild(cls, value)
 
     def get_value(self) -> int:
         """Return the underlying integer.
@@ -86,7 +87,7 @@ class Identifier:
         return self._value >= other._value
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, self._value))
+        return self._hash
 
     def __repr__(self) -> str:
         if self._value == _INVALID:
@@ -100,6 +101,7 @@ class Identifier:
 def _rebuild(cls, value: int):
     new = cls.__new__(cls)
     new._value = value
+    new._hash = hash((cls.__name__, value))
     return new
 
 
