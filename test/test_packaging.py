@@ -1,14 +1,19 @@
 """What pip's wheel and colcon's install space contain, and package.xml against setup.cfg.
 
-The wheel is built offline from a copy of the checkout (``pip wheel --no-deps
---no-build-isolation --no-index``). The install-space tests run under
+The wheel and the sdist are built offline from a copy of the checkout (``pip
+wheel --no-deps --no-build-isolation --no-index``, ``setup.py sdist``); both
+builds must carry the compiled kernels (csrc/), and so must colcon's install
+space (``GEOMETRY_CORE_NATIVE=0`` excuses a machine that cannot compile them).
+The install-space tests run under
 ``colcon test``, where CMakeLists.txt sets ``GEOMETRY_CORE_INSTALL_PREFIX``;
 plain pytest skips them.
 """
 
 from __future__ import annotations
 
+import ast
 import configparser
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -16,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -34,6 +40,10 @@ CONSOLE_SCRIPTS = {
 EXEC_DEPENDS = {"rclpy", "launch", "launch_ros", "std_msgs", "geometry_msgs", "tf2_msgs",
                 "visualization_msgs", "builtin_interfaces", "rosidl_default_runtime"}
 INSTALL_PREFIX = os.environ.get("GEOMETRY_CORE_INSTALL_PREFIX")
+#: GEOMETRY_CORE_NATIVE=0 accepts a build without the compiled kernels (no compiler).
+NATIVE_OPTED_OUT = os.environ.get("GEOMETRY_CORE_NATIVE") == "0"
+#: setup.py's compile flags that decide the kernels' floating-point results.
+NUMERIC_FLAGS = ("-O2", "-std=c11", "-ffp-contract=off", "-fno-math-errno")
 
 
 def _setup_cfg() -> configparser.ConfigParser:
@@ -64,6 +74,8 @@ def test_package_xml_agrees_with_setup_cfg():
     assert EXEC_DEPENDS <= depends, f"missing exec_depend {EXEC_DEPENDS - depends}"
     assert root.findtext("export/build_type") == "ament_cmake"
     assert (ROOT / "resource" / PACKAGE).is_file()
+    # Python's headers for the compiled kernels (rosdep key python3-dev).
+    assert "python3-dev" in {e.text for e in root if e.tag in ("depend", "build_depend")}
 
 
 def _python_with_catkin_pkg() -> str | None:
@@ -115,17 +127,23 @@ def _can_build_wheels_offline() -> bool:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> zipfile.ZipFile:
+def source_copy(tmp_path_factory) -> Path:
+    """A copy of the checkout without build products (no compiled module either)."""
+    source = tmp_path_factory.mktemp("source") / "geometry_core"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".*", "build", "install", "log", "*.egg-info", "__pycache__", "*.so"))
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory, source_copy) -> zipfile.ZipFile:
     """The wheel pip builds from a copy of the checkout (the checkout stays clean)."""
     if not _can_build_wheels_offline():
         pytest.skip("building a wheel offline needs setuptools with bdist_wheel "
                     "(setuptools >= 70.1, or the wheel package)")
     tmp = tmp_path_factory.mktemp("wheel")
-    source = tmp / "source"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".*", "build", "install", "log", "*.egg-info", "__pycache__"))
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
+        [sys.executable, "-m", "pip", "wheel", str(source_copy), "--no-deps",
          "--no-build-isolation", "--no-index", "--quiet", "-w", str(tmp / "dist")],
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -171,6 +189,30 @@ def test_wheel_console_scripts(wheel):
     config = configparser.ConfigParser()
     config.read_string(wheel.read(entry_points).decode())
     assert dict(config["console_scripts"]) == CONSOLE_SCRIPTS
+
+
+def test_wheel_has_the_compiled_kernels(wheel):
+    """pip compiles csrc/ into geometry_core.proximity._native (the copy had no .so)."""
+    compiled = [name for name in _wheel_files(wheel, "geometry_core/proximity/")
+                if name.startswith("_native") and name.endswith(".so")]
+    assert len(compiled) == 1, compiled
+
+
+def test_sdist_has_the_c_sources(source_copy, tmp_path):
+    """The sdist carries csrc/ (headers too, through MANIFEST.in): pip can build from it."""
+    if importlib.util.find_spec("setuptools") is None:
+        pytest.skip("building an sdist needs setuptools")
+    result = subprocess.run(
+        [sys.executable, "setup.py", "-q", "sdist", "--formats=gztar", "-d", str(tmp_path)],
+        cwd=source_copy, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (path,) = tmp_path.glob("*.tar.gz")
+    with tarfile.open(path) as archive:
+        members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    sources = {f"csrc/{name}" for name in _sources("csrc", "*.[ch]")}
+    assert {"csrc/gc.h", "csrc/module.c"} <= sources
+    assert sources <= members, f"missing {sorted(sources - members)}"
+    shutil.rmtree(source_copy / "geometry_core.egg-info", ignore_errors=True)
 
 
 # colcon: the node scripts and the install space
@@ -240,6 +282,64 @@ def test_tests_import_the_installed_packages():
     assert installed == _sources("nodes", "*.msg")
     lcmtypes = Path(geometry_core.__file__).parent / "viewer/lcmtypes/drake"
     assert (lcmtypes / "lcmt_viewer_load_robot.py").is_file()
+
+
+@needs_install
+def test_install_has_the_compiled_kernels():
+    """colcon built _native for this Python and installed it beside the pure-Python package.
+
+    Exactly one module, the one CMake built (not a copy of one that
+    ``pip install -e .`` left in the source tree), and it imports. A machine
+    without a C compiler or Python's headers builds none (CMake warns): run
+    colcon test with GEOMETRY_CORE_NATIVE=0 there.
+    """
+    prefix = Path(INSTALL_PREFIX)
+    installed = sorted(prefix.glob("lib/python3*/*-packages/geometry_core/proximity/_native*.so"))
+    if NATIVE_OPTED_OUT and not installed:
+        pytest.skip("GEOMETRY_CORE_NATIVE=0 and no compiled kernels in the install space")
+    assert len(installed) == 1, (
+        f"expected one compiled module in the install space, found {installed}; "
+        "was there a CMake warning that geometry_core.proximity._native is NOT built?")
+    (path,) = installed
+    assert path.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), (
+        f"{path.name} was built for another Python than {sys.executable}")
+    # The very file the build produced (CMakeLists.txt builds into native/ of
+    # the build directory, the working directory of colcon test).
+    built = Path.cwd() / "native" / "geometry_core" / "proximity" / path.name
+    if built.is_file():
+        assert path.resolve().read_bytes() == built.read_bytes()
+    import geometry_core.proximity._native as compiled
+
+    assert Path(compiled.__file__).resolve() == path.resolve()
+    assert compiled.tolerances()
+
+
+def _setup_py_native_extension() -> dict[str, object]:
+    """The keyword arguments of setup.py's ``Extension(...)``, as literals where they are."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    (call,) = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+               and getattr(node.func, "id", None) == "Extension"]
+    assert ast.literal_eval(call.args[0]) == "geometry_core.proximity._native"
+    return {kw.arg: ast.dump(kw.value) if kw.arg in ("sources", "depends")
+            else ast.literal_eval(kw.value) for kw in call.keywords}
+
+
+def test_cmake_compiles_the_kernels_as_setup_py_does():
+    """colcon's build of _native uses setup.py's compile flags and sources."""
+    extension = _setup_py_native_extension()
+    setup_flags = extension["extra_compile_args"]
+    assert set(NUMERIC_FLAGS) <= set(setup_flags)
+    cmake = (ROOT / "CMakeLists.txt").read_text()
+    match = re.search(r"set\(GEOMETRY_CORE_NATIVE_COMPILE_OPTIONS\s+([^)]*)\)", cmake)
+    assert match, "CMakeLists.txt sets no GEOMETRY_CORE_NATIVE_COMPILE_OPTIONS"
+    assert match[1].split() == setup_flags
+    assert "${GEOMETRY_CORE_NATIVE_COMPILE_OPTIONS}" in cmake
+    # The same sources: every csrc/*.c.
+    assert extension["include_dirs"] == ["csrc"]
+    assert "'csrc/*.c'" in extension["sources"]
+    assert re.search(r'file\(GLOB _native_sources [^)]*/csrc/\*\.c"\)', cmake)
+    assert re.search(r"Python3_add_library\(\w+ MODULE WITH_SOABI", cmake)
+    assert "find_package(Python3 COMPONENTS Interpreter Development.Module)" in cmake
 
 
 def test_cmake_installs_what_setup_py_installs():
