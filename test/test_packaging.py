@@ -192,8 +192,8 @@ def test_wheel_console_scripts(wheel):
 
 
 def test_wheel_has_the_compiled_kernels(wheel):
-    """pip compiles csrc/ into geometry_core.proximity._native (the copy had no .so)."""
-    compiled = [name for name in _wheel_files(wheel, "geometry_core/proximity/")
+    """pip compiles csrc/ into geometry_core._native (the copy had no .so)."""
+    compiled = [name for name in _wheel_files(wheel, "geometry_core/")
                 if name.startswith("_native") and name.endswith(".so")]
     assert len(compiled) == 1, compiled
 
@@ -294,21 +294,21 @@ def test_install_has_the_compiled_kernels():
     colcon test with GEOMETRY_CORE_NATIVE=0 there.
     """
     prefix = Path(INSTALL_PREFIX)
-    installed = sorted(prefix.glob("lib/python3*/*-packages/geometry_core/proximity/_native*.so"))
+    installed = sorted(prefix.glob("lib/python3*/*-packages/geometry_core/_native*.so"))
     if NATIVE_OPTED_OUT and not installed:
         pytest.skip("GEOMETRY_CORE_NATIVE=0 and no compiled kernels in the install space")
     assert len(installed) == 1, (
         f"expected one compiled module in the install space, found {installed}; "
-        "was there a CMake warning that geometry_core.proximity._native is NOT built?")
+        "was there a CMake warning that geometry_core._native is NOT built?")
     (path,) = installed
     assert path.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)), (
         f"{path.name} was built for another Python than {sys.executable}")
     # The very file the build produced (CMakeLists.txt builds into native/ of
     # the build directory, the working directory of colcon test).
-    built = Path.cwd() / "native" / "geometry_core" / "proximity" / path.name
+    built = Path.cwd() / "native" / "geometry_core" / path.name
     if built.is_file():
         assert path.resolve().read_bytes() == built.read_bytes()
-    import geometry_core.proximity._native as compiled
+    import geometry_core._native as compiled
 
     assert Path(compiled.__file__).resolve() == path.resolve()
     assert compiled.tolerances()
@@ -319,7 +319,7 @@ def _setup_py_native_extension() -> dict[str, object]:
     tree = ast.parse((ROOT / "setup.py").read_text())
     (call,) = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
                and getattr(node.func, "id", None) == "Extension"]
-    assert ast.literal_eval(call.args[0]) == "geometry_core.proximity._native"
+    assert ast.literal_eval(call.args[0]) == "geometry_core._native"
     return {kw.arg: ast.dump(kw.value) if kw.arg in ("sources", "depends")
             else ast.literal_eval(kw.value) for kw in call.keywords}
 
