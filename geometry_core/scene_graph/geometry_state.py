@@ -639,6 +639,12 @@ class GeometryState:
         self._require_poses(has_pose)
         X_WF = np.broadcast_to(self._X_PF[:n], (X_PF.shape[0], n, 4, 4)).copy()
         X_WF[:, slots] = X_PF
+        if compiled.AVAILABLE:
+            # The composition query_object uses, so a batch answer equals a
+            # single query's to the bit.
+            for k in range(X_WF.shape[0]):
+                X_WF[k] = self._compose(X_WF[k])
+            return X_WF
         for level in self._frame_levels():
             X_WF[:, level] = X_WF[:, self._parent_slot[level]] @ X_WF[:, level]
         return X_WF
