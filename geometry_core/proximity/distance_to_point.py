@@ -19,7 +19,7 @@ from geometry_core.proximity.point_distance import (
     signed_distance_to_point,
     signed_distances_to_point_batch,
 )
-from geometry_core.proximity.results import SignedDistanceToPoint
+from geometry_core.proximity.results import SignedDistanceToPoint, _signed_distance_to_point
 from geometry_core.shapes import Mesh
 
 __all__ = ["compute_signed_distance_to_point"]
@@ -101,8 +101,8 @@ def _from_records(scene: PosedScene, records, p_WQ: np.ndarray,
             records["g"].tolist(), records["status"].tolist(), records["distance"].tolist(),
             records["unique"].tolist())):
         if status == 0:
-            results.append(SignedDistanceToPoint(ids[g], p_GN[k], distance, grad_W[k],
-                                                 unique != 0))
+            results.append(_signed_distance_to_point(ids[g], p_GN[k], distance, grad_W[k],
+                                                     unique != 0))
         else:
             _answer_in_python(scene, g, p_WQ, threshold, results)
     return results

@@ -8,7 +8,7 @@ reported. Results are sorted by ``(id_A, id_B)`` with ``id_A < id_B``.
 from __future__ import annotations
 
 from geometry_core.proximity.engine import PosedScene
-from geometry_core.proximity.results import PenetrationAsPointPair
+from geometry_core.proximity.results import PenetrationAsPointPair, _penetration
 
 __all__ = ["compute_point_pair_penetration"]
 
@@ -35,8 +35,7 @@ def _from_records(scene: PosedScene, records) -> list[PenetrationAsPointPair]:
                                                   records["status"].tolist(),
                                                   (-records["distance"]).tolist())):
         if status == 0:
-            results.append(PenetrationAsPointPair(ids[i], ids[j], p_WCa[k], p_WCb[k], nhat[k],
-                                                  depth))
+            results.append(_penetration(ids[i], ids[j], p_WCa[k], p_WCb[k], nhat[k], depth))
             continue
         # Left to Python by the compiled kernels (meshes, an uncertified
         # iterative answer, two half spaces: that one raises here).

@@ -124,3 +124,35 @@ class Aabb:
         """Report whether the point lies in the box (boundary included)."""
         p_WQ = np.asarray(p_WQ, dtype=float)
         return bool(np.all(np.abs(p_WQ - self.center) <= self.half_width))
+
+
+# Fast constructors for the query loops, which build thousands of records
+# from values they have already checked: the same frozen objects as the
+# dataclass constructors make, without the per-field frozen __setattr__
+# (about half the cost of a record). Not public.
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _penetration(id_A, id_B, p_WCa, p_WCb, nhat_BA_W, depth) -> PenetrationAsPointPair:
+    record = _new(PenetrationAsPointPair)
+    _set(record, "__dict__", {"id_A": id_A, "id_B": id_B, "p_WCa": p_WCa, "p_WCb": p_WCb,
+                              "nhat_BA_W": nhat_BA_W, "depth": depth})
+    return record
+
+
+def _signed_distance_pair(id_A, id_B, p_ACa, p_BCb, distance, nhat_BA_W,
+                          is_nhat_BA_W_unique) -> SignedDistancePair:
+    record = _new(SignedDistancePair)
+    _set(record, "__dict__", {"id_A": id_A, "id_B": id_B, "p_ACa": p_ACa, "p_BCb": p_BCb,
+                              "distance": distance, "nhat_BA_W": nhat_BA_W,
+                              "is_nhat_BA_W_unique": is_nhat_BA_W_unique})
+    return record
+
+
+def _signed_distance_to_point(id_G, p_GN, distance, grad_W,
+                              is_grad_W_unique) -> SignedDistanceToPoint:
+    record = _new(SignedDistanceToPoint)
+    _set(record, "__dict__", {"id_G": id_G, "p_GN": p_GN, "distance": distance,
+                              "grad_W": grad_W, "is_grad_W_unique": is_grad_W_unique})
+    return record

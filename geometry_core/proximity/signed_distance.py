@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from geometry_core.proximity.engine import PosedScene
-from geometry_core.proximity.results import SignedDistancePair
+from geometry_core.proximity.results import SignedDistancePair, _signed_distance_pair
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.scene_graph.identifiers import GeometryId
 
@@ -60,8 +60,8 @@ def _from_records(scene: PosedScene, records, max_distance: float) -> list[Signe
             records["i"].tolist(), records["j"].tolist(), records["status"].tolist(),
             records["distance"].tolist(), records["unique"].tolist())):
         if status == 0:
-            results.append(SignedDistancePair(ids[i], ids[j], p_ACa[k], p_BCb[k], distance,
-                                              nhat[k], unique != 0))
+            results.append(_signed_distance_pair(ids[i], ids[j], p_ACa[k], p_BCb[k], distance,
+                                                 nhat[k], unique != 0))
             continue
         # Left to Python by the compiled kernels (meshes, an uncertified
         # iterative answer, two half spaces: that one raises here).
