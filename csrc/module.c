@@ -235,6 +235,82 @@ static PyObject *py_compose_world(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* True when every (4, 4) pose is finite, has the last row [0 0 0 1] exactly,
+ * and a rotation block with max |R R^T - I| <= tolerance and det R > 0: the
+ * accepting half of math.kernels.validate_matrix4s. False sends the caller to
+ * the Python validator, which names the first bad pose and what is wrong. */
+static PyObject *py_poses_valid(PyObject *self, PyObject *args) {
+    PyObject *x_o;
+    double tolerance;
+    if (!PyArg_ParseTuple(args, "Od", &x_o, &tolerance)) return NULL;
+    Py_buffer view;
+    if (gc_get_buffer(x_o, &view, 'd', -1, "X") < 0) return NULL;
+    Py_ssize_t n = view.len / (16 * 8);
+    int ok = view.len == n * 16 * 8;
+    const double *X = view.buf;
+    for (Py_ssize_t k = 0; ok && k < n; ++k, X += 16) {
+        for (int c = 0; c < 12; ++c)
+            if (!isfinite(X[c])) ok = 0;
+        if (!(X[12] == 0.0 && X[13] == 0.0 && X[14] == 0.0 && X[15] == 1.0)) ok = 0;
+        if (!ok) break;
+        for (int r = 0; r < 3 && ok; ++r)
+            for (int c = 0; c < 3; ++c) {
+                double e = X[4 * r] * X[4 * c] + X[4 * r + 1] * X[4 * c + 1] +
+                           X[4 * r + 2] * X[4 * c + 2] - (r == c ? 1.0 : 0.0);
+                if (!(fabs(e) <= tolerance)) {
+                    ok = 0;
+                    break;
+                }
+            }
+        double det = X[0] * (X[5] * X[10] - X[6] * X[9]) - X[1] * (X[4] * X[10] - X[6] * X[8]) +
+                     X[2] * (X[4] * X[9] - X[5] * X[8]);
+        if (!(det > 0.0)) ok = 0;
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(ok);
+}
+
+/* out[slots[k]] = matrices[k] for (4, 4) float64 arrays: the pose table
+ * update of GeometryState.set_poses, without numpy converting a list. */
+static PyObject *py_copy_poses(PyObject *self, PyObject *args) {
+    PyObject *out_o, *slots_o, *mats_o;
+    if (!PyArg_ParseTuple(args, "OO!O!", &out_o, &PyList_Type, &slots_o, &PyList_Type, &mats_o))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(slots_o);
+    if (PyList_GET_SIZE(mats_o) != n) {
+        PyErr_SetString(PyExc_ValueError, "slots and matrices differ in length");
+        return NULL;
+    }
+    Py_buffer out;
+    if (PyObject_GetBuffer(out_o, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0)
+        return NULL;
+    Py_ssize_t rows = out.len / (16 * 8);
+    double *table = out.buf;
+    int failed = 0;
+    for (Py_ssize_t k = 0; k < n && !failed; ++k) {
+        Py_ssize_t slot = PyLong_AsSsize_t(PyList_GET_ITEM(slots_o, k));
+        if (slot == -1 && PyErr_Occurred()) {
+            failed = 1;
+            break;
+        }
+        if (slot < 0 || slot >= rows) {
+            PyErr_Format(PyExc_IndexError, "slot %zd outside the pose table", slot);
+            failed = 1;
+            break;
+        }
+        Py_buffer m;
+        if (gc_get_buffer(PyList_GET_ITEM(mats_o, k), &m, 'd', 16, "pose") < 0) {
+            failed = 1;
+            break;
+        }
+        memcpy(table + 16 * slot, m.buf, 16 * sizeof(double));
+        PyBuffer_Release(&m);
+    }
+    PyBuffer_Release(&out);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_tolerances(PyObject *self, PyObject *unused) {
     return Py_BuildValue(
         "{sdsisdsdsdsdsisdsdsisdsdsdsisdsdsdsd}",
@@ -268,6 +344,10 @@ static PyMethodDef methods[] = {
      "support_value(spec, X_WG, d_W) -> max over G of d_W . p_WP"},
     {"compose_world", py_compose_world, METH_VARARGS,
      "compose_world(X_PF (F,4,4), parent_slot int32 (F,)) -> bytes of X_WF (F,4,4)"},
+    {"poses_valid", py_poses_valid, METH_VARARGS,
+     "poses_valid(X (N,4,4) float64, tolerance) -> True when every pose is a rigid transform"},
+    {"copy_poses", py_copy_poses, METH_VARARGS,
+     "copy_poses(table (F,4,4) float64, slots list, matrices list of (4,4) float64)"},
     {"tolerances", py_tolerances, METH_NOARGS, "The tolerances compiled in, by name."},
     {NULL, NULL, 0, NULL},
 };

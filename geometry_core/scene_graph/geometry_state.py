@@ -564,7 +564,10 @@ class GeometryState:
         slots, matrices = [], []
         for frame_id, X_PF in poses.items():
             frame = frames.get(frame_id)
-            if frame is None or frame.source_id != source_id:
+            # Identity first: ids compare in Python, and callers pass the id
+            # register_source gave them.
+            if frame is None or (frame.source_id is not source_id
+                                 and frame.source_id != source_id):
                 self._bad_frame_for_source(frame_id, source_id, source)
             if not isinstance(X_PF, RigidTransform):
                 raise TypeError(f"pose of frame {frame.name!r} must be a RigidTransform, "
@@ -574,7 +577,10 @@ class GeometryState:
             # into the pose table below, so it is read without a copy here.
             matrices.append(X_PF._X)
         if slots:
-            self._X_PF[slots] = matrices
+            if compiled.AVAILABLE:
+                compiled.native.copy_poses(self._X_PF, slots, matrices)
+            else:
+                self._X_PF[slots] = matrices
             self._has_pose[slots] = True
 
     def set_poses_array(self, source_id: SourceId, frame_ids: Iterable[FrameId],

@@ -1,4 +1,7 @@
-"""House rule 1 for the math layer: it imports numpy, transforms3d, tolerances and itself only."""
+"""House rule 1 for the math layer: it imports numpy, transforms3d, tolerances and itself only.
+
+And geometry_core.compiled, the loader of the compiled kernels, which knows no scene.
+"""
 
 import ast
 import pathlib
@@ -8,7 +11,7 @@ import geometry_core.math
 
 MATH_DIR = pathlib.Path(geometry_core.math.__file__).parent
 ALLOWED_ROOTS = {"numpy", "transforms3d", "__future__"}
-ALLOWED_GEOMETRY_CORE = ("geometry_core.math", "geometry_core.tolerances")
+ALLOWED_GEOMETRY_CORE = ("geometry_core.math", "geometry_core.tolerances", "geometry_core.compiled")
 
 
 def _imported_modules(path):
