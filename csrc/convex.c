@@ -27,6 +27,22 @@
 #include "gc.h"
 #include "gc_tolerances.h"
 
+/* ================================================================ numpy's products
+ * Where numpy arithmetic decides a discrete choice (which hull vertex is
+ * extreme, which end of a segment, which rim point of a cylinder along its
+ * own axis), the C reproduces its rounding: numpy's matmul of 3-vectors goes
+ * through OpenBLAS, whose dgemm accumulates a0 b0, a1 b1, a2 b2 with fused
+ * multiply-adds in that order, and whose dgemv (an (N, 3) array times a
+ * 3-vector) as fma(a2, b2, fma(a0, b0, a1 b1)). Explicit fma() calls are
+ * exactly rounded everywhere (-ffp-contract=off only forbids implicit ones). */
+static inline double np_gemm3(double a0, double b0, double a1, double b1, double a2,
+                              double b2) {
+    return fma(a2, b2, fma(a1, b1, a0 * b0));
+}
+static inline double np_gemv3(const double a[3], const double b[3]) {
+    return fma(a[2], b[2], fma(a[0], b[0], a[1] * b[1]));
+}
+
 /* ================================================================ support functions in G */
 
 static double sgn_pos(double x) { return x >= 0.0 ? 1.0 : -1.0; }
@@ -103,9 +119,8 @@ double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double
     if (G->kind == GC_MESH) return NAN;
     double d_G[3], s[3];
     /* d_W @ R_WG */
-    d_G[0] = d_W[0] * X_WG[0] + d_W[1] * X_WG[4] + d_W[2] * X_WG[8];
-    d_G[1] = d_W[0] * X_WG[1] + d_W[1] * X_WG[5] + d_W[2] * X_WG[9];
-    d_G[2] = d_W[0] * X_WG[2] + d_W[1] * X_WG[6] + d_W[2] * X_WG[10];
+    for (int j = 0; j < 3; ++j)
+        d_G[j] = np_gemm3(d_W[0], X_WG[j], d_W[1], X_WG[4 + j], d_W[2], X_WG[8 + j]);
     full_support_G(G, d_G, s);
     double h_G = d_G[0] * s[0] + d_G[1] * s[1] + d_G[2] * s[2];
     return h_G + (d_W[0] * X_WG[3] + d_W[1] * X_WG[7] + d_W[2] * X_WG[11]);
@@ -194,7 +209,7 @@ static inline void poly_vertex_W(const posed *ps, int i, double out[3]) {
     const double *v = ps->shape->v + 3 * i;
     const double *R = ps->R;
     for (int r = 0; r < 3; ++r)
-        out[r] = v[0] * R[3 * r] + v[1] * R[3 * r + 1] + v[2] * R[3 * r + 2] + ps->p[r];
+        out[r] = np_gemm3(v[0], R[3 * r], v[1], R[3 * r + 1], v[2], R[3 * r + 2]) + ps->p[r];
 }
 
 /* PosedSupport.core_point: the core's support point in W along d (W). */
@@ -210,7 +225,7 @@ static void core_point(const posed *ps, const double d[3], double out[3]) {
         for (int i = 0; i < ps->shape->nv; ++i) {
             double v[3];
             poly_vertex_W(ps, i, v);
-            double h = v[0] * d[0] + v[1] * d[1] + v[2] * d[2];
+            double h = np_gemv3(v, d);
             if (h > top || i == 0) {
                 top = h;
                 best = i;
@@ -329,7 +344,7 @@ static int posed_is_smooth(const posed *ps, const double u[3], double tol) {
         for (int i = 0; i < nv; ++i) {
             double v[3];
             poly_vertex_W(ps, i, v);
-            double h = v[0] * u[0] + v[1] * u[1] + v[2] * u[2];
+            double h = np_gemv3(v, u);
             if (h > top1) {
                 top0 = top1;
                 top1 = h;
@@ -656,6 +671,40 @@ static void gjk(const posed *A, const posed *B, double scale, gjk_result *res) {
 #define EPA_MAX_F (4 * EPA_MAX_V)
 #define EPA_MAX_EDGES (3 * EPA_MAX_F)
 
+/* PosedSupport.core_points_W (the vectorised twin of core_point, with
+ * numpy's matmul rounding): d_W @ R_WG, the core's support in G, then
+ * p_G @ R_WG.T + p_WGo; a polytope takes argmax(d_W @ vertices_W.T). */
+static void core_points_W(const posed *ps, const double d[3], double out[3]) {
+    const double *R = ps->R;
+    if (ps->kind == PK_POINT) {
+        gc_copy(ps->p, out);
+        return;
+    }
+    if (ps->kind == PK_POLY) {
+        double top = -INFINITY, v[3];
+        for (int i = 0; i < ps->shape->nv; ++i) {
+            poly_vertex_W(ps, i, v);
+            double h = np_gemm3(d[0], v[0], d[1], v[1], d[2], v[2]);
+            if (h > top || i == 0) {
+                top = h;
+                gc_copy(v, out);
+            }
+        }
+        return;
+    }
+    double g[3], s[3];
+    for (int j = 0; j < 3; ++j) g[j] = np_gemm3(d[0], R[j], d[1], R[3 + j], d[2], R[6 + j]);
+    if (ps->kind == PK_SEGMENT) {
+        s[0] = 0.0;
+        s[1] = 0.0;
+        s[2] = sgn_pos(g[2]) * ps->prm[0];
+    } else {
+        full_support_G(ps->shape, g, s);
+    }
+    for (int i = 0; i < 3; ++i)
+        out[i] = np_gemm3(s[0], R[3 * i], s[1], R[3 * i + 1], s[2], R[3 * i + 2]) + ps->p[i];
+}
+
 /* The 26 directions of _initial_directions and the cores' support points. */
 static void initial_points(const posed *A, const posed *B, double pa[NDIR][3],
                            double pb[NDIR][3], double pm[NDIR][3]) {
@@ -684,8 +733,8 @@ static void initial_points(const posed *A, const posed *B, double pa[NDIR][3],
     }
     for (k = 0; k < NDIR; ++k) {
         double nd[3] = {-dirs[k][0], -dirs[k][1], -dirs[k][2]};
-        core_point(A, dirs[k], pa[k]);
-        core_point(B, nd, pb[k]);
+        core_points_W(A, dirs[k], pa[k]);
+        core_points_W(B, nd, pb[k]);
         gc_sub(pa[k], pb[k], pm[k]);
     }
 }
@@ -757,13 +806,36 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
     }
     for (int p = 0; p < NDIR; ++p) {
         if (p == i0 || p == i1 || p == i2 || p == i3) continue;
-        int visible[HULL_MAX_F], any = 0;
+        /* Visible: the faces above p's eps that are edge-connected to the
+         * most visible one (round-off can lift a far, nearly coplanar face
+         * above eps; a convex hull's visible region is connected). */
+        int visible[HULL_MAX_F], above[HULL_MAX_F], top = -1;
+        double top_h = eps;
         for (int f = 0; f < nf; ++f) {
             gc_sub(pm[p], pm[fv[f][0]], d);
-            visible[f] = gc_dot(fn[f], d) > eps;
-            any |= visible[f];
+            double h = gc_dot(fn[f], d);
+            above[f] = h > eps;
+            visible[f] = 0;
+            if (h > top_h) { top_h = h; top = f; }
         }
-        if (!any) continue;
+        if (top < 0) continue;
+        visible[top] = 1;
+        for (int grew = 1; grew;) {
+            grew = 0;
+            for (int f = 0; f < nf; ++f) {
+                if (!above[f] || visible[f]) continue;
+                for (int g = 0; g < nf && !visible[f]; ++g) {
+                    if (!visible[g]) continue;
+                    for (int k = 0; k < 3 && !visible[f]; ++k)
+                        for (int m = 0; m < 3; ++m)
+                            if (fv[f][k] == fv[g][(m + 1) % 3] && fv[f][(k + 1) % 3] == fv[g][m]) {
+                                visible[f] = 1;
+                                grew = 1;
+                                break;
+                            }
+                }
+            }
+        }
         int edges[3 * HULL_MAX_F][2], ne = 0;
         for (int f = 0; f < nf; ++f) {
             if (!visible[f]) continue;
@@ -1050,8 +1122,8 @@ static void epa_expand(epa_t *e, epa_answer *ans) {
         core_point(e->B, nu, b);
         gc_sub(a, b, w);
         double gap = gc_dot(u, w) - dist;
-        if (gap <= e->gap_tol || e->iterations >= GC_CONVEX_EPA_MAX_ITERATIONS
-            || !epa_add(e, w, a, b)) {
+        int stop = gap <= e->gap_tol || e->iterations >= GC_CONVEX_EPA_MAX_ITERATIONS;
+        if (stop || !epa_add(e, w, a, b)) {
             epa_witness(e, f, u, dist, gap, ans);
             return;
         }
