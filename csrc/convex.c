@@ -39,6 +39,10 @@ static inline double np_gemm3(double a0, double b0, double a1, double b1, double
                               double b2) {
     return fma(a2, b2, fma(a1, b1, a0 * b0));
 }
+/* numpy's dot of two 3-vectors (BLAS ddot; np.linalg.norm is its sqrt). */
+static inline double np_dot3(const double a[3], const double b[3]) {
+    return np_gemm3(a[0], b[0], a[1], b[1], a[2], b[2]);
+}
 static inline double np_gemv3(const double a[3], const double b[3]) {
     return fma(a[2], b[2], fma(a[0], b[0], a[1] * b[1]));
 }
@@ -123,7 +127,8 @@ double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double
         d_G[j] = np_gemm3(d_W[0], X_WG[j], d_W[1], X_WG[4 + j], d_W[2], X_WG[8 + j]);
     full_support_G(G, d_G, s);
     double h_G = d_G[0] * s[0] + d_G[1] * s[1] + d_G[2] * s[2];
-    return h_G + (d_W[0] * X_WG[3] + d_W[1] * X_WG[7] + d_W[2] * X_WG[11]);
+    double p[3] = {X_WG[3], X_WG[7], X_WG[11]};
+    return h_G + np_dot3(d_W, p);
 }
 
 /* ================================================================ PosedSupport */
@@ -425,18 +430,18 @@ int gc_halfspace_pair(const double X_WH[16], const gc_shape *B, const double X_W
     if (B->kind == GC_HALFSPACE) return GC_ERROR_HALFSPACES;
     if (B->kind == GC_MESH) return GC_NOT_HANDLED;
     double Hz[3] = {X_WH[2], X_WH[6], X_WH[10]};
-    double hn = sqrt(Hz[0] * Hz[0] + Hz[1] * Hz[1] + Hz[2] * Hz[2]);
+    double hn = sqrt(np_dot3(Hz, Hz));
     Hz[0] /= hn; Hz[1] /= hn; Hz[2] /= hn;
     posed ps;
     posed_init(&ps, B, X_WB);
     double d[3] = {-Hz[0], -Hz[1], -Hz[2]}, p[3];
     core_point(&ps, d, p);
     if (ps.radius > 0.0) {
-        double dn = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        double dn = sqrt(np_dot3(d, d));
         for (int k = 0; k < 3; ++k) p[k] = p[k] + ps.radius * d[k] / dn;
     }
     double rel[3] = {p[0] - X_WH[3], p[1] - X_WH[7], p[2] - X_WH[11]};
-    double distance = gc_dot(Hz, rel);
+    double distance = np_dot3(Hz, rel);
     out->distance = distance;
     for (int k = 0; k < 3; ++k) {
         out->p_WCb[k] = p[k];
@@ -1530,7 +1535,7 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
     double n[3], core_distance, p_A[3], p_B[3], gap;
     int unique;
     if (!gr.overlap) {
-        double vn = sqrt(gc_dot(gr.v, gr.v));
+        double vn = sqrt(np_dot3(gr.v, gr.v));
         for (int k = 0; k < 3; ++k) n[k] = gr.v[k] / vn;
         gc_copy(gr.p_A, p_A);
         gc_copy(gr.p_B, p_B);
