@@ -2,6 +2,7 @@
  * geometry_core/proximity/narrowphase.py (half spaces first, then meshes,
  * exact pairs, the certified convex solver). */
 #include "gc.h"
+#include "gc_tolerances.h"
 
 static void swap_result(gc_pair_result *r) {
     for (int k = 0; k < 3; ++k) {
@@ -24,5 +25,14 @@ int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     if (A->kind == GC_MESH || B->kind == GC_MESH) return GC_NOT_HANDLED;
     int status = gc_exact_pair(A, X_WA, B, X_WB, out);
     if (status != GC_NOT_HANDLED) return status;
-    return gc_convex_pair(A, X_WA, B, X_WB, out);
+    status = gc_convex_pair(A, X_WA, B, X_WB, out);
+    /* The certificate proves g(n) equals the answer; the ascent test that n
+     * is a local maximum of g (an answer too deep passes the first alone). */
+    if (status == GC_OK && gc_ascent_gap(A, X_WA, B, X_WB, out) > GC_PAIR_CERTIFICATE_TOLERANCE)
+        status = GC_UNCERTIFIED;
+    if (status != GC_UNCERTIFIED) return status;
+    double n0[3];
+    gc_copy(out->nhat_BA_W, n0);
+    if (gc_direction_search(A, X_WA, B, X_WB, n0, out) == GC_OK) return GC_SEARCHED;
+    return GC_UNCERTIFIED;
 }

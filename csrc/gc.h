@@ -39,7 +39,9 @@ enum {
     GC_OK = 0,            /* answered (exact, or iterative and certified) */
     GC_NOT_HANDLED = 1,   /* no native kernel for this input: ask Python */
     GC_UNCERTIFIED = 2,   /* iterative answer failed its certificate: ask Python */
-    GC_ERROR_HALFSPACES = 3 /* both shapes are half spaces: undefined */
+    GC_ERROR_HALFSPACES = 3, /* both shapes are half spaces: undefined */
+    GC_SEARCHED = 4       /* the solver failed its certificate; the direction search
+                             answered (an answer, counted and logged by Python) */
 };
 
 typedef struct gc_shape {
@@ -101,9 +103,25 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
  * d a unit vector in W; +inf for a half space. */
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]);
 
+/* ---------------------------------------------------------------- search.c
+ * Mirrors geometry_core/proximity/direction_search.py. */
+
+/* How far the answer's normal is from a local maximum of
+ * g(n) = -h_A(-n) - h_B(n): the largest g(n') - g(n) over a few directions n'
+ * tilted slightly away from r->nhat_BA_W (<= round-off at a true maximum). */
+double gc_ascent_gap(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                     const double X_WB[16], const gc_pair_result *r);
+/* The brute-force direction search (search_signed_distance), seeded with
+ * n0_W (may be zero): GC_OK with the answer, or GC_NOT_HANDLED for meshes and
+ * half spaces. */
+int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                        const double X_WB[16], const double n0_W[3], gc_pair_result *out);
+
 /* ---------------------------------------------------------------- dispatch.c
  * Mirrors geometry_core/proximity/narrowphase.py PairSolver.signed_distance:
- * half spaces, then meshes (GC_NOT_HANDLED), exact pairs, the convex solver. */
+ * half spaces, then meshes (GC_NOT_HANDLED), exact pairs, the convex solver
+ * with its certificate, and the direction search where the certificate fails
+ * (GC_SEARCHED). */
 int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
             const double X_WB[16], gc_pair_result *out);
 

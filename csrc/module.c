@@ -371,5 +371,6 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyModule_AddIntConstant(m, "NOT_HANDLED", GC_NOT_HANDLED);
     PyModule_AddIntConstant(m, "UNCERTIFIED", GC_UNCERTIFIED);
     PyModule_AddIntConstant(m, "ERROR_HALFSPACES", GC_ERROR_HALFSPACES);
+    PyModule_AddIntConstant(m, "SEARCHED", GC_SEARCHED);
     return m;
 }

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from geometry_core.proximity import native
+from geometry_core.proximity import narrowphase, native
 from geometry_core.proximity.broadphase import BroadphaseModel, candidate_pairs, world_aabbs
 from geometry_core.proximity.narrowphase import PairSolver
 from geometry_core.proximity.prefilter import provably_apart
@@ -136,8 +136,18 @@ class PosedScene:
         compiled = self.cache.native
         if compiled is None:
             return None
-        return np.frombuffer(compiled.pairs(self.X_WG, float(margin), float(report_max),
-                                            strict, local), dtype=native.PAIR_RECORD)
+        records = np.frombuffer(compiled.pairs(self.X_WG, float(margin), float(report_max),
+                                               strict, local), dtype=native.PAIR_RECORD)
+        searched = records["status"] == native.SEARCHED
+        if searched.any():
+            # Answers the direction search gave after the solver failed its
+            # certificate: counted and logged as the Python dispatcher does.
+            shapes = self.model.shapes
+            for i, j in zip(records["i"][searched].tolist(), records["j"][searched].tolist()):
+                narrowphase.count_fallback(shapes[i], shapes[j])
+            records = records.copy()
+            records["status"][searched] = native.OK
+        return records
 
     def answered_points(self, p_WQ: np.ndarray, threshold: float) -> np.ndarray | None:
         """Each geometry within ``threshold`` of Q (``native.POINT_RECORD`` rows), or None.

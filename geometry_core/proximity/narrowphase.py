@@ -80,11 +80,7 @@ class PairSolver:
         answer = convex_solver.signed_distance_convex(shape_A, X_WA, shape_B, X_WB)
         gap = certificate_gap(shape_A, X_WA, shape_B, X_WB, answer)
         if gap > PAIR_CERTIFICATE_TOLERANCE:
-            global solver_fallbacks
-            solver_fallbacks += 1
-            _log.warning("convex solver answer for %s-%s failed its certificate by %.3g m; "
-                         "using a direction search instead (fallback #%d)",
-                         shape_A.type_name, shape_B.type_name, gap, solver_fallbacks)
+            count_fallback(shape_A, shape_B, gap)
             answer = search_signed_distance(shape_A, X_WA, shape_B, X_WB, answer.nhat_BA_W)
         return answer
 
@@ -95,3 +91,13 @@ class PairSolver:
         if geometry is None:
             geometry = self._fcl[i] = fcl_adapter.fcl_geometry(self._shapes[i])
         return geometry
+
+
+def count_fallback(shape_A: Shape, shape_B: Shape, gap: float | None = None) -> None:
+    """Count and log one solver answer replaced by the direction search."""
+    global solver_fallbacks
+    solver_fallbacks += 1
+    by = "" if gap is None else f" by {gap:.3g} m"
+    _log.warning("convex solver answer for %s-%s failed its certificate%s; "
+                 "using a direction search instead (fallback #%d)",
+                 shape_A.type_name, shape_B.type_name, by, solver_fallbacks)

@@ -32,6 +32,8 @@ from geometry_core.shapes import (
 __all__ = ["AVAILABLE", "REASON", "shape_spec", "pair", "point"]
 
 SPHERE, BOX, CYLINDER, CAPSULE, ELLIPSOID, HALFSPACE, CONVEX, MESH = range(8)
+#: Status codes of the kernels (csrc/gc.h).
+OK, NOT_HANDLED, UNCERTIFIED, ERROR_HALFSPACES, SEARCHED = range(5)
 
 _native = compiled.native
 AVAILABLE, REASON = compiled.AVAILABLE, compiled.REASON
