@@ -1,0 +1,666 @@
+"""Differential tests: the C point and exact-pair kernels against their Python twins.
+
+``csrc/point.c`` ports ``point_distance.signed_distance_to_point`` and
+``csrc/exact.c`` ports ``exact_pairs.signed_distance_pair``, branch for
+branch. Here both answer the same inputs (seeded random shapes, poses and
+points, plus inputs built to land on every degenerate branch: centres, axes,
+faces, edges, corners, mid-planes, ties, medial discs, parallel / crossing /
+coincident capsule spines, boxes face to face, edge to edge, touching, nested,
+turned by exactly 90 degrees or by a hair) and must agree:
+
+* status ``OK`` wherever Python answers, ``NOT_HANDLED`` where Python raises
+  (a Mesh point) or ``exact_pairs`` returns None;
+* distance and witness points within ``1e-12 * (1 + scale)``;
+* ``unique`` flags equal;
+* normals / gradients within ``1e-12`` plus ``1e-14 * (1 + scale) / gap``,
+  where gap is the length the unit vector was divided by (|Q - N| for a
+  point, the centre-to-B distance for sphere-X, the spine gap for capsules,
+  the box gap when boxes are apart). Reason: such a normal is a difference of
+  coordinates divided by its length, so one ulp of difference in the world-to-G
+  transform (numpy's BLAS and C round a 3x3 product in different orders) is
+  amplified by 1/gap. Where the normal is an axis or a mean of face normals the
+  term is irrelevant and 1e-12 applies in effect.
+
+Nothing here is loosened for the iterative ellipsoid: C repeats the same
+bracket, Newton step, bisection and stopping rules, and agrees to ~1e-15.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.transform import Rotation
+
+from geometry_core.proximity import native
+from geometry_core.proximity.exact_pairs import signed_distance_pair
+from geometry_core.proximity.point_distance import signed_distance_to_point
+from geometry_core.shapes import (
+    Box,
+    Capsule,
+    Convex,
+    Cylinder,
+    Ellipsoid,
+    HalfSpace,
+    Mesh,
+    Sphere,
+)
+
+pytestmark = [
+    pytest.mark.skipif(not native.AVAILABLE,
+                       reason=f"compiled kernels unavailable: {native.REASON}"),
+    # point_distance._convex_in_G computes (and drops) the mean facet normal
+    # deep inside a hull too; at a cube hull's centre that mean is zero.
+    pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning"),
+]
+
+OK, NOT_HANDLED = 0, 1
+I4 = np.eye(4)
+
+
+# --------------------------------------------------------------------------
+# Poses and comparisons
+# --------------------------------------------------------------------------
+
+
+def make_pose(R_WG, p_WGo) -> np.ndarray:
+    X_WG = np.eye(4)
+    X_WG[:3, :3] = R_WG
+    X_WG[:3, 3] = p_WGo
+    return X_WG
+
+
+def random_pose(rng: np.random.Generator, spread: float = 0.3) -> np.ndarray:
+    return make_pose(Rotation.random(random_state=rng).as_matrix(),
+                     rng.uniform(-spread, spread, 3))
+
+
+def _right_angle_rotations() -> list[np.ndarray]:
+    """The 24 proper rotations that permute the axes: entries exactly 0 and ±1."""
+    rotations = []
+    for perm in itertools.permutations(range(3)):
+        for signs in itertools.product((-1.0, 1.0), repeat=3):
+            R = np.zeros((3, 3))
+            R[range(3), perm] = signs
+            if np.linalg.det(R) > 0:
+                rotations.append(R)
+    return rotations
+
+
+RIGHT_ANGLES = _right_angle_rotations()
+
+
+def test_status_constants_match_the_module():
+    from geometry_core.proximity import _native
+    assert (_native.OK, _native.NOT_HANDLED) == (OK, NOT_HANDLED)
+    assert len(RIGHT_ANGLES) == 24
+
+
+def _shape_size(shape) -> float:
+    if isinstance(shape, Sphere):
+        return shape.radius
+    if isinstance(shape, Box):
+        return float(np.max(shape.half_extents()))
+    if isinstance(shape, Cylinder | Capsule):
+        return shape.radius + 0.5 * shape.length
+    if isinstance(shape, Ellipsoid):
+        return float(np.max(shape.semi_axes()))
+    if isinstance(shape, Convex):
+        return float(np.max(np.abs(shape.hull()[0])))
+    return 1.0
+
+
+def _is_exact_rotation(X: np.ndarray) -> bool:
+    """Rotation entries all 0 or ±1: numpy's and C's world-to-G transforms agree bit for bit."""
+    return bool(np.all(np.isin(X[:3, :3], (-1.0, 0.0, 1.0))))
+
+
+def _point_gap(shape, p_GQ: np.ndarray, distance: float) -> float:
+    """The length the point gradient was normalised by.
+
+    |Q - N| in general; for a sphere or capsule, Q's distance from the centre
+    or spine; a cylinder also divides by Q's distance from its axis.
+    """
+    gap = abs(distance)
+    if isinstance(shape, Sphere | Capsule):
+        gap = abs(distance + shape.radius)
+    elif isinstance(shape, Cylinder):
+        gap = min(gap, math.hypot(p_GQ[0], p_GQ[1]))
+    return max(gap, 1e-300)
+
+
+def _point_jumps(shape, p_GQ: np.ndarray, scale: float) -> bool:
+    """True where moving Q by 1e-13 * scale changes Python's answer by a jump.
+
+    That is a tie decided by round-off (inside equidistant from two faces, on
+    the mid-plane whose side picks the face, on an ellipsoid's medial disc):
+    there the world-to-G transform, which numpy (BLAS) and C round
+    differently for a general rotation, legitimately picks the answer.
+    """
+    base = signed_distance_to_point(shape, I4, p_GQ)
+    for axis, sign in itertools.product(range(3), (-1.0, 1.0)):
+        moved = signed_distance_to_point(shape, I4,
+                                         p_GQ + sign * 1e-13 * scale * np.eye(3)[axis])
+        if (np.max(np.abs(moved.p_GN - base.p_GN)) > 1e-9 * (1 + scale)
+                or np.max(np.abs(moved.grad_W - base.grad_W)) > 1e-6):
+            return True
+    return False
+
+
+def assert_point_matches(shape, X_WG, p_WQ, label="", ties=None) -> bool:
+    """Assert native == Python for one point; True when it was a round-off tie.
+
+    Distance, status and the unique flag must always agree. The nearest point
+    and gradient must agree too, except (under a general rotation only) where
+    Python's own answer jumps under a 1e-13 move of Q; the native answer must
+    then still be a valid one of the tied answers. ``ties`` collects those.
+    """
+    expected = signed_distance_to_point(shape, X_WG, p_WQ)
+    status, got = native.point(shape, X_WG, p_WQ)
+    where = f"{label} {shape!r} X_WG={X_WG.tolist()} p_WQ={np.asarray(p_WQ).tolist()}"
+    assert status == OK, where
+    scale = max(_shape_size(shape), float(np.max(np.abs(p_WQ))), float(np.max(np.abs(X_WG))))
+    tol = 1e-12 * (1.0 + scale)
+    assert abs(got.distance - expected.distance) <= tol, (got.distance, expected.distance, where)
+    assert got.is_grad_W_unique is expected.is_grad_W_unique, where
+    R_WG = X_WG[:3, :3]
+    p_GQ = R_WG.T @ (np.asarray(p_WQ) - X_WG[:3, 3])
+    grad_tol = 1e-12 + 1e-14 * (1.0 + scale) / _point_gap(shape, p_GQ, expected.distance)
+    if (np.max(np.abs(got.p_GN - expected.p_GN)) <= tol
+            and np.max(np.abs(got.grad_W - expected.grad_W)) <= grad_tol):
+        return False
+    assert not _is_exact_rotation(X_WG), f"differs under an exact pose: {got} {expected} {where}"
+    assert _point_jumps(shape, p_GQ, scale), f"differs, not a tie: {got} {expected} {where}"
+    # One of the tied answers: N on the surface, Q - N along the gradient.
+    assert abs(signed_distance_to_point(shape, I4, got.p_GN).distance) <= tol, where
+    np.testing.assert_allclose(p_GQ - got.p_GN, got.distance * (R_WG.T @ got.grad_W), rtol=0,
+                               atol=tol, err_msg=where)
+    if ties is not None:
+        ties.append(where)
+    return True
+
+
+def _core_gap(shape_A, shape_B, distance: float) -> float:
+    """The length the pair normal was normalised by (see the module docstring).
+
+    Sphere-X divides by the distance from B to the sphere's centre, a capsule
+    pair by the spine gap, separated boxes by the box gap: in each case the
+    pair distance plus the radii of the spheres and capsules involved.
+    """
+    inflation = sum(s.radius for s in (shape_A, shape_B) if isinstance(s, Sphere | Capsule))
+    return max(abs(distance + inflation), 1e-300)
+
+
+def _pair_jumps(shape_A, X_WA, shape_B, X_WB, expected, scale: float) -> bool:
+    """True where moving or turning A by 1e-13 changes Python's answer by a jump.
+
+    E.g. boxes face to face (every pair across the patch is closest, argmin
+    picks one by round-off) or two exactly parallel SAT face axes of A and B
+    (argmax picks one by round-off, and with it the face that carries the
+    witness). numpy's BLAS and C round those near-equal values differently.
+    """
+    for axis, sign in itertools.product(range(3), (-1.0, 1.0)):
+        moved = X_WA.copy()
+        moved[axis, 3] += sign * 1e-13 * scale
+        turned = X_WA.copy()
+        turned[:3, :3] = Rotation.from_rotvec(sign * 1e-13 * np.eye(3)[axis]).as_matrix() \
+            @ X_WA[:3, :3]
+        for X in (moved, turned):
+            w = signed_distance_pair(shape_A, X, shape_B, X_WB)
+            if (max(np.max(np.abs(w.p_WCa - expected.p_WCa)),
+                    np.max(np.abs(w.p_WCb - expected.p_WCb))) > 1e-9 * (1 + scale)
+                    or np.max(np.abs(w.nhat_BA_W - expected.nhat_BA_W)) > 1e-6):
+                return True
+    return False
+
+
+def assert_pair_matches(shape_A, X_WA, shape_B, X_WB, label="", ties=None):
+    """Assert native == Python for one pair; returns Python's answer.
+
+    As assert_point_matches: distance, status and unique always agree;
+    witnesses and normal agree except (general rotations only) at a tie that
+    round-off decides, where the native answer must be another valid one.
+    """
+    expected = signed_distance_pair(shape_A, X_WA, shape_B, X_WB)
+    status, got = native.pair(shape_A, X_WA, shape_B, X_WB, kernel="exact")
+    where = f"{label} A={shape_A!r} X_WA={X_WA.tolist()} B={shape_B!r} X_WB={X_WB.tolist()}"
+    if expected is None:
+        assert status == NOT_HANDLED, where
+        return None
+    assert status == OK, where
+    scale = max(_shape_size(shape_A), _shape_size(shape_B),
+                float(np.max(np.abs(X_WA))), float(np.max(np.abs(X_WB))))
+    tol = 1e-12 * (1.0 + scale)
+    assert abs(got.distance - expected.distance) <= tol, (got.distance, expected.distance, where)
+    assert got.is_nhat_BA_W_unique is expected.is_nhat_BA_W_unique, where
+    normal_tol = 1e-12 + 1e-14 * (1.0 + scale) / _core_gap(shape_A, shape_B, expected.distance)
+    if (max(np.max(np.abs(got.p_WCa - expected.p_WCa)),
+            np.max(np.abs(got.p_WCb - expected.p_WCb))) <= tol
+            and np.max(np.abs(got.nhat_BA_W - expected.nhat_BA_W)) <= normal_tol):
+        return expected
+    exact = _is_exact_rotation(X_WA) and _is_exact_rotation(X_WB)
+    assert not exact, f"differs under exact poses: {got} {expected} {where}"
+    assert _pair_jumps(shape_A, X_WA, shape_B, X_WB, expected, scale), \
+        f"differs, not a tie: {got} {expected} {where}"
+    # Another valid answer: a unit normal, Ca - Cb = distance nhat, Ca on A, Cb on B
+    # (the bounds of test_exact_pairs' property test).
+    assert abs(np.linalg.norm(got.nhat_BA_W) - 1.0) <= 1e-12, where
+    np.testing.assert_allclose(got.p_WCa - got.p_WCb, got.distance * got.nhat_BA_W, rtol=0,
+                               atol=1e-10 * (1 + scale), err_msg=where)
+    assert abs(signed_distance_to_point(shape_A, X_WA, got.p_WCa).distance) <= 1e-10 * (1 + scale)
+    assert abs(signed_distance_to_point(shape_B, X_WB, got.p_WCb).distance) <= 1e-10 * (1 + scale)
+    if ties is not None:
+        ties.append(where)
+    return expected
+
+
+# --------------------------------------------------------------------------
+# Shapes and their special points (in G)
+# --------------------------------------------------------------------------
+
+
+def _cube_convex(half: float) -> Convex:
+    corners = np.array(list(itertools.product((-half, half), repeat=3)))
+    return Convex.from_points(corners)
+
+
+def _shapes(kind: str, rng: np.random.Generator) -> list:
+    """Shapes of one kind: special proportions at three scales, random sizes at 1."""
+    out = []
+    for scale in (1e-3, 1.0, 40.0):
+        special = scale != 1.0
+        if kind == "sphere":
+            out += [Sphere(scale * 0.3)]
+            out += [] if special else [Sphere(rng.uniform(0.05, 0.5))]
+        elif kind == "box":
+            out += [Box(*(scale * np.array([0.2, 0.4, 0.6]))), Box.make_cube(scale * 0.5)]
+            out += [] if special else [Box(*rng.uniform(0.05, 0.5, 3))]
+        elif kind == "cylinder":
+            out += [Cylinder(scale * 0.2, scale * 0.4),  # radius == half length: ties
+                    Cylinder(scale * 0.1, scale * 1.0)]  # the barrel nearest on the axis
+            out += [] if special else [Cylinder(*rng.uniform(0.05, 0.5, 2)),
+                                       Cylinder(0.3, 0.2)]  # the caps nearer than the barrel
+        elif kind == "capsule":
+            out += [Capsule(scale * 0.1, scale * 0.4)]
+            out += [] if special else [Capsule(*rng.uniform(0.05, 0.5, 2))]
+        elif kind == "ellipsoid":
+            out += [Ellipsoid(*(scale * np.array([0.3, 0.2, 0.1])))]
+            out += [] if special else [
+                Ellipsoid(0.1, 0.3, 0.2),  # smallest axis x
+                Ellipsoid(0.25, 0.25, 0.25),  # a sphere
+                Ellipsoid(0.3, 0.1, 0.1),  # the two smallest axes tie
+                Ellipsoid(0.1, 0.1, 0.3),
+                Ellipsoid(*rng.uniform(0.05, 0.5, 3))]
+        elif kind == "halfspace":
+            out += [HalfSpace()]
+        elif kind == "convex":
+            out += [_cube_convex(scale * 0.25)]
+            # A turned cube: its coplanar triangles' normals differ by round-off.
+            turned = _cube_convex(0.25).hull()[0] @ Rotation.random(random_state=rng).as_matrix()
+            out += [] if special else [Convex.from_points(rng.uniform(-0.3, 0.3, (12, 3))),
+                                       Convex.from_points(turned)]
+    return out
+
+
+def _special_points_G(shape, rng: np.random.Generator) -> list[np.ndarray]:
+    """Points in G on (and just off) every feature the kernels branch on."""
+    points = [np.zeros(3)]
+    if isinstance(shape, Sphere):
+        r = shape.radius
+        for axis, s in itertools.product(range(3), (-1.0, 1.0)):
+            for f in (0.5, 1.0, 1.5):
+                points.append(np.eye(3)[axis] * s * f * r)
+        u = rng.normal(size=3)
+        u /= np.linalg.norm(u)
+        points += [u * r, u * 1e-16 * r, u * 1e-13, 2 * u * r]
+    elif isinstance(shape, Box):
+        h = shape.half_extents()
+        levels = (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5)
+        points += [np.array(f) * h for f in itertools.product(levels, repeat=3)]
+        m = float(np.min(h))  # equal depth to two faces (ties) in every pair of axes
+        for i, j in itertools.combinations(range(3), 2):
+            for si, sj in itertools.product((-1.0, 1.0), repeat=2):
+                p = np.zeros(3)
+                p[i] = si * (h[i] - 0.4 * m)
+                p[j] = sj * (h[j] - 0.4 * m)
+                points.append(p)
+    elif isinstance(shape, Cylinder | Capsule):
+        r, hl = shape.radius, 0.5 * shape.length
+        extra = r if isinstance(shape, Capsule) else 0.0
+        zs = (-hl - 1.5 * extra - 0.5 * hl, -hl - extra, -hl, -0.5 * hl, 0.0, 0.3 * hl,
+              hl - 0.6 * r, hl, hl + 0.5 * extra, hl + extra, 1.5 * hl + 2 * extra)
+        for radial in (0.0, 1e-17 * r, 0.4 * r, r, 1.5 * r):
+            for angle in (0.0, math.pi / 2, math.pi, rng.uniform(0, 2 * math.pi)):
+                for z in zs:
+                    points.append(np.array([radial * math.cos(angle),
+                                            radial * math.sin(angle), z]))
+    elif isinstance(shape, Ellipsoid):
+        e = shape.semi_axes()
+        for axis, s in itertools.product(range(3), (-1.0, 1.0)):
+            for f in (1e-3, 0.5, 1.0, 1.5, 3.0):
+                points.append(np.eye(3)[axis] * s * f * e[axis])
+        k = int(np.argmin(e))
+        for _ in range(6):  # on the medial disc (the smallest axis's coordinate 0)
+            p = rng.uniform(-0.3, 0.3, 3) * e
+            p[k] = 0.0
+            points.append(p)
+            q = p.copy()
+            q[k] = 1e-17 * e[k]  # within round-off of it
+            points.append(q)
+        for _ in range(6):  # on the surface and just off it
+            u = rng.normal(size=3)
+            p = u / np.linalg.norm(u / e)
+            points += [p, p * (1 + 1e-13), p * (1 - 1e-13)]
+        points.append(np.array([1e-95, 0.0, 0.0]))  # below the negligible threshold
+    elif isinstance(shape, HalfSpace):
+        points += [np.array([0.3, -0.2, z]) for z in (-1.0, -1e-16, 0.0, 1e-16, 0.7)]
+    elif isinstance(shape, Convex):
+        vertices, faces = shape.hull()
+        points += list(vertices)
+        points += [0.5 * (vertices[f[i]] + vertices[f[(i + 1) % 3]])
+                   for f in faces for i in range(3)]  # edge midpoints
+        centroids = [vertices[f].mean(axis=0) for f in faces]
+        normals = [np.cross(vertices[f[1]] - vertices[f[0]], vertices[f[2]] - vertices[f[0]])
+                   for f in faces]
+        for c, n in zip(centroids, normals):
+            n = n / np.linalg.norm(n)
+            points += [c, c + 0.1 * n * _shape_size(shape), c - 0.05 * n * _shape_size(shape)]
+        points += [vertices.mean(axis=0), 2.0 * vertices[0]]
+    return points
+
+
+KINDS = ["sphere", "box", "cylinder", "capsule", "ellipsoid", "halfspace", "convex"]
+
+
+def _exact_poses(scale: float, turn: int = 5) -> list[np.ndarray]:
+    """Identity and right-angle turns: C and numpy then see bit-identical p_GQ.
+
+    R has entries 0 and ±1 only, so R^T (p_WQ - p_WGo) is exact in any
+    summation order; every round-off-decided choice (ties) must then agree.
+    """
+    offset = scale * np.array([0.5, -0.25, 0.125])
+    return [I4, make_pose(RIGHT_ANGLES[turn % 24], offset)]
+
+
+# --------------------------------------------------------------------------
+# Point distance
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_point_special_points(kind):
+    rng = np.random.default_rng(KINDS.index(kind) + 100)
+    exact, general, not_unique, ties = 0, 0, 0, []
+    for i, shape in enumerate(_shapes(kind, rng)):
+        scale = _shape_size(shape)
+        poses = _exact_poses(scale, 7 * i + 5) + [random_pose(rng, 0.3 * scale)]
+        for p_GQ in _special_points_G(shape, rng):
+            for X_WG in poses:
+                p_WQ = X_WG[:3, :3] @ p_GQ + X_WG[:3, 3]
+                assert_point_matches(shape, X_WG, p_WQ, f"{kind} special", ties)
+                exact += _is_exact_rotation(X_WG)
+                general += not _is_exact_rotation(X_WG)
+            not_unique += not signed_distance_to_point(shape, I4, p_GQ).is_grad_W_unique
+    assert exact > 30
+    # Round-off ties stay the exception, and only under general rotations.
+    assert len(ties) <= 0.2 * general, ties[:3]
+    if kind != "halfspace":
+        assert not_unique > 0  # the convention branches are reached
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_point_random(kind):
+    rng = np.random.default_rng(KINDS.index(kind) + 200)
+    ties = []
+    for shape in _shapes(kind, rng):
+        scale = _shape_size(shape)
+        for _ in range(40):
+            X_WG = random_pose(rng, 0.3 * scale)
+            p_WQ = X_WG[:3, 3] + rng.uniform(-1.6, 1.6, 3) * scale
+            assert_point_matches(shape, X_WG, p_WQ, f"{kind} random", ties)
+    assert not ties  # generic points tie with probability zero
+
+
+def test_point_box_tie_order_and_mid_planes_exactly():
+    # Exact inputs: the kernels must pick the same face (+x, -x, +y, -y, +z, -z).
+    cube = Box.make_cube(1.0)
+    for p_GQ in ([0, 0, 0], [-0.3, 0.3, 0], [0.2, -0.2, 0.2], [0, 0.1, 0], [0.1, 0.1, -0.1]):
+        for R in RIGHT_ANGLES:
+            assert_point_matches(cube, make_pose(R, [0.5, 1.0, -2.0]), R @ np.array(p_GQ, float)
+                                 + [0.5, 1.0, -2.0], "box tie")
+
+
+def test_point_mesh_is_not_handled(tmp_path):
+    path = tmp_path / "tet.obj"
+    path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    mesh = Mesh(str(path))
+    with pytest.raises(ValueError, match="no inside"):
+        signed_distance_to_point(mesh, I4, np.zeros(3))
+    status, _ = native.point(mesh, I4, np.zeros(3))
+    assert status == NOT_HANDLED
+
+
+sizes = st.floats(0.05, 0.5)
+coordinates = st.floats(-0.6, 0.6)
+hyp_points = st.tuples(coordinates, coordinates, coordinates).map(np.array)
+rotations = st.tuples(*[st.floats(-1, 1)] * 4).filter(
+    lambda q: np.linalg.norm(q) > 0.1).map(lambda q: Rotation.from_quat(q).as_matrix())
+hyp_poses = st.builds(make_pose, rotations, hyp_points)
+convex_points = st.integers(0, 2**32 - 1).map(
+    lambda seed: np.random.default_rng(seed).uniform(-0.3, 0.3, (10, 3)))
+hyp_shapes = st.one_of(
+    st.builds(Sphere, sizes), st.builds(Box, sizes, sizes, sizes),
+    st.builds(Cylinder, sizes, sizes), st.builds(Capsule, sizes, sizes),
+    st.builds(Ellipsoid, sizes, sizes, sizes), st.just(HalfSpace()),
+    st.builds(Convex.from_points, convex_points))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(shape=hyp_shapes, X_WG=hyp_poses, p_WQ=hyp_points)
+def test_point_hypothesis(shape, X_WG, p_WQ):
+    assert_point_matches(shape, X_WG, p_WQ, "hypothesis")
+
+
+# --------------------------------------------------------------------------
+# Sphere-X pairs, both orders
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sphere_pairs_both_orders(kind):
+    rng = np.random.default_rng(KINDS.index(kind) + 300)
+    count, ties = 0, []
+    for shape in _shapes(kind, rng)[:4]:
+        scale = _shape_size(shape)
+        centres = _special_points_G(shape, rng)[::3]
+        centres += [rng.uniform(-1.5, 1.5, 3) * scale for _ in range(15)]
+        poses = _exact_poses(scale, 13) + _exact_poses(scale, 22)[1:] + [random_pose(rng, scale)]
+        for i, p_BAo in enumerate(centres):
+            X_WB = poses[i % len(poses)]
+            sphere = Sphere(scale * rng.uniform(0.05, 0.8))
+            # A's rotation does not enter sphere-X; an exact one keeps the pair exact.
+            X_WA = make_pose(RIGHT_ANGLES[i % 24], X_WB[:3, :3] @ p_BAo + X_WB[:3, 3])
+            forward = assert_pair_matches(sphere, X_WA, shape, X_WB, f"sphere-{kind}", ties)
+            backward = assert_pair_matches(shape, X_WB, sphere, X_WA, f"{kind}-sphere", ties)
+            assert forward is not None and backward is not None
+            count += 2
+    assert len(ties) <= 0.2 * count, ties[:3]
+
+
+def test_concentric_spheres_use_B_x_axis():
+    X_WB = make_pose(RIGHT_ANGLES[7], [1.0, 1.0, 1.0])
+    expected = assert_pair_matches(Sphere(1.0), make_pose(np.eye(3), [1, 1, 1]), Sphere(0.5),
+                                   X_WB)
+    assert not expected.is_nhat_BA_W_unique
+    np.testing.assert_array_equal(expected.nhat_BA_W, RIGHT_ANGLES[7][:, 0])
+
+
+# --------------------------------------------------------------------------
+# Capsule-capsule
+# --------------------------------------------------------------------------
+
+
+def _axis_pose(direction, centre) -> np.ndarray:
+    """A pose whose z axis is ``direction`` (exactly, for axis-aligned ones)."""
+    direction = np.asarray(direction, float)
+    direction = direction / np.linalg.norm(direction)
+    if np.allclose(direction, [0, 0, 1]):
+        R = np.eye(3)
+    elif np.allclose(direction, [0, 0, -1]):
+        R = np.diag([1.0, -1.0, -1.0])
+    else:
+        R = Rotation.align_vectors([direction], [[0, 0, 1]])[0].as_matrix()
+    return make_pose(R, centre)
+
+
+def _capsule_cases(rng):
+    A, B = Capsule(0.1, 2.0), Capsule(0.2, 1.0)
+    x, y, z = np.eye(3)
+    R_x = np.array([[0.0, 0, 1], [0, 1, 0], [-1, 0, 0]])  # exact: z -> x
+    yield A, make_pose(np.eye(3), [1, 0, 0]), B, make_pose(np.eye(3), [0, 0, 1])  # parallel
+    yield A, make_pose(np.eye(3), [0, 0, 2.5]), A, I4  # collinear, end to end
+    yield A, make_pose(np.eye(3), [0, 0, 1.5]), A, I4  # collinear, overlapping
+    yield A, I4, A, I4  # coincident spines
+    yield A, I4, A, make_pose(np.diag([1.0, -1.0, -1.0]), [0, 0, 0])  # coincident, antiparallel
+    yield A, I4, B, I4  # coincident axes, nested spines
+    yield A, make_pose(np.eye(3), [0, 0.5, 0]), B, make_pose(R_x, [0, 0, 0])  # crossing, apart
+    yield A, make_pose(np.eye(3), [0, 1e-3, 0.3]), B, make_pose(R_x, [0, 1e-3, 0.3])
+    yield A, make_pose(np.eye(3), [0, 0, 0.3]), B, make_pose(R_x, [0, 0, 0.3])  # spines meet
+    yield A, make_pose(np.eye(3), [0, 0.3, 1.0]), B, make_pose(R_x, [0.5, 0, 1.0])  # end
+    yield A, I4, B, make_pose(np.diag([1.0, -1.0, -1.0]), [0.3, 0, 0])  # antiparallel
+    for angle in (2e-7, 1e-10, 1e-13):
+        R = Rotation.from_euler("x", math.pi - angle).as_matrix()
+        yield Capsule(0.5, 0.5), make_pose(np.eye(3), [0, 0.25, 0]), Capsule(0.5, 0.25), \
+            make_pose(R, [0, 0.25, 0])
+        R = Rotation.from_euler("x", angle).as_matrix()
+        yield A, make_pose(np.eye(3), [0.4, 0, 0.3]), B, make_pose(R, [0, 0, 0])
+    # Touching: spine gap exactly rA + rB.
+    yield A, make_pose(np.eye(3), [0.3, 0, 0]), B, make_pose(R_x, [0, 0, 0])
+    for _ in range(150):
+        shapes = [Capsule(*rng.uniform(0.02, 0.4, 2)) for _ in range(2)]
+        poses = [random_pose(rng, 0.3) for _ in range(2)]
+        if rng.uniform() < 0.3:  # parallel spines, random offset
+            poses[1][:3, :3] = poses[0][:3, :3]
+        yield shapes[0], poses[0], shapes[1], poses[1]
+    for d1, d2 in itertools.product((x, y, z, x + y), repeat=2):
+        yield A, _axis_pose(d1, rng.uniform(-0.2, 0.2, 3)), B, _axis_pose(d2, [0, 0, 0])
+
+
+def test_capsule_capsule_both_orders():
+    rng = np.random.default_rng(400)
+    count, ties = 0, []
+    for A, X_WA, B, X_WB in _capsule_cases(rng):
+        assert_pair_matches(A, X_WA, B, X_WB, "capsule", ties)
+        assert_pair_matches(B, X_WB, A, X_WA, "capsule swapped", ties)
+        count += 1
+    assert count > 150
+    assert len(ties) <= 0.1 * count, ties[:3]
+
+
+# --------------------------------------------------------------------------
+# Box-box
+# --------------------------------------------------------------------------
+
+
+def _box_cases(rng):
+    A, B = Box(1.0, 1.0, 1.0), Box(2.0, 2.0, 2.0)
+    t = lambda *p: make_pose(np.eye(3), p)  # noqa: E731
+    yield A, t(0, 0, 2), B, I4  # face to face, apart
+    yield A, t(0, 0, 1.5), B, I4  # face to face, touching exactly
+    yield A, t(0.1, 0, 1.25), B, I4  # face to face, overlapping
+    yield A, t(0.5, 0.5, 1.5), B, I4  # touching along edges
+    yield A, t(1.5, 1.5, 1.5), B, I4  # touching corner to corner
+    yield A, t(1.6, 1.6, 1.6), B, I4  # apart corner to corner
+    yield A, t(0.1, 0.2, -0.1), B, I4  # nested
+    yield A, I4, B, I4  # concentric, nested
+    yield A, I4, A, I4  # identical
+    yield A, t(0.3, 0, 0), A, I4  # overlap, equal boxes
+    yield Box(1, 2, 3), t(0.2, 0.1, 0.0), Box(3, 2, 1), I4
+    for R in RIGHT_ANGLES[::3]:  # exactly 90 degrees
+        yield Box(0.4, 0.6, 0.8), make_pose(R, [0.1, 0.2, 0.55]), Box(0.5, 0.3, 0.7), I4
+        yield Box(0.4, 0.6, 0.8), make_pose(R, [0.0, 0.0, 0.0]), Box(0.5, 0.3, 0.7), I4
+        yield Box(0.4, 0.6, 0.8), make_pose(R, [0.9, 0.0, 0.0]), Box(0.5, 0.3, 0.7), I4
+    # Vertex into a face.
+    R_diag = Rotation.align_vectors([[0, 0, 1]], [[1, 1, 1]])[0].as_matrix()
+    yield Box.make_cube(1.0), make_pose(R_diag, [0, 0, 0.5 + math.sqrt(3) / 2 - 0.1]), \
+        Box(4.0, 4.0, 1.0), I4
+    # Edges crossed at right angles, apart and overlapping.
+    R_x45 = Rotation.from_euler("x", 45, degrees=True).as_matrix()
+    R_zy = (Rotation.from_euler("z", 45, degrees=True)
+            * Rotation.from_euler("y", 45, degrees=True)).as_matrix()
+    for gap in (0.1, 0.0, -0.05):
+        yield (Box.make_cube(1.0), make_pose(R_x45, [0, 0, math.sqrt(2) / 2 + gap / 2]),
+               Box.make_cube(1.0), make_pose(R_zy, [0, 0, -math.sqrt(2) / 2 - gap / 2]))
+    # Tilted by a hair: the flat-then-loose witness retry.
+    for angle in (1e-13, 5e-11, 1e-10, 2e-9):
+        R = Rotation.from_euler("xy", [angle, -angle]).as_matrix()
+        yield A, make_pose(R, [0.2, 0.1, 1.4]), B, I4
+        yield A, make_pose(R, [0.2, 0.1, 1.5]), B, I4
+        yield A, make_pose(R, [1.4, 1.4, 0.1]), B, I4
+    for _ in range(150):
+        shapes = [Box(*rng.uniform(0.05, 0.5, 3)) for _ in range(2)]
+        poses = [random_pose(rng, 0.3) for _ in range(2)]
+        if rng.uniform() < 0.25:  # a shared face direction
+            poses[1][:3, :3] = poses[0][:3, :3] @ RIGHT_ANGLES[int(rng.integers(0, 24))]
+        yield shapes[0], poses[0], shapes[1], poses[1]
+    for scale in (1e-3, 30.0):
+        for _ in range(10):
+            shapes = [Box(*(scale * rng.uniform(0.05, 0.5, 3))) for _ in range(2)]
+            yield shapes[0], random_pose(rng, 0.3 * scale), shapes[1], random_pose(rng,
+                                                                                0.3 * scale)
+
+
+def test_box_box_both_orders():
+    rng = np.random.default_rng(500)
+    count, overlapping, apart, not_unique, ties = 0, 0, 0, 0, []
+    for A, X_WA, B, X_WB in _box_cases(rng):
+        expected = assert_pair_matches(A, X_WA, B, X_WB, "box", ties)
+        assert_pair_matches(B, X_WB, A, X_WA, "box swapped", ties)
+        count += 1
+        overlapping += expected.distance < 0
+        apart += expected.distance > 0
+        not_unique += not expected.is_nhat_BA_W_unique
+    # The cases do reach every regime.
+    assert count > 200 and overlapping > 20 and apart > 20 and not_unique > 10
+    assert len(ties) <= 0.2 * count, ties[:3]
+
+
+# --------------------------------------------------------------------------
+# Pairs Python's exact_pairs does not answer, and hypothesis over all pairs
+# --------------------------------------------------------------------------
+
+
+def test_other_pairs_are_not_handled(tmp_path):
+    path = tmp_path / "tet.obj"
+    path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    mesh = Mesh(str(path))
+    rng = np.random.default_rng(600)
+    others = [Box(0.2, 0.3, 0.4), Cylinder(0.1, 0.3), Capsule(0.1, 0.2),
+              Ellipsoid(0.1, 0.2, 0.3), HalfSpace(), _cube_convex(0.2), mesh]
+    pairs = [(a, b) for a, b in itertools.product(others, repeat=2)
+             if not (type(a) is type(b) and isinstance(a, Box | Capsule))]
+    pairs += [(Sphere(0.1), mesh), (mesh, Sphere(0.1))]
+    for a, b in pairs:
+        X_WA, X_WB = random_pose(rng), random_pose(rng)
+        assert signed_distance_pair(a, X_WA, b, X_WB) is None
+        assert native.pair(a, X_WA, b, X_WB, kernel="exact")[0] == NOT_HANDLED, (a, b)
+    assert len(pairs) > 40
+
+
+exact_pairs = st.one_of(
+    st.tuples(st.builds(Sphere, sizes), hyp_shapes),
+    st.tuples(st.builds(Capsule, sizes, sizes), st.builds(Capsule, sizes, sizes)),
+    st.tuples(st.builds(Box, sizes, sizes, sizes), st.builds(Box, sizes, sizes, sizes)))
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(pair=exact_pairs, X_WA=hyp_poses, X_WB=hyp_poses, swap=st.booleans())
+def test_pair_hypothesis(pair, X_WA, X_WB, swap):
+    shape_A, shape_B = pair
+    if swap:
+        shape_A, shape_B, X_WA, X_WB = shape_B, shape_A, X_WB, X_WA
+    assert assert_pair_matches(shape_A, X_WA, shape_B, X_WB, "hypothesis") is not None
