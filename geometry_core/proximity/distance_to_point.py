@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from geometry_core.proximity import native
 from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.point_distance import (
     signed_distance_to_point,
@@ -92,10 +93,17 @@ def _answer_in_python(scene: PosedScene, i: int, p_WQ: np.ndarray, threshold: fl
                                              bool(witness.is_grad_W_unique)))
 
 
+_FIELDS = ("id_G", "p_GN", "distance", "grad_W", "is_grad_W_unique")
+
+
 def _from_records(scene: PosedScene, records, p_WQ: np.ndarray,
                   threshold: float) -> list[SignedDistanceToPoint]:
     ids = scene.model.geometry_ids
     p_GN, grad_W = records["p_GN"].copy(), records["grad_W"].copy()
+    if (records["status"] == native.OK).all():  # every geometry answered in C: one C loop
+        return native.build_records(SignedDistanceToPoint, _FIELDS, (
+            list(map(ids.__getitem__, records["g"].tolist())), list(p_GN),
+            records["distance"].tolist(), list(grad_W), (records["unique"] != 0).tolist()))
     results = []
     for k, (g, status, distance, unique) in enumerate(zip(
             records["g"].tolist(), records["status"].tolist(), records["distance"].tolist(),

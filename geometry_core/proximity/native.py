@@ -140,3 +140,12 @@ def build_model(shapes, frame_slot: np.ndarray, X_FG: np.ndarray, filtered_keys:
     return _native.Model(kinds, sizes, boxes, np.ascontiguousarray(frame_slot, dtype=np.int32),
                          np.ascontiguousarray(X_FG, dtype=np.float64).reshape(-1),
                          np.ascontiguousarray(filtered_keys, dtype=np.int64), hulls)
+
+
+def build_records(cls: type, names: tuple[str, ...], columns: tuple[list, ...]) -> list:
+    """``[cls(*row) for row in zip(*columns)]`` for a frozen result dataclass, in C.
+
+    The objects get their fields without ``cls.__init__`` running (the query
+    loops pass values they computed and checked); a tenth of the cost.
+    """
+    return _native.build_records(cls, names, columns)

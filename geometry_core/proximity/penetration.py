@@ -7,6 +7,7 @@ reported. Results are sorted by ``(id_A, id_B)`` with ``id_A < id_B``.
 
 from __future__ import annotations
 
+from geometry_core.proximity import native
 from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.results import PenetrationAsPointPair, _penetration
 
@@ -27,9 +28,17 @@ def compute_point_pair_penetration(scene: PosedScene) -> list[PenetrationAsPoint
     return results
 
 
+_FIELDS = ("id_A", "id_B", "p_WCa", "p_WCb", "nhat_BA_W", "depth")
+
+
 def _from_records(scene: PosedScene, records) -> list[PenetrationAsPointPair]:
     ids = scene.model.geometry_ids
     p_WCa, p_WCb, nhat = records["pa"].copy(), records["pb"].copy(), records["n"].copy()
+    if (records["status"] == native.OK).all():  # every pair answered in C: one C loop
+        id_of = ids.__getitem__
+        return native.build_records(PenetrationAsPointPair, _FIELDS, (
+            list(map(id_of, records["i"].tolist())), list(map(id_of, records["j"].tolist())),
+            list(p_WCa), list(p_WCb), list(nhat), (-records["distance"]).tolist()))
     results = []
     for k, (i, j, status, depth) in enumerate(zip(records["i"].tolist(), records["j"].tolist(),
                                                   records["status"].tolist(),

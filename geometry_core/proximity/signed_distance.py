@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from geometry_core.proximity import native
 from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.results import SignedDistancePair, _signed_distance_pair
 from geometry_core.proximity.witness import PairWitness
@@ -52,9 +53,18 @@ def compute_signed_distance_pairwise_closest_points(
     return results
 
 
+_FIELDS = ("id_A", "id_B", "p_ACa", "p_BCb", "distance", "nhat_BA_W", "is_nhat_BA_W_unique")
+
+
 def _from_records(scene: PosedScene, records, max_distance: float) -> list[SignedDistancePair]:
     ids = scene.model.geometry_ids
     p_ACa, p_BCb, nhat = records["pa"].copy(), records["pb"].copy(), records["n"].copy()
+    if (records["status"] == native.OK).all():  # every pair answered in C: one C loop
+        id_of = ids.__getitem__
+        return native.build_records(SignedDistancePair, _FIELDS, (
+            list(map(id_of, records["i"].tolist())), list(map(id_of, records["j"].tolist())),
+            list(p_ACa), list(p_BCb), records["distance"].tolist(), list(nhat),
+            (records["unique"] != 0).tolist()))
     results = []
     for k, (i, j, status, distance, unique) in enumerate(zip(
             records["i"].tolist(), records["j"].tolist(), records["status"].tolist(),
