@@ -421,6 +421,98 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
     return rc;
 }
 
+/* ------------------------------------------------------------ answers to Python
+ * Columns the query modules use directly: the 3-vectors packed in one bytes
+ * object (numpy views it once and hands out rows), the scalars as lists of
+ * Python ints, floats and bools. */
+
+static PyObject *int_list(Py_ssize_t count, const void *base, size_t stride, size_t offset) {
+    PyObject *list = PyList_New(count);
+    if (list == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        int32_t v = *(const int32_t *)((const char *)base + (size_t)k * stride + offset);
+        PyObject *item = PyLong_FromLong(v);
+        if (item == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, item);
+    }
+    return list;
+}
+
+static PyObject *float_list(Py_ssize_t count, const void *base, size_t stride, size_t offset) {
+    PyObject *list = PyList_New(count);
+    if (list == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        double v = *(const double *)((const char *)base + (size_t)k * stride + offset);
+        PyObject *item = PyFloat_FromDouble(v);
+        if (item == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, k, item);
+    }
+    return list;
+}
+
+static PyObject *bool_list(Py_ssize_t count, const void *base, size_t stride, size_t offset) {
+    PyObject *list = PyList_New(count);
+    if (list == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        int32_t v = *(const int32_t *)((const char *)base + (size_t)k * stride + offset);
+        PyObject *item = v ? Py_True : Py_False;
+        Py_INCREF(item);
+        PyList_SET_ITEM(list, k, item);
+    }
+    return list;
+}
+
+/* (vectors: bytes of (K, 3, 3) = pa, pb, n per pair; i, j, status: lists of
+ * int; distance: list of float; unique: list of bool; count not OK; count
+ * SEARCHED) */
+static PyObject *pairs_to_python(const pair_record *r, Py_ssize_t count) {
+    PyObject *vectors = PyBytes_FromStringAndSize(NULL, count * 9 * (Py_ssize_t)sizeof(double));
+    if (vectors == NULL) return NULL;
+    double *v = (double *)PyBytes_AS_STRING(vectors);
+    Py_ssize_t not_ok = 0, searched = 0;
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        memcpy(v + 9 * k, r[k].pa, 3 * sizeof(double));
+        memcpy(v + 9 * k + 3, r[k].pb, 3 * sizeof(double));
+        memcpy(v + 9 * k + 6, r[k].n, 3 * sizeof(double));
+        if (r[k].status == GC_SEARCHED)
+            ++searched;
+        else if (r[k].status != GC_OK)
+            ++not_ok;
+    }
+    size_t stride = sizeof(pair_record);
+    return Py_BuildValue("(NNNNNNnn)", vectors, int_list(count, r, stride, offsetof(pair_record, i)),
+                         int_list(count, r, stride, offsetof(pair_record, j)),
+                         int_list(count, r, stride, offsetof(pair_record, status)),
+                         float_list(count, r, stride, offsetof(pair_record, distance)),
+                         bool_list(count, r, stride, offsetof(pair_record, unique)), not_ok,
+                         searched);
+}
+
+/* (vectors: bytes of (K, 2, 3) = p_GN, grad_W per geometry; g, status: lists
+ * of int; distance: list of float; unique: list of bool; count not OK) */
+static PyObject *points_to_python(const point_record *r, Py_ssize_t count) {
+    PyObject *vectors = PyBytes_FromStringAndSize(NULL, count * 6 * (Py_ssize_t)sizeof(double));
+    if (vectors == NULL) return NULL;
+    double *v = (double *)PyBytes_AS_STRING(vectors);
+    Py_ssize_t not_ok = 0;
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        memcpy(v + 6 * k, r[k].p_GN, 3 * sizeof(double));
+        memcpy(v + 6 * k + 3, r[k].grad_W, 3 * sizeof(double));
+        if (r[k].status != GC_OK) ++not_ok;
+    }
+    size_t stride = sizeof(point_record);
+    return Py_BuildValue("(NNNNNn)", vectors, int_list(count, r, stride, offsetof(point_record, g)),
+                         int_list(count, r, stride, offsetof(point_record, status)),
+                         float_list(count, r, stride, offsetof(point_record, distance)),
+                         bool_list(count, r, stride, offsetof(point_record, unique)), not_ok);
+}
+
 /* ------------------------------------------------------------ Python methods */
 
 static int get_poses(ModelObject *self, PyObject *obj, Py_buffer *view) {
@@ -486,7 +578,7 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
         out->status = status;
         out->unique = r.unique;
         out->distance = r.distance;
-        if (local && status == GC_OK) {
+        if (local && (status == GC_OK || status == GC_SEARCHED)) {
             gc_to_local(Xi, r.p_WCa, out->pa);
             gc_to_local(Xj, r.p_WCb, out->pb);
         } else {
@@ -502,8 +594,7 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
         free(records);
         return PyErr_NoMemory();
     }
-    PyObject *out = PyBytes_FromStringAndSize((const char *)records,
-                                              count * (Py_ssize_t)sizeof(pair_record));
+    PyObject *out = pairs_to_python(records, count);
     free(records);
     return out;
 }
@@ -535,22 +626,16 @@ static PyObject *model_candidates(ModelObject *self, PyObject *args) {
 }
 
 static PyObject *model_points(ModelObject *self, PyObject *args) {
-    PyObject *poses, *q;
-    double threshold;
-    if (!PyArg_ParseTuple(args, "OOd", &poses, &q, &threshold)) return NULL;
+    PyObject *poses;
+    double p_WQ[3], threshold;
+    if (!PyArg_ParseTuple(args, "O(ddd)d", &poses, &p_WQ[0], &p_WQ[1], &p_WQ[2], &threshold))
+        return NULL;
     if (isnan(threshold)) {
         PyErr_SetString(PyExc_ValueError, "threshold must be a number");
         return NULL;
     }
-    Py_buffer view, qview;
+    Py_buffer view;
     if (get_poses(self, poses, &view) < 0) return NULL;
-    if (gc_get_buffer(q, &qview, 'd', 3, "p_WQ") < 0) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    double p_WQ[3];
-    memcpy(p_WQ, qview.buf, sizeof(p_WQ));
-    PyBuffer_Release(&qview);
     const double *X_WG = view.buf;
     Py_ssize_t G = self->G, count = 0;
     point_record *records = malloc((size_t)(G + 1) * sizeof(point_record));
@@ -588,8 +673,7 @@ static PyObject *model_points(ModelObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     free(center);
-    PyObject *out = PyBytes_FromStringAndSize((const char *)records,
-                                              count * (Py_ssize_t)sizeof(point_record));
+    PyObject *out = points_to_python(records, count);
     free(records);
     return out;
 }
@@ -602,13 +686,15 @@ static PyMethodDef model_methods[] = {
     {"world_poses", (PyCFunction)model_world_poses, METH_O,
      "world_poses(X_WF (F,4,4) float64) -> bytes of X_WG (G,4,4): X_WF[frame_slot] @ X_FG"},
     {"pairs", (PyCFunction)model_pairs, METH_VARARGS,
-     "pairs(X_WG, margin, report_max, strict, local) -> bytes of pair records.\n"
+     "pairs(X_WG, margin, report_max, strict, local) -> (vectors, i, j, status, distance,\n"
+     "unique, count not OK, count SEARCHED).\n"
      "Candidates within margin, answered; kept when status != OK or distance < report_max\n"
      "(strict) / <= report_max. local: witnesses in each geometry's frame."},
     {"candidates", (PyCFunction)model_candidates, METH_VARARGS,
      "candidates(X_WG, margin) -> bytes of int64 keys i * G + j, sorted"},
     {"points", (PyCFunction)model_points, METH_VARARGS,
-     "points(X_WG, p_WQ, threshold) -> bytes of point records"},
+     "points(X_WG, (x, y, z), threshold) -> (vectors, g, status, distance, unique, "
+     "count not OK)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from geometry_core.proximity import native
 from geometry_core.proximity.engine import PosedScene
 
 __all__ = ["has_collisions"]
 
 
 def has_collisions(scene: PosedScene) -> bool:
-    records = scene.answered_pairs(0.0, 0.0, strict=True, local=False)
-    if records is not None:
-        for i, j, status in zip(records["i"].tolist(), records["j"].tolist(),
-                                records["status"].tolist()):
-            if status == 0 or scene.signed_distance(i, j).distance < 0.0:
+    answers = scene.answered_pairs(0.0, 0.0, strict=True, local=False)
+    if answers is not None:
+        for i, j, status in zip(answers.i, answers.j, answers.status):
+            if status == native.OK or scene.signed_distance(i, j).distance < 0.0:
                 return True
         return False
     for i, j in zip(*scene.candidates(0.0)):

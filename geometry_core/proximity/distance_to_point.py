@@ -36,15 +36,16 @@ def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
         p_WQ = p_WQ[:, 0]
     if p_WQ.shape != (3,):
         raise ValueError(f"p_WQ must have shape (3,), got {p_WQ.shape}")
-    if not np.all(np.isfinite(p_WQ)):
-        raise ValueError(f"p_WQ must be finite, got {p_WQ.tolist()}")
+    xyz = p_WQ.tolist()
+    if not (math.isfinite(xyz[0]) and math.isfinite(xyz[1]) and math.isfinite(xyz[2])):
+        raise ValueError(f"p_WQ must be finite, got {xyz}")
     threshold = float(threshold)
     if math.isnan(threshold):
         raise ValueError("threshold must be a number, got NaN")
+    answers = scene.answered_points(tuple(xyz), threshold)
+    if answers is not None:
+        return _from_records(scene, answers, p_WQ, threshold)
     model, X_WG = scene.model, scene.X_WG
-    records = scene.answered_points(p_WQ, threshold)
-    if records is not None:
-        return _from_records(scene, records, p_WQ, threshold)
     center_W, half_W = scene.aabbs
     # A box farther than threshold from Q cannot hold a point within threshold.
     with np.errstate(invalid="ignore"):
@@ -96,21 +97,18 @@ def _answer_in_python(scene: PosedScene, i: int, p_WQ: np.ndarray, threshold: fl
 _FIELDS = ("id_G", "p_GN", "distance", "grad_W", "is_grad_W_unique")
 
 
-def _from_records(scene: PosedScene, records, p_WQ: np.ndarray,
+def _from_records(scene: PosedScene, answers: native.PointAnswers, p_WQ: np.ndarray,
                   threshold: float) -> list[SignedDistanceToPoint]:
     ids = scene.model.geometry_ids
-    p_GN, grad_W = records["p_GN"].copy(), records["grad_W"].copy()
-    if (records["status"] == native.OK).all():  # every geometry answered in C: one C loop
+    if answers.all_ok:  # every geometry answered in C: one C loop makes the records
         return native.build_records(SignedDistanceToPoint, _FIELDS, (
-            list(map(ids.__getitem__, records["g"].tolist())), list(p_GN),
-            records["distance"].tolist(), list(grad_W), (records["unique"] != 0).tolist()))
+            list(map(ids.__getitem__, answers.g)), answers.p_GN, answers.distance,
+            answers.grad_W, answers.unique))
     results = []
-    for k, (g, status, distance, unique) in enumerate(zip(
-            records["g"].tolist(), records["status"].tolist(), records["distance"].tolist(),
-            records["unique"].tolist())):
-        if status == 0:
-            results.append(_signed_distance_to_point(ids[g], p_GN[k], distance, grad_W[k],
-                                                     unique != 0))
+    for k, (g, status) in enumerate(zip(answers.g, answers.status)):
+        if status == native.OK:
+            results.append(_signed_distance_to_point(ids[g], answers.p_GN[k], answers.distance[k],
+                                                     answers.grad_W[k], answers.unique[k]))
         else:
             _answer_in_python(scene, g, p_WQ, threshold, results)
     return results

@@ -122,43 +122,41 @@ class PosedScene:
         return i, j
 
     def answered_pairs(self, margin: float, report_max: float, strict: bool,
-                       local: bool) -> np.ndarray | None:
+                       local: bool) -> native.PairAnswers | None:
         """Every candidate pair within ``margin``, answered by the compiled kernels.
 
-        Returns ``native.PAIR_RECORD`` rows sorted by ``(i, j)``: those with
-        status ``OK`` whose distance is below ``report_max`` (``<`` when
-        ``strict``, else ``<=``), with witnesses in W or, when ``local``, in
-        each geometry's frame; and every pair the kernels left to Python
-        (meshes, uncertified iterative answers, two half spaces), which the
-        caller answers with :meth:`signed_distance`. None when the kernels
-        are not built.
+        Pairs come sorted by ``(i, j)``: those with status ``OK`` whose
+        distance is below ``report_max`` (``<`` when ``strict``, else ``<=``),
+        with witnesses in W or, when ``local``, in each geometry's frame; and
+        every pair the kernels left to Python (meshes, uncertified iterative
+        answers, two half spaces), which the caller answers with
+        :meth:`signed_distance`. None when the kernels are not built.
         """
         compiled = self.cache.native
         if compiled is None:
             return None
-        records = np.frombuffer(compiled.pairs(self.X_WG, float(margin), float(report_max),
-                                               strict, local), dtype=native.PAIR_RECORD)
-        searched = records["status"] == native.SEARCHED
-        if searched.any():
+        answers = native.PairAnswers(compiled.pairs(self.X_WG, float(margin), float(report_max),
+                                                    strict, local))
+        if answers.searched:
             # Answers the direction search gave after the solver failed its
             # certificate: counted and logged as the Python dispatcher does.
             shapes = self.model.shapes
-            for i, j in zip(records["i"][searched].tolist(), records["j"][searched].tolist()):
-                narrowphase.count_fallback(shapes[i], shapes[j])
-            records = records.copy()
-            records["status"][searched] = native.OK
-        return records
+            for k, status in enumerate(answers.status):
+                if status == native.SEARCHED:
+                    narrowphase.count_fallback(shapes[answers.i[k]], shapes[answers.j[k]])
+                    answers.status[k] = native.OK
+            answers.all_ok = all(status == native.OK for status in answers.status)
+        return answers
 
-    def answered_points(self, p_WQ: np.ndarray, threshold: float) -> np.ndarray | None:
-        """Each geometry within ``threshold`` of Q (``native.POINT_RECORD`` rows), or None.
+    def answered_points(self, p_WQ: tuple, threshold: float) -> native.PointAnswers | None:
+        """Each geometry within ``threshold`` of Q = ``(x, y, z)``, or None without kernels.
 
-        Rows whose status is not ``OK`` (meshes) are the caller's to answer.
+        Geometries whose status is not ``OK`` (meshes) are the caller's to answer.
         """
         compiled = self.cache.native
         if compiled is None:
             return None
-        return np.frombuffer(compiled.points(self.X_WG, p_WQ, float(threshold)),
-                             dtype=native.POINT_RECORD)
+        return native.PointAnswers(compiled.points(self.X_WG, p_WQ, threshold))
 
     def signed_distance(self, i: int, j: int):
         """PairWitness of geometry indices ``i`` (A) and ``j`` (B)."""

@@ -109,6 +109,40 @@ def support_value(shape: Shape, X_WG: np.ndarray, d_W: np.ndarray) -> float:
                                  np.ascontiguousarray(d_W, dtype=np.float64))
 
 
+class PairAnswers:
+    """Candidate pairs answered by ``Model.pairs``, as columns.
+
+    ``i``, ``j``, ``status`` lists of int; ``distance`` list of float;
+    ``unique`` list of bool; ``pa``, ``pb``, ``n`` lists of (3,) arrays (the
+    witnesses and ``nhat_BA_W``, rows of one array). ``all_ok`` when no pair
+    was left to Python; ``searched`` counts direction-search answers.
+    """
+
+    __slots__ = ("i", "j", "status", "distance", "unique", "pa", "pb", "n", "all_ok",
+                 "searched")
+
+    def __init__(self, answer: tuple) -> None:
+        vectors, self.i, self.j, self.status, self.distance, self.unique, not_ok, \
+            self.searched = answer
+        rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3).copy())
+        self.pa, self.pb, self.n = rows[0::3], rows[1::3], rows[2::3]
+        self.all_ok = not_ok == 0 and self.searched == 0
+
+
+class PointAnswers:
+    """Geometries answered by ``Model.points``, as columns: ``g``, ``status``
+    (lists of int), ``distance`` (floats), ``unique`` (bools), ``p_GN`` and
+    ``grad_W`` (lists of (3,) arrays), and ``all_ok``."""
+
+    __slots__ = ("g", "status", "distance", "unique", "p_GN", "grad_W", "all_ok")
+
+    def __init__(self, answer: tuple) -> None:
+        vectors, self.g, self.status, self.distance, self.unique, not_ok = answer
+        rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3).copy())
+        self.p_GN, self.grad_W = rows[0::2], rows[1::2]
+        self.all_ok = not_ok == 0
+
+
 #: One answered pair, as csrc/model.c writes it (``pair_record``).
 PAIR_RECORD = np.dtype([("i", "<i4"), ("j", "<i4"), ("status", "<i4"), ("unique", "<i4"),
                         ("distance", "<f8"), ("pa", "<f8", (3,)), ("pb", "<f8", (3,)),

@@ -31,20 +31,20 @@ def compute_point_pair_penetration(scene: PosedScene) -> list[PenetrationAsPoint
 _FIELDS = ("id_A", "id_B", "p_WCa", "p_WCb", "nhat_BA_W", "depth")
 
 
-def _from_records(scene: PosedScene, records) -> list[PenetrationAsPointPair]:
+def _from_records(scene: PosedScene, answers: native.PairAnswers
+                  ) -> list[PenetrationAsPointPair]:
     ids = scene.model.geometry_ids
-    p_WCa, p_WCb, nhat = records["pa"].copy(), records["pb"].copy(), records["n"].copy()
-    if (records["status"] == native.OK).all():  # every pair answered in C: one C loop
+    depth = [-d for d in answers.distance]
+    if answers.all_ok:  # every pair answered in C: one C loop makes the records
         id_of = ids.__getitem__
         return native.build_records(PenetrationAsPointPair, _FIELDS, (
-            list(map(id_of, records["i"].tolist())), list(map(id_of, records["j"].tolist())),
-            list(p_WCa), list(p_WCb), list(nhat), (-records["distance"]).tolist()))
+            list(map(id_of, answers.i)), list(map(id_of, answers.j)), answers.pa, answers.pb,
+            answers.n, depth))
     results = []
-    for k, (i, j, status, depth) in enumerate(zip(records["i"].tolist(), records["j"].tolist(),
-                                                  records["status"].tolist(),
-                                                  (-records["distance"]).tolist())):
-        if status == 0:
-            results.append(_penetration(ids[i], ids[j], p_WCa[k], p_WCb[k], nhat[k], depth))
+    for k, (i, j, status) in enumerate(zip(answers.i, answers.j, answers.status)):
+        if status == native.OK:
+            results.append(_penetration(ids[i], ids[j], answers.pa[k], answers.pb[k],
+                                        answers.n[k], depth[k]))
             continue
         # Left to Python by the compiled kernels (meshes, an uncertified
         # iterative answer, two half spaces: that one raises here).

@@ -56,22 +56,20 @@ def compute_signed_distance_pairwise_closest_points(
 _FIELDS = ("id_A", "id_B", "p_ACa", "p_BCb", "distance", "nhat_BA_W", "is_nhat_BA_W_unique")
 
 
-def _from_records(scene: PosedScene, records, max_distance: float) -> list[SignedDistancePair]:
+def _from_records(scene: PosedScene, answers: native.PairAnswers,
+                  max_distance: float) -> list[SignedDistancePair]:
     ids = scene.model.geometry_ids
-    p_ACa, p_BCb, nhat = records["pa"].copy(), records["pb"].copy(), records["n"].copy()
-    if (records["status"] == native.OK).all():  # every pair answered in C: one C loop
+    if answers.all_ok:  # every pair answered in C: one C loop makes the records
         id_of = ids.__getitem__
         return native.build_records(SignedDistancePair, _FIELDS, (
-            list(map(id_of, records["i"].tolist())), list(map(id_of, records["j"].tolist())),
-            list(p_ACa), list(p_BCb), records["distance"].tolist(), list(nhat),
-            (records["unique"] != 0).tolist()))
+            list(map(id_of, answers.i)), list(map(id_of, answers.j)), answers.pa, answers.pb,
+            answers.distance, answers.n, answers.unique))
     results = []
-    for k, (i, j, status, distance, unique) in enumerate(zip(
-            records["i"].tolist(), records["j"].tolist(), records["status"].tolist(),
-            records["distance"].tolist(), records["unique"].tolist())):
-        if status == 0:
-            results.append(_signed_distance_pair(ids[i], ids[j], p_ACa[k], p_BCb[k], distance,
-                                                 nhat[k], unique != 0))
+    for k, (i, j, status) in enumerate(zip(answers.i, answers.j, answers.status)):
+        if status == native.OK:
+            results.append(_signed_distance_pair(ids[i], ids[j], answers.pa[k], answers.pb[k],
+                                                 answers.distance[k], answers.n[k],
+                                                 answers.unique[k]))
             continue
         # Left to Python by the compiled kernels (meshes, an uncertified
         # iterative answer, two half spaces: that one raises here).
