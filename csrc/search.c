@@ -13,8 +13,9 @@
  * gc_direction_search is search_signed_distance step by step: the seed
  * direction (if any) and a 4000-direction Fibonacci sphere, the best of
  * them, then rounds of 96 random directions in a cone about the best one,
- * moving to the best of a round if it improves and otherwise shrinking the
- * cone by 0.6, until the cone is below 1e-13 rad or after 2000 rounds; every
+ * moving to the best of a round if it improves (and widening the cone by
+ * 1/0.6, up to 0.1 rad) and otherwise shrinking it by 0.6, until the cone
+ * is below 1e-13 rad or after 2000 rounds; every
  * round also tries the kinks of g near the best direction (ridges and peaks
  * of the support functions: kink_candidates, _kink_candidates). The
  * witnesses are the support points s_A(-n), s_B(n) with the part of their
@@ -272,44 +273,38 @@ static int kink_face_count(const gc_shape *G) {
     }
 }
 
-static void axis_W(const posed_s *ps, int k, double out[3]) {
-    out[0] = ps->R[k];
-    out[1] = ps->R[3 + k];
-    out[2] = ps->R[6 + k];
-}
-
 static void rotate_R(const double R[9], const double v[3], double out[3]) {
     for (int r = 0; r < 3; ++r) out[r] = R[3 * r] * v[0] + R[3 * r + 1] * v[1] + R[3 * r + 2] * v[2];
 }
 
-static void kink_line(const posed_s *ps, int k, double out[3]) {
-    if (ps->G->kind == GC_BOX) {
-        axis_W(ps, k, out);
+/* Line k in G, not normalised (a hull edge) or unit (an axis). */
+static void kink_line_G(const gc_shape *G, int k, double out[3]) {
+    out[0] = out[1] = out[2] = 0.0;
+    if (G->kind == GC_BOX) {
+        out[k] = 1.0;
         return;
     }
-    if (ps->G->kind != GC_CONVEX) {
-        axis_W(ps, 2, out);
+    if (G->kind != GC_CONVEX) {
+        out[2] = 1.0;
         return;
     }
-    int t = k % ps->G->nt, edge = k / ps->G->nt; /* 0: b - a, 1: c - b, 2: a - c */
-    const int *tri = ps->G->tri + 3 * t;
-    const double *from = ps->G->v + 3 * tri[edge], *to = ps->G->v + 3 * tri[(edge + 1) % 3];
-    double e[3];
-    gc_sub(to, from, e);
-    rotate_R(ps->R, e, out);
-    gc_scale(1.0 / gc_norm(out), out, out);
+    int t = k % G->nt, edge = k / G->nt; /* 0: b - a, 1: c - b, 2: a - c */
+    const int *tri = G->tri + 3 * t;
+    gc_sub(G->v + 3 * tri[(edge + 1) % 3], G->v + 3 * tri[edge], out);
 }
 
-static void kink_face(const posed_s *ps, int k, double out[3]) {
-    if (ps->G->kind == GC_BOX) {
-        axis_W(ps, k, out);
+/* Face normal k in G, unit. */
+static void kink_face_G(const gc_shape *G, int k, double out[3]) {
+    out[0] = out[1] = out[2] = 0.0;
+    if (G->kind == GC_BOX) {
+        out[k] = 1.0;
         return;
     }
-    if (ps->G->kind != GC_CONVEX) {
-        axis_W(ps, 2, out);
+    if (G->kind != GC_CONVEX) {
+        out[2] = 1.0;
         return;
     }
-    rotate_R(ps->R, ps->G->tri_n + 3 * k, out);
+    gc_copy(G->tri_n + 3 * k, out);
 }
 
 typedef struct {
@@ -327,7 +322,7 @@ static inline void consider(const posed_s *A, const posed_s *B, const double d[3
 
 /* _kink_candidates: for every line e with |n . e| <= SEARCH_KINK_WINDOW, n
  * snapped onto its ridge (p = n - (n . e) e, normalised), then p turned
- * about e by a random angle in [-angle, angle] (twice: one pass each); then
+ * about e by a random angle in [-angle, angle], twice; then
  * every face normal within SEARCH_KINK_WINDOW of n, with the sign towards n. */
 static void kink_candidates(const posed_s *A, const posed_s *B, const double n[3], double angle,
                             unsigned long long *state, best_t *best);
@@ -369,35 +364,50 @@ static inline void circle_direction(unsigned long long *state, double *c, double
 
 static void kink_candidates(const posed_s *A, const posed_s *B, const double n[3], double angle,
                             unsigned long long *state, best_t *best) {
+    /* One pass per shape: n is taken into G once and each line tested there
+     * (a hull has 3 nt of them), the near ones brought to W. The Python's
+     * candidates come in another order (snaps, first turns, second turns),
+     * which only matters for exact ties of g. */
     const posed_s *shapes[2] = {A, B};
-    for (int pass = 0; pass < 3; ++pass) {
-        for (int s = 0; s < 2; ++s) {
-            int count = kink_line_count(shapes[s]->G);
-            for (int k = 0; k < count; ++k) {
-                double e[3], p[3];
-                kink_line(shapes[s], k, e);
-                double c = gc_dot(e, n);
-                if (!(fabs(c) <= SEARCH_KINK_WINDOW)) continue;
-                for (int i = 0; i < 3; ++i) p[i] = n[i] - c * e[i];
-                gc_scale(1.0 / gc_norm(p), p, p);
-                if (pass > 0) {
-                    double q[3], turn = angle * (2.0 * uniform01(state) - 1.0);
-                    double ct = cos(turn), st = sin(turn);
-                    gc_cross(e, p, q);
-                    for (int i = 0; i < 3; ++i) p[i] = ct * p[i] + st * q[i];
-                }
-                consider(A, B, p, best);
+    const double window2 = SEARCH_KINK_WINDOW * SEARCH_KINK_WINDOW;
+    const double face_window = cos(SEARCH_KINK_WINDOW);
+    for (int s = 0; s < 2; ++s) {
+        const gc_shape *G = shapes[s]->G;
+        double n_G[3];
+        unrotate(shapes[s]->R, n, n_G);
+        int count = kink_line_count(G);
+        for (int k = 0; k < count; ++k) {
+            double e_G[3], e[3], p[3];
+            kink_line_G(G, k, e_G);
+            double ee = gc_dot(e_G, e_G), c = gc_dot(n_G, e_G);
+            if (!(c * c <= window2 * ee) || !(ee > 0.0)) continue;
+            double inv = 1.0 / sqrt(ee);
+            rotate_R(shapes[s]->R, e_G, e);
+            gc_scale(inv, e, e);
+            c *= inv;
+            for (int i = 0; i < 3; ++i) p[i] = n[i] - c * e[i];
+            gc_scale(1.0 / gc_norm(p), p, p);
+            consider(A, B, p, best);
+            double q[3];
+            gc_cross(e, p, q);
+            for (int turn = 0; turn < 2; ++turn) {
+                double t = angle * (2.0 * uniform01(state) - 1.0), ct = cos(t), st = sin(t), r[3];
+                for (int i = 0; i < 3; ++i) r[i] = ct * p[i] + st * q[i];
+                consider(A, B, r, best);
             }
         }
     }
-    const double window = cos(SEARCH_KINK_WINDOW);
     for (int s = 0; s < 2; ++s) {
-        int count = kink_face_count(shapes[s]->G);
+        const gc_shape *G = shapes[s]->G;
+        double n_G[3];
+        unrotate(shapes[s]->R, n, n_G);
+        int count = kink_face_count(G);
         for (int k = 0; k < count; ++k) {
-            double f[3];
-            kink_face(shapes[s], k, f);
-            double c = gc_dot(f, n);
-            if (!(fabs(c) >= window)) continue;
+            double f_G[3], f[3];
+            kink_face_G(G, k, f_G);
+            double c = gc_dot(n_G, f_G);
+            if (!(fabs(c) >= face_window)) continue;
+            rotate_R(shapes[s]->R, f_G, f);
             if (c < 0.0) gc_scale(-1.0, f, f);
             consider(A, B, f, best);
         }
@@ -490,6 +500,7 @@ int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape
         if (best.value > g_best) {
             gc_copy(best.n, n);
             g_best = best.value;
+            angle = fmin(angle / SEARCH_CONE_SHRINK, SEARCH_CONE_START);
         } else {
             angle *= SEARCH_CONE_SHRINK;
         }

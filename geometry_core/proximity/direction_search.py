@@ -31,9 +31,11 @@ __all__ = ["ascent_gap", "certificate_gap", "search_signed_distance"]
 #: features are no smaller than a twentieth of their size.
 _SPHERE_DIRECTIONS = 4000
 #: Directions per cone, the factor the cone shrinks by after a round that
-#: found nothing better, and the cone at which the search stops: 1e-13 rad
-#: moves a witness on a 1 m shape by 1e-13 m. The round cap only bounds the
-#: cost (each round ~30 µs).
+#: found nothing better (and grows back by, up to its start of 0.1 rad, after
+#: one that did: a walk along a ridge of g, below, must not be held to the
+#: steps of a cone that shrank while it was still off the ridge), and the
+#: cone at which the search stops: 1e-13 rad moves a witness on a 1 m shape
+#: by 1e-13 m. The round cap only bounds the cost (each round ~30 µs).
 _CONE_DIRECTIONS = 96
 _CONE_SHRINK = 0.6
 _CONE_STOP = 1e-13
@@ -139,7 +141,7 @@ def _fibonacci_sphere(count: int) -> np.ndarray:
 
 def _kink_candidates(n_W: np.ndarray, angle: float, lines: np.ndarray, faces: np.ndarray,
                      rng: np.random.Generator) -> np.ndarray:
-    """Directions on the kinks of g within ``angle`` of ``n_W``, in the same order as search.c.
+    """Directions on the kinks of g near ``n_W`` (search.c kink_candidates is the twin).
 
     g is not smooth where a support point jumps: on the great circle n ⊥ e
     of a line direction e (a box edge, a cylinder's or capsule's side, a hull
@@ -148,9 +150,10 @@ def _kink_candidates(n_W: np.ndarray, angle: float, lines: np.ndarray, faces: np
     wedge of width ~ (slope along it)/(slope across it) about the ridge
     improves, which narrows as the search closes in: random cones stall
     there ~1e-6 m short of the maximum. So each round also tries, for every
-    line e with |n·e| ≤ angle, n snapped onto its ridge and that point
-    turned about e (along the ridge) by two random angles in [−angle, angle],
-    and every face normal (either sign) within the cone.
+    line e with |n·e| ≤ _KINK_WINDOW, n snapped onto its ridge and that
+    point turned about e (along the ridge) by two random angles in
+    [−angle, angle], and every face normal (either sign) within
+    _KINK_WINDOW of n.
     """
     c = lines @ n_W
     near = np.abs(c) <= _KINK_WINDOW
@@ -209,6 +212,7 @@ def search_signed_distance(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape,
         k = int(np.argmax(values))
         if values[k] > g_best:
             n_W, g_best = candidates[k], float(values[k])
+            angle = min(angle / _CONE_SHRINK, 0.1)
         else:
             angle *= _CONE_SHRINK
     p_WCa = np.asarray(support_point_W(shape_A, X_WA, -n_W), dtype=float)
