@@ -14,8 +14,10 @@ box – box                   exact (``exact_pairs``)
 other convex pairs          support-function solver converged to ~1e-9 m
                             (``convex_solver``), certified: an answer whose
                             distance the support functions do not reproduce
-                            along its own normal is replaced by a direction
-                            search (``direction_search``; counted, logged)
+                            along its own normal, or whose normal g can
+                            ascend from (``ascent_gap``), is replaced by a
+                            direction search (``direction_search``; counted,
+                            logged)
 ==========================  ===============================================
 
 The penetration, signed-distance and collision queries all read the same
@@ -30,7 +32,11 @@ import logging
 import numpy as np
 
 from geometry_core.proximity import convex_solver, exact_pairs
-from geometry_core.proximity.direction_search import certificate_gap, search_signed_distance
+from geometry_core.proximity.direction_search import (
+    ascent_gap,
+    certificate_gap,
+    search_signed_distance,
+)
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.shapes import HalfSpace, Mesh, Shape
 from geometry_core.tolerances import PAIR_CERTIFICATE_TOLERANCE
@@ -78,8 +84,13 @@ class PairSolver:
         if exact is not None:
             return exact
         answer = convex_solver.signed_distance_convex(shape_A, X_WA, shape_B, X_WB)
+        # The certificate proves g(n) equals the answer; the ascent test that
+        # n is a local maximum of g (an answer too deep passes the first alone).
+        # As csrc/dispatch.c; `not <=` also sends a NaN gap to the search.
         gap = certificate_gap(shape_A, X_WA, shape_B, X_WB, answer)
-        if gap > PAIR_CERTIFICATE_TOLERANCE:
+        if gap <= PAIR_CERTIFICATE_TOLERANCE:
+            gap = max(gap, ascent_gap(shape_A, X_WA, shape_B, X_WB, answer))
+        if not gap <= PAIR_CERTIFICATE_TOLERANCE:
             count_fallback(shape_A, shape_B, gap)
             answer = search_signed_distance(shape_A, X_WA, shape_B, X_WB, answer.nhat_BA_W)
         return answer
