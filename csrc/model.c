@@ -570,7 +570,8 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
         gc_pair_result r;
         memset(&r, 0, sizeof(r));
         int status = gc_pair(&self->shapes[i], Xi, &self->shapes[j], Xj, &r);
-        if (status == GC_OK && !(strict ? r.distance < report_max : r.distance <= report_max))
+        if ((status == GC_OK || status == GC_SEARCHED) &&
+            !(strict ? r.distance < report_max : r.distance <= report_max))
             continue;
         pair_record *out = &records[count++];
         out->i = i;
