@@ -747,7 +747,13 @@ static void initial_points(const posed *A, const posed *B, double pa[NDIR][3],
 /* Convex hull of the 26 points (Qhull's job in the Python): outward faces over
  * point indices. Returns the face count, 0 if the points are flat. */
 #define HULL_MAX_F 160
-static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume) {
+/* fast: find neighbours through a table of directed edges (E[a][b] = the face
+ * holding the edge a->b) instead of searching all face pairs. The answer is
+ * the same as the search's while every directed edge has one face (a closed
+ * 2-manifold); where round-off breaks that, the fast pass answers -1 and the
+ * caller reruns the search. */
+static int initial_hull_pass(const double pm[NDIR][3], int faces[][3], double *volume,
+                             int fast) {
     double maxabs = 0.0;
     for (int i = 0; i < NDIR; ++i)
         for (int k = 0; k < 3; ++k)
@@ -791,6 +797,15 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
     double fn[HULL_MAX_F][3];
     int nf = 0;
     int tet[4] = {i0, i1, i2, i3};
+    short E[NDIR][NDIR];
+    int clash = 0;
+#define HULL_LINK(f)                                                                     \
+    for (int k_ = 0; k_ < 3; ++k_) {                                                     \
+        short *e_ = &E[fv[f][k_]][fv[f][(k_ + 1) % 3]];                                  \
+        if (*e_ >= 0 && *e_ != (f)) clash = 1;                                           \
+        *e_ = (short)(f);                                                                \
+    }
+    if (fast) memset(E, 0xff, sizeof(E));
     for (int k = 0; k < 4; ++k) {
         int f[3], m = 0;
         for (int j = 0; j < 4; ++j)
@@ -807,8 +822,10 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
         double nn = gc_norm(n);
         gc_scale(1.0 / nn, n, fn[nf]);
         memcpy(fv[nf], f, sizeof(f));
+        if (fast) HULL_LINK(nf);
         ++nf;
     }
+    if (clash) return -1;
     for (int p = 0; p < NDIR; ++p) {
         if (p == i0 || p == i1 || p == i2 || p == i3) continue;
         /* Visible: the faces above p's eps that are edge-connected to the
@@ -825,7 +842,21 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
         }
         if (top < 0) continue;
         visible[top] = 1;
-        for (int grew = 1; grew;) {
+        if (fast) {
+            int stack[HULL_MAX_F], ns = 0;
+            stack[ns++] = top;
+            while (ns) {
+                int f = stack[--ns];
+                for (int k = 0; k < 3; ++k) {
+                    int g = E[fv[f][(k + 1) % 3]][fv[f][k]];
+                    if (g >= 0 && above[g] && !visible[g]) {
+                        visible[g] = 1;
+                        stack[ns++] = g;
+                    }
+                }
+            }
+        }
+        for (int grew = !fast; grew;) {
             grew = 0;
             for (int f = 0; f < nf; ++f) {
                 if (!above[f] || visible[f]) continue;
@@ -846,7 +877,11 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
             if (!visible[f]) continue;
             for (int k = 0; k < 3; ++k) {
                 int a = fv[f][k], b = fv[f][(k + 1) % 3], shared = 0;
-                for (int g = 0; g < nf && !shared; ++g) {
+                if (fast) {
+                    int g = E[b][a];
+                    shared = g >= 0 && g != f && visible[g];
+                }
+                for (int g = 0; g < nf && !shared && !fast; ++g) {
                     if (!visible[g] || g == f) continue;
                     for (int m = 0; m < 3; ++m)
                         if (fv[g][m] == b && fv[g][(m + 1) % 3] == a) shared = 1;
@@ -859,10 +894,16 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
             }
         }
         int kept = 0;
+        if (fast)
+            for (int f = 0; f < nf; ++f)
+                if (visible[f])
+                    for (int k = 0; k < 3; ++k) E[fv[f][k]][fv[f][(k + 1) % 3]] = -1;
         for (int f = 0; f < nf; ++f) {
             if (visible[f]) continue;
             memcpy(fv[kept], fv[f], sizeof(fv[f]));
             gc_copy(fn[f], fn[kept]);
+            if (fast && kept != f)
+                for (int k = 0; k < 3; ++k) E[fv[kept][k]][fv[kept][(k + 1) % 3]] = (short)kept;
             ++kept;
         }
         if (kept + ne > HULL_MAX_F) return 0;
@@ -877,9 +918,12 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
             if (nn > 0.0) gc_scale(1.0 / nn, n, n);
             memcpy(fv[nf], f, sizeof(f));
             gc_copy(n, fn[nf]);
+            if (fast) HULL_LINK(nf);
             ++nf;
         }
+        if (clash) return -1;
     }
+#undef HULL_LINK
     /* Volume about the centroid of the used points. */
     double c[3] = {0.0, 0.0, 0.0};
     int used[NDIR] = {0}, nu = 0;
@@ -903,6 +947,11 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
     *volume = vol / 6.0;
     for (int f = 0; f < nf; ++f) memcpy(faces[f], fv[f], sizeof(fv[f]));
     return nf;
+}
+
+static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume) {
+    int nf = initial_hull_pass(pm, faces, volume, 1);
+    return nf >= 0 ? nf : initial_hull_pass(pm, faces, volume, 0);
 }
 
 typedef struct {
