@@ -56,15 +56,6 @@ static inline double np_gemv3(const double a[3], const double b[3]) {
 
 static double sgn_pos(double x) { return x >= 0.0 ? 1.0 : -1.0; }
 
-/* hypot(x, y) for the components of a direction: sqrt of the sum of squares
- * (within an ulp of libm's hypot, a tenth of its cost), libm's only where
- * the squares could underflow or overflow. */
-static inline double hypot_dir(double x, double y) {
-    double rr = x * x + y * y;
-    if (rr > 1e-200 && rr < 1e200) return sqrt(rr);
-    return hypot(x, y);
-}
-
 /* The full shape's support point in G (support.py _full_support). */
 static void full_support_G(const gc_shape *G, const double d[3], double s[3]) {
     switch (G->kind) {
@@ -89,7 +80,7 @@ static void full_support_G(const gc_shape *G, const double d[3], double s[3]) {
         return;
     case GC_CYLINDER: {
         double r = G->s[0];
-        double rho = hypot_dir(d[0], d[1]);
+        double rho = hypot(d[0], d[1]);
         if (rho > 0.0) {
             s[0] = r * d[0] / rho;
             s[1] = r * d[1] / rho;
@@ -273,7 +264,7 @@ static void core_point(const posed *ps, const double d[3], double out[3]) {
         s2 = g2 >= 0.0 ? ps->prm[2] : -ps->prm[2];
     } else if (ps->kind == PK_CYLINDER) {
         double r = ps->prm[0], half = ps->prm[1];
-        double rho = hypot_dir(g0, g1);
+        double rho = hypot(g0, g1);
         if (rho > 0.0) {
             s0 = r * g0 / rho;
             s1 = r * g1 / rho;
@@ -389,7 +380,7 @@ static int posed_is_smooth(const posed *ps, const double u[3], double tol) {
     if (ps->kind == PK_SEGMENT) return fabs(g[2]) > tol;
     if (ps->kind == PK_BOX) return fabs(g[0]) > tol && fabs(g[1]) > tol && fabs(g[2]) > tol;
     /* cylinder */
-    return fabs(g[2]) > tol && hypot_dir(g[0], g[1]) > tol;
+    return fabs(g[2]) > tol && hypot(g[0], g[1]) > tol;
 }
 
 /* PosedSupport.core_jacobian_W at unit u (W): R J_G(R^T u) R^T. */
@@ -411,7 +402,7 @@ static void core_jacobian_W(const posed *ps, const double u[3], double J[9]) {
             for (int j = 0; j < 3; ++j)
                 JG[3 * i + j] = (i == j ? D2[i] : 0.0) / norm - (q[i] * q[j]) / norm3;
     } else {
-        double rho = hypot_dir(g[0], g[1]);
+        double rho = hypot(g[0], g[1]);
         double w[3] = {g[0] / rho, g[1] / rho, 0.0};
         double f = ps->prm[0] / rho;
         for (int i = 0; i < 3; ++i)
