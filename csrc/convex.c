@@ -27,6 +27,11 @@
 #include "gc.h"
 #include "gc_tolerances.h"
 
+/* GJK on curved pairs hands over to Newton at this gap (times the scale). */
+#ifndef GC_CONVEX_GJK_HANDOFF
+#define GC_CONVEX_GJK_HANDOFF 1e-6
+#endif
+
 /* ================================================================ numpy's products
  * Where numpy arithmetic decides a discrete choice (which hull vertex is
  * extreme, which end of a segment, which rim point of a cylinder along its
@@ -594,23 +599,43 @@ static void closest_on_simplex(const double W[4][3], int n, closest_t *c) {
 
 typedef struct {
     int overlap;
+    int early;     /* stopped at the loose tolerance: gjk_resume can finish the run */
     double v[3], p_A[3], p_B[3];
     double gap;
 } gjk_result;
 
-static void gjk(const posed *A, const posed *B, double scale, gjk_result *res) {
-    double v[3];
-    gc_sub(A->p, B->p, v);
-    if (gc_dot(v, v) == 0.0) {
-        v[0] = 1.0; v[1] = 0.0; v[2] = 0.0;
+/* GJK's state between iterations, so that a run stopped early at a loose
+ * tolerance resumes exactly where it stopped (the resumed run's answer is
+ * the one a single run would have given). */
+typedef struct {
+    double v[3], W[4][3], WA[4][3], WB[4][3], lam[4];
+    int nW, iteration;
+    double gap;
+} gjk_state;
+
+static void gjk_init(const posed *A, const posed *B, gjk_state *st) {
+    gc_sub(A->p, B->p, st->v);
+    if (gc_dot(st->v, st->v) == 0.0) {
+        st->v[0] = 1.0; st->v[1] = 0.0; st->v[2] = 0.0;
     }
-    double W[4][3], WA[4][3], WB[4][3], lam[4] = {1.0, 0.0, 0.0, 0.0};
-    int nW = 0;
+    st->lam[0] = 1.0; st->lam[1] = st->lam[2] = st->lam[3] = 0.0;
+    st->nW = 0;
+    st->iteration = 1;
+    st->gap = INFINITY;
+}
+
+/* early_tol > 0: also stop (res->early) once gap <= early_tol with the cores
+ * clearly apart (gap <= 0.1 |v|), before the full tolerance. */
+static void gjk_run(const posed *A, const posed *B, double scale, gjk_state *st,
+                    double early_tol, gjk_result *res) {
+    double *v = st->v, (*W)[3] = st->W, (*WA)[3] = st->WA, (*WB)[3] = st->WB, *lam = st->lam;
+    int nW = st->nW;
     double sc = scale > 1.0 ? scale : 1.0;
     double gap_tol = GC_CONVEX_GJK_GAP * sc;
     double touch = GC_CONVEX_CORE_TOUCH * sc;
-    double gap = INFINITY;
-    for (int iteration = 1; iteration <= GC_CONVEX_GJK_MAX_ITERATIONS; ++iteration) {
+    double gap = st->gap;
+    res->early = 0;
+    for (; st->iteration <= GC_CONVEX_GJK_MAX_ITERATIONS; ++st->iteration) {
         double nv[3] = {-v[0], -v[1], -v[2]}, a[3], b[3], w[3];
         core_point(A, nv, a);
         core_point(B, v, b);
@@ -623,18 +648,23 @@ static void gjk(const posed *A, const posed *B, double scale, gjk_result *res) {
             for (int k = 0; k < nW; ++k)
                 if (W[k][0] == w[0] && W[k][1] == w[1] && W[k][2] == w[2]) seen = 1;
             if (gap <= gap_tol || seen) break;
+            if (gap <= early_tol && gap <= 0.1 * vnorm) {
+                res->early = 1;
+                break;
+            }
         }
         gc_copy(w, W[nW]);
         gc_copy(a, WA[nW]);
         gc_copy(b, WB[nW]);
         ++nW;
         closest_t c;
-        closest_on_simplex(W, nW, &c);
+        closest_on_simplex((const double (*)[3])W, nW, &c);
         double pp = gc_dot(c.p, c.p);
         if (c.n == 4 || pp <= touch * touch) {
             res->overlap = 1;
             gc_copy(c.p, res->v);
             res->gap = 0.0;
+            st->nW = nW;
             return;
         }
         if (nW > 1 && pp >= vv) {
@@ -656,6 +686,8 @@ static void gjk(const posed *A, const posed *B, double scale, gjk_result *res) {
         }
         gc_copy(c.p, v);
     }
+    st->nW = nW;
+    st->gap = gap;
     double pA[3] = {0.0, 0.0, 0.0}, pB[3] = {0.0, 0.0, 0.0};
     for (int k = 0; k < nW; ++k)
         for (int i = 0; i < 3; ++i) {
@@ -747,7 +779,13 @@ static void initial_points(const posed *A, const posed *B, double pa[NDIR][3],
 /* Convex hull of the 26 points (Qhull's job in the Python): outward faces over
  * point indices. Returns the face count, 0 if the points are flat. */
 #define HULL_MAX_F 160
-static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume) {
+/* fast: find neighbours through a table of directed edges (E[a][b] = the face
+ * holding the edge a->b) instead of searching all face pairs. The answer is
+ * the same as the search's while every directed edge has one face (a closed
+ * 2-manifold); where round-off breaks that, the fast pass answers -1 and the
+ * caller reruns the search. */
+static int initial_hull_pass(const double pm[NDIR][3], int faces[][3], double *volume,
+                             int fast) {
     double maxabs = 0.0;
     for (int i = 0; i < NDIR; ++i)
         for (int k = 0; k < 3; ++k)
@@ -791,6 +829,15 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
     double fn[HULL_MAX_F][3];
     int nf = 0;
     int tet[4] = {i0, i1, i2, i3};
+    short E[NDIR][NDIR];
+    int clash = 0;
+#define HULL_LINK(f)                                                                     \
+    for (int k_ = 0; k_ < 3; ++k_) {                                                     \
+        short *e_ = &E[fv[f][k_]][fv[f][(k_ + 1) % 3]];                                  \
+        if (*e_ >= 0 && *e_ != (f)) clash = 1;                                           \
+        *e_ = (short)(f);                                                                \
+    }
+    if (fast) memset(E, 0xff, sizeof(E));
     for (int k = 0; k < 4; ++k) {
         int f[3], m = 0;
         for (int j = 0; j < 4; ++j)
@@ -807,8 +854,10 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
         double nn = gc_norm(n);
         gc_scale(1.0 / nn, n, fn[nf]);
         memcpy(fv[nf], f, sizeof(f));
+        if (fast) HULL_LINK(nf);
         ++nf;
     }
+    if (clash) return -1;
     for (int p = 0; p < NDIR; ++p) {
         if (p == i0 || p == i1 || p == i2 || p == i3) continue;
         /* Visible: the faces above p's eps that are edge-connected to the
@@ -825,7 +874,21 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
         }
         if (top < 0) continue;
         visible[top] = 1;
-        for (int grew = 1; grew;) {
+        if (fast) {
+            int stack[HULL_MAX_F], ns = 0;
+            stack[ns++] = top;
+            while (ns) {
+                int f = stack[--ns];
+                for (int k = 0; k < 3; ++k) {
+                    int g = E[fv[f][(k + 1) % 3]][fv[f][k]];
+                    if (g >= 0 && above[g] && !visible[g]) {
+                        visible[g] = 1;
+                        stack[ns++] = g;
+                    }
+                }
+            }
+        }
+        for (int grew = !fast; grew;) {
             grew = 0;
             for (int f = 0; f < nf; ++f) {
                 if (!above[f] || visible[f]) continue;
@@ -846,7 +909,11 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
             if (!visible[f]) continue;
             for (int k = 0; k < 3; ++k) {
                 int a = fv[f][k], b = fv[f][(k + 1) % 3], shared = 0;
-                for (int g = 0; g < nf && !shared; ++g) {
+                if (fast) {
+                    int g = E[b][a];
+                    shared = g >= 0 && g != f && visible[g];
+                }
+                for (int g = 0; g < nf && !shared && !fast; ++g) {
                     if (!visible[g] || g == f) continue;
                     for (int m = 0; m < 3; ++m)
                         if (fv[g][m] == b && fv[g][(m + 1) % 3] == a) shared = 1;
@@ -859,10 +926,16 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
             }
         }
         int kept = 0;
+        if (fast)
+            for (int f = 0; f < nf; ++f)
+                if (visible[f])
+                    for (int k = 0; k < 3; ++k) E[fv[f][k]][fv[f][(k + 1) % 3]] = -1;
         for (int f = 0; f < nf; ++f) {
             if (visible[f]) continue;
             memcpy(fv[kept], fv[f], sizeof(fv[f]));
             gc_copy(fn[f], fn[kept]);
+            if (fast && kept != f)
+                for (int k = 0; k < 3; ++k) E[fv[kept][k]][fv[kept][(k + 1) % 3]] = (short)kept;
             ++kept;
         }
         if (kept + ne > HULL_MAX_F) return 0;
@@ -877,9 +950,12 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
             if (nn > 0.0) gc_scale(1.0 / nn, n, n);
             memcpy(fv[nf], f, sizeof(f));
             gc_copy(n, fn[nf]);
+            if (fast) HULL_LINK(nf);
             ++nf;
         }
+        if (clash) return -1;
     }
+#undef HULL_LINK
     /* Volume about the centroid of the used points. */
     double c[3] = {0.0, 0.0, 0.0};
     int used[NDIR] = {0}, nu = 0;
@@ -903,6 +979,11 @@ static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume
     *volume = vol / 6.0;
     for (int f = 0; f < nf; ++f) memcpy(faces[f], fv[f], sizeof(fv[f]));
     return nf;
+}
+
+static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume) {
+    int nf = initial_hull_pass(pm, faces, volume, 1);
+    return nf >= 0 ? nf : initial_hull_pass(pm, faces, volume, 0);
 }
 
 typedef struct {
@@ -1346,6 +1427,12 @@ typedef struct {
     int smooth_A, smooth_B;
 } newton_answer;
 
+/* Newton converges quadratically (2-4 iterations from GJK's or EPA's normal
+ * in the scenes); one not converged after 10 is cycling on a kink, and the
+ * rest of GC_CONVEX_NEWTON_MAX_ITERATIONS (30) only costs time: the caller
+ * then keeps or refines the GJK/EPA answer as for any Newton failure. */
+#define NEWTON_ITERATIONS (GC_CONVEX_NEWTON_MAX_ITERATIONS < 10 ? GC_CONVEX_NEWTON_MAX_ITERATIONS : 10)
+
 static int newton_one(const posed *A, const posed *B, const double n0[3], double scale,
                       const double *e, newton_answer *out) {
     double n[3], m[3];
@@ -1361,7 +1448,7 @@ static int newton_one(const posed *A, const posed *B, const double n0[3], double
     double grad_tol = GC_CONVEX_NEWTON_GRADIENT * (scale > 1.0 ? scale : 1.0);
     double rs = A->radius + B->radius;
     int converged = 0;
-    for (int it = 0; it < GC_CONVEX_NEWTON_MAX_ITERATIONS; ++it) {
+    for (int it = 0; it < NEWTON_ITERATIONS; ++it) {
         double T[2][3];
         int nc;
         if (!e) {
@@ -1463,6 +1550,72 @@ static int newton(const posed *A, const posed *B, const double n[3], double scal
     return found;
 }
 
+/* A point of the core near p (W): p moved into the core along simple paths
+ * (clamped box coordinates, a cylinder's radius and length, a segment's
+ * span, an ellipsoid's scaling). 0 for a polytope (no point). */
+static int core_clamp(const posed *ps, const double p[3], double out[3]) {
+    const double *R = ps->R;
+    if (ps->kind == PK_POINT) {
+        gc_copy(ps->p, out);
+        return 1;
+    }
+    if (ps->kind == PK_POLY) return 0;
+    double d[3] = {p[0] - ps->p[0], p[1] - ps->p[1], p[2] - ps->p[2]}, q[3];
+    for (int j = 0; j < 3; ++j) q[j] = R[j] * d[0] + R[3 + j] * d[1] + R[6 + j] * d[2];
+    if (ps->kind == PK_SEGMENT) {
+        q[0] = q[1] = 0.0;
+        q[2] = fmin(fmax(q[2], -ps->prm[0]), ps->prm[0]);
+    } else if (ps->kind == PK_BOX) {
+        for (int j = 0; j < 3; ++j) q[j] = fmin(fmax(q[j], -ps->prm[j]), ps->prm[j]);
+    } else if (ps->kind == PK_CYLINDER) {
+        double rho = hypot(q[0], q[1]), r = ps->prm[0];
+        if (rho > r) {
+            q[0] *= r / rho;
+            q[1] *= r / rho;
+        }
+        q[2] = fmin(fmax(q[2], -ps->prm[1]), ps->prm[1]);
+    } else {
+        double u = q[0] / ps->prm[0], v = q[1] / ps->prm[1], w = q[2] / ps->prm[2];
+        double k = u * u + v * v + w * w;
+        if (k > 1.0) {
+            double f = 1.0 / sqrt(k);
+            q[0] *= f; q[1] *= f; q[2] *= f;
+        }
+    }
+    for (int i = 0; i < 3; ++i)
+        out[i] = ps->p[i] + R[3 * i] * q[0] + R[3 * i + 1] * q[1] + R[3 * i + 2] * q[2];
+    return 1;
+}
+
+/* For separated cores and a unit n, a duality gap: the supports a = s_A(-n),
+ * b = s_B(n) give the lower bound n.(a - b) <= D of the cores' distance, and
+ * any pair of core points an upper bound (a, b themselves, or a with the
+ * point of B's core nearest a - L n, or b with A's nearest b + L n: those
+ * close the gap on a face or line of one side). Their difference bounds the
+ * error of the answer g(n). */
+static double duality_gap(const posed *A, const posed *B, const double n[3], double *gap) {
+    double nn[3] = {-n[0], -n[1], -n[2]}, a[3], b[3], d[3], q[3], c[3];
+    core_point(A, nn, a);
+    core_point(B, n, b);
+    gc_sub(a, b, d);
+    double lower = gc_dot(n, d);
+    *gap = INFINITY;
+    if (!(lower > 0.0)) return *gap;
+    double upper = gc_norm(d);
+    for (int k = 0; k < 3; ++k) q[k] = a[k] - lower * n[k];
+    if (core_clamp(B, q, c)) {
+        gc_sub(a, c, d);
+        upper = fmin(upper, gc_norm(d));
+    }
+    for (int k = 0; k < 3; ++k) q[k] = b[k] + lower * n[k];
+    if (core_clamp(A, q, c)) {
+        gc_sub(c, b, d);
+        upper = fmin(upper, gc_norm(d));
+    }
+    *gap = upper - lower;
+    return *gap;
+}
+
 /* ================================================================ snapping onto kinks */
 
 static int snap_to_kinks(const posed *A, const posed *B, const double n[3], double distance,
@@ -1529,11 +1682,18 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
     double sc = scale > 1.0 ? scale : 1.0;
     double tight = GC_CONVEX_EPA_GAP * sc;
     gjk_result gr;
-    gjk(A, B, scale, &gr);
+    gjk_state gs;
+    gjk_init(A, B, &gs);
+    /* Curved pairs: Newton finishes what GJK's linear convergence would take
+     * many iterations for; its answer is kept only with a duality gap as small
+     * as GJK's own tolerance (else GJK resumes; see below). */
+    gjk_run(A, B, scale, &gs, curved ? GC_CONVEX_GJK_HANDOFF * sc : 0.0, &gr);
+    int early = gr.early;
     epa_t epa;
     int have_epa = 0;
     double n[3], core_distance, p_A[3], p_B[3], gap;
     int unique;
+gjk_answer:
     if (!gr.overlap) {
         double vn = sqrt(np_dot3(gr.v, gr.v));
         for (int k = 0; k < 3; ++k) n[k] = gr.v[k] / vn;
@@ -1576,7 +1736,10 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
             p_WCb[k] = p_B[k] + B->radius * n[k];
         }
         newton_answer ref = {{0.0, 0.0, 0.0}, 0.0, 0, 0};
-        if (curved && newton(A, B, n, scale, &ref) && ref.g >= distance - slack) {
+        double dgap = 0.0;
+        if (curved && newton(A, B, n, scale, &ref) && ref.g >= distance - slack
+            && (!early || duality_gap(A, B, ref.n, &dgap) <= GC_CONVEX_GJK_GAP * sc)) {
+            if (early) slack = dgap + 1e-15 * sc;
             gc_copy(ref.n, n);
             distance = ref.g;
             double nn[3] = {-n[0], -n[1], -n[2]}, s[3];
@@ -1596,6 +1759,11 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
                 for (int k = 0; k < 3; ++k) p_WCb[k] = p_WCa[k] - distance * n[k];
             }
             break;
+        }
+        if (early) { /* GJK stopped early and Newton did not certify: finish GJK */
+            early = 0;
+            gjk_run(A, B, scale, &gs, 0.0, &gr);
+            goto gjk_answer;
         }
         if (!have_epa || epa.gap_tol <= tight) break;
         epa_answer ea;
