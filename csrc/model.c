@@ -679,6 +679,103 @@ static PyObject *model_points(ModelObject *self, PyObject *args) {
     return out;
 }
 
+/* For K configurations at once (a planner's batch): the smallest signed
+ * distance of any unfiltered pair within report_max in each (inf if none),
+ * with the broadphase, filters and kernels of pairs(). With stop_below_zero a
+ * configuration stops at its first overlapping pair (has_collisions). A
+ * configuration with a pair the kernels leave to Python is listed, for the
+ * caller to answer there. */
+static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
+    PyObject *xwf_o;
+    Py_ssize_t F;
+    double report_max;
+    int stop_below_zero;
+    if (!PyArg_ParseTuple(args, "Ondp", &xwf_o, &F, &report_max, &stop_below_zero)) return NULL;
+    if (isnan(report_max)) {
+        PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
+        return NULL;
+    }
+    if (F <= self->max_slot) {
+        PyErr_Format(PyExc_ValueError, "F must exceed the largest frame slot %d", self->max_slot);
+        return NULL;
+    }
+    Py_buffer view;
+    if (gc_get_buffer(xwf_o, &view, 'd', -1, "X_WF") < 0) return NULL;
+    Py_ssize_t K = view.len / (F * 16 * 8);
+    if (view.len != K * F * 16 * 8) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "X_WF must hold (K, %zd, 4, 4) poses", F);
+        return NULL;
+    }
+    Py_ssize_t G = self->G;
+    PyObject *mins = PyBytes_FromStringAndSize(NULL, K * (Py_ssize_t)sizeof(double));
+    double *X_WG = malloc((size_t)(G + 1) * 16 * sizeof(double));
+    unsigned char *python = calloc((size_t)K + 1, 1);
+    if (mins == NULL || X_WG == NULL || python == NULL) {
+        Py_XDECREF(mins);
+        free(X_WG);
+        free(python);
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    double *out = (double *)PyBytes_AS_STRING(mins);
+    double margin = report_max > 0.0 ? report_max : 0.0;
+    key_list keys = {NULL, 0, 0};
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < K && !failed; ++k) {
+        const double *X_WF = (const double *)view.buf + (size_t)k * (size_t)F * 16;
+        for (Py_ssize_t g = 0; g < G; ++g)
+            gc_compose(X_WF + 16 * self->frame_slot[g], self->X_FG + 16 * g, X_WG + 16 * g);
+        keys.size = 0;
+        if (candidates(self, X_WG, margin, &keys) < 0) {
+            failed = 1;
+            break;
+        }
+        double best = INFINITY;
+        for (Py_ssize_t c = 0; c < keys.size; ++c) {
+            int i = (int)(keys.keys[c] / G), j = (int)(keys.keys[c] % G);
+            gc_pair_result r;
+            memset(&r, 0, sizeof(r));
+            int status = gc_pair(&self->shapes[i], X_WG + 16 * i, &self->shapes[j],
+                                 X_WG + 16 * j, &r);
+            if (status != GC_OK && status != GC_SEARCHED) {
+                python[k] = 1;
+                break;
+            }
+            if (r.distance <= report_max && r.distance < best) best = r.distance;
+            if (stop_below_zero && best < 0.0) break;
+        }
+        out[k] = best;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    free(X_WG);
+    free(keys.keys);
+    if (failed) {
+        free(python);
+        Py_DECREF(mins);
+        return PyErr_NoMemory();
+    }
+    PyObject *flagged = PyList_New(0);
+    for (Py_ssize_t k = 0; flagged != NULL && k < K; ++k) {
+        if (!python[k]) continue;
+        PyObject *index = PyLong_FromSsize_t(k);
+        if (index == NULL || PyList_Append(flagged, index) < 0) {
+            Py_XDECREF(index);
+            Py_CLEAR(flagged);
+            break;
+        }
+        Py_DECREF(index);
+    }
+    free(python);
+    if (flagged == NULL) {
+        Py_DECREF(mins);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", mins, flagged);
+}
+
 static PyObject *model_size(ModelObject *self, void *closure) {
     return PyLong_FromSsize_t(self->G);
 }
@@ -693,6 +790,9 @@ static PyMethodDef model_methods[] = {
      "(strict) / <= report_max. local: witnesses in each geometry's frame."},
     {"candidates", (PyCFunction)model_candidates, METH_VARARGS,
      "candidates(X_WG, margin) -> bytes of int64 keys i * G + j, sorted"},
+    {"min_distances", (PyCFunction)model_min_distances, METH_VARARGS,
+     "min_distances(X_WF (K,F,4,4), F, max_distance, stop_below_zero) -> (bytes of K\n"
+     "smallest distances within max_distance (inf if none), configurations left to Python)"},
     {"points", (PyCFunction)model_points, METH_VARARGS,
      "points(X_WG, (x, y, z), threshold) -> (vectors, g, status, distance, unique, "
      "count not OK)"},

@@ -8,7 +8,10 @@ tables, FCL geometry) across all of them. The scene graph's own poses are not
 touched.
 
 Each configuration's answer is exactly what a query object would report for
-those poses (``test_batch_query.py`` checks it).
+those poses (``test_batch_query.py`` checks it). With the compiled kernels,
+``has_collisions`` and ``compute_min_distance`` answer all K configurations
+in one C call (world poses, broadphase, kernels), stopping each
+configuration at its first overlap where only a yes/no is asked.
 """
 
 from __future__ import annotations
@@ -31,15 +34,37 @@ class BatchQuery:
 
     def __init__(self, model: CollisionModel, X_WF: np.ndarray, frame_slot_of: dict) -> None:
         X_WF.setflags(write=False)
+        self._X_WF = X_WF
         self._scenes = [PosedScene(SceneSnapshot(model, X_WF[k], frame_slot_of))
                         for k in range(X_WF.shape[0])]
 
     def __len__(self) -> int:
         return len(self._scenes)
 
+    def _min_distances(self, max_distance: float, stop_below_zero: bool):
+        """All K configurations in one compiled call: (K,) smallest distances, and the
+        configurations it left to Python; None without the compiled kernels."""
+        if not self._scenes:
+            return None
+        compiled = self._scenes[0].cache.native
+        if compiled is None:
+            return None
+        X_WF = np.ascontiguousarray(self._X_WF, dtype=np.float64)
+        found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
+                                               stop_below_zero)
+        return np.frombuffer(found, dtype=np.float64).copy(), python
+
     def has_collisions(self) -> np.ndarray:
         """Return a (K,) bool array: whether configuration k has any overlapping pair."""
-        return np.array([collisions_exist.has_collisions(s) for s in self._scenes], dtype=bool)
+        batch = self._min_distances(0.0, True)
+        if batch is None:
+            return np.array([collisions_exist.has_collisions(s) for s in self._scenes],
+                            dtype=bool)
+        found, python = batch
+        out = found < 0.0
+        for k in python:
+            out[k] = collisions_exist.has_collisions(self._scenes[k])
+        return out
 
     def compute_point_pair_penetration(self) -> list[list[PenetrationAsPointPair]]:
         """Return, for each configuration, what ``compute_point_pair_penetration`` reports."""
@@ -53,6 +78,17 @@ class BatchQuery:
 
     def compute_min_distance(self, max_distance: float = math.inf) -> np.ndarray:
         """Return a (K,) array: the smallest signed distance of any pair (inf if none)."""
+        max_distance = float(max_distance)
+        if math.isnan(max_distance):
+            raise ValueError("max_distance must be a number, got NaN")
+        batch = self._min_distances(max_distance, False)
+        if batch is not None:
+            out, python = batch
+            for k in python:
+                pairs = signed_distance.compute_signed_distance_pairwise_closest_points(
+                    self._scenes[k], max_distance)
+                out[k] = min((p.distance for p in pairs), default=math.inf)
+            return out
         out = np.full(len(self._scenes), math.inf)
         for k, pairs in enumerate(self.compute_signed_distance_pairwise_closest_points(
                 max_distance)):
