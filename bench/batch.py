@@ -9,7 +9,9 @@ A planner checks many candidate states of the same arm. For each K and each
 question (penetration; signed distance within ``MAX_DISTANCE``) this prints
 the time per configuration of
 
-* ``batch``: one ``SceneGraph.query_batch`` over all K configurations;
+* ``batch``: one ``SceneGraph.query_batch`` over all K configurations
+  (``has_collisions`` and ``min_distance``, the smallest signed distance
+  within ``MAX_DISTANCE``, run all K in one compiled call);
 * ``separate``: K plain cycles through the array API (``set_poses_array``,
   ``query_object``, the query), what a caller without the batch call writes;
 * ``Drake``: K cycles of pydrake's SceneGraph (FramePoseVector fixed on the
@@ -33,13 +35,17 @@ import numpy as np
 from bench.scenes import query_points, robot_scene
 from bench.systems import MAX_DISTANCE, Drake, OursArray
 
-QUESTIONS = ("penetration", "signed_distance")
+QUESTIONS = ("penetration", "signed_distance", "has_collisions", "min_distance")
 
 
 def _batch_answers(ours: OursArray, X_PF: np.ndarray, question: str):
     batch = ours.sg.query_batch(ours.src, ours.frames, X_PF)
     if question == "penetration":
         return batch.compute_point_pair_penetration()
+    if question == "has_collisions":
+        return batch.has_collisions().tolist()
+    if question == "min_distance":
+        return batch.compute_min_distance(MAX_DISTANCE).tolist()
     return batch.compute_signed_distance_pairwise_closest_points(MAX_DISTANCE)
 
 
@@ -50,6 +56,11 @@ def _separate_answers(ours: OursArray, X_PF: np.ndarray, question: str):
         q = ours.sg.query_object()
         if question == "penetration":
             out.append(q.compute_point_pair_penetration())
+        elif question == "has_collisions":
+            out.append(q.has_collisions())
+        elif question == "min_distance":
+            pairs = q.compute_signed_distance_pairwise_closest_points(MAX_DISTANCE)
+            out.append(min((p.distance for p in pairs), default=float("inf")))
         else:
             out.append(q.compute_signed_distance_pairwise_closest_points(MAX_DISTANCE))
     return out
@@ -58,11 +69,23 @@ def _separate_answers(ours: OursArray, X_PF: np.ndarray, question: str):
 def _drake_answers(drake: Drake, K: int, question: str) -> int:
     total = 0
     for k in range(K):
-        total += drake.cycle(k, question)
+        if question in ("penetration", "signed_distance"):
+            total += drake.cycle(k, question)
+            continue
+        q = drake.query(k)
+        if question == "has_collisions":
+            total += q.HasCollisions()
+        else:
+            pairs = q.ComputeSignedDistancePairwiseClosestPoints(MAX_DISTANCE)
+            total += len(pairs) and min(p.distance for p in pairs) < 0.0
     return total
 
 
 def _check_same(batch, separate, question: str) -> None:
+    if question in ("has_collisions", "min_distance"):
+        if batch != separate:
+            raise SystemExit(f"{question}: batch and separate calls disagree")
+        return
     field = "depth" if question == "penetration" else "distance"
     for k, (a, b) in enumerate(zip(batch, separate)):
         pairs_a = [(r.id_A, r.id_B) for r in a]

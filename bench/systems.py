@@ -151,12 +151,16 @@ class Drake:
         self.FramePoseVector = dg.FramePoseVector
         self.points = [p.reshape(3, 1) for p in points]
 
-    def cycle(self, c: int, query: str) -> int:
+    def query(self, c: int):
+        """Set cycle ``c``'s poses and return the query object."""
         poses = self.FramePoseVector()
         for frame, X in zip(self.frames, self.poses[c]):
             poses.set_value(frame, X)
         self.port.FixValue(self.sg_context, poses)
-        q = self.query_port.Eval(self.sg_context)
+        return self.query_port.Eval(self.sg_context)
+
+    def cycle(self, c: int, query: str) -> int:
+        q = self.query(c)
         if query == "penetration":
             return len(q.ComputePointPairPenetration())
         if query == "signed_distance":
