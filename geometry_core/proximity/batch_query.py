@@ -42,8 +42,11 @@ class BatchQuery:
         return len(self._scenes)
 
     def _min_distances(self, max_distance: float, stop_below_zero: bool):
-        """All K configurations in one compiled call: (K,) smallest distances, and the
-        configurations it left to Python; None without the compiled kernels."""
+        """Answer all K configurations in one compiled call.
+
+        Returns the (K,) smallest distances and the configurations left to
+        Python, or None without the compiled kernels.
+        """
         if not self._scenes:
             return None
         compiled = self._scenes[0].cache.native

@@ -130,9 +130,11 @@ class PairAnswers:
 
 
 class PointAnswers:
-    """Geometries answered by ``Model.points``, as columns: ``g``, ``status``
-    (lists of int), ``distance`` (floats), ``unique`` (bools), ``p_GN`` and
-    ``grad_W`` (lists of (3,) arrays), and ``all_ok``."""
+    """Geometries answered by ``Model.points``, as columns.
+
+    ``g``, ``status`` lists of int; ``distance`` list of float; ``unique``
+    list of bool; ``p_GN`` and ``grad_W`` lists of (3,) arrays; ``all_ok``.
+    """
 
     __slots__ = ("g", "status", "distance", "unique", "p_GN", "grad_W", "all_ok")
 

@@ -91,8 +91,7 @@ def test_batch_validates_every_row(arm):
 
 
 def test_batch_with_a_mesh_matches_single_queries_config_by_config(arm, tmp_path):
-    """The one-call batch leaves a configuration with a mesh pair to Python, and
-    every configuration's yes/no and minimum equal a single query's."""
+    """A configuration with a mesh pair goes to Python; every answer equals a single query's."""
     from geometry_core import Mesh
 
     sg, src, frames = arm

@@ -610,8 +610,8 @@ def _box_cases(rng):
     for scale in (1e-3, 30.0):
         for _ in range(10):
             shapes = [Box(*(scale * rng.uniform(0.05, 0.5, 3))) for _ in range(2)]
-            yield shapes[0], random_pose(rng, 0.3 * scale), shapes[1], random_pose(rng,
-                                                                                0.3 * scale)
+            X_a, X_b = random_pose(rng, 0.3 * scale), random_pose(rng, 0.3 * scale)
+            yield shapes[0], X_a, shapes[1], X_b
 
 
 def test_box_box_both_orders():

@@ -273,8 +273,8 @@ def test_search_matches_exact_answers(kind):
             assert status == OK, label
             assert abs(c.distance - distance) <= DISTANCE_TOL, (label, distance, c.distance)
             if unique:
-                assert np.linalg.norm(c.nhat_BA_W - normal) <= NORMAL_TOL, (label, normal,
-                                                                           c.nhat_BA_W)
+                assert np.linalg.norm(c.nhat_BA_W - normal) <= NORMAL_TOL, (
+                    label, normal, c.nhat_BA_W)
             _check_witness(A, X_WA, B, X, c, label)
 
 
