@@ -777,8 +777,8 @@ static void initial_points(const posed *A, const posed *B, double pa[NDIR][3],
 }
 
 /* The polytope of EPA: triangles over the points P with outward unit normals
- * fn, plane offsets fd and neighbours adj[s][k] (the face across the edge
- * fv[s][k] -> fv[s][k+1]). The start polytope is the convex hull of the 26
+ * fn, plane offsets fd and neighbours adj[s][k] = 4 g + m: the face g across
+ * the edge fv[s][k] -> fv[s][k+1], which is g's edge m. The start polytope is the convex hull of the 26
  * points (Qhull's job in the Python), built incrementally with the same
  * machinery as EPA's expansion: a point's visible faces are found by flood
  * fill over adj from one visible face, and the minimum face is kept in a
@@ -792,8 +792,7 @@ typedef struct {
     int iterations, overflow;
     int nP;
     double P[EPA_MAX_V][3], PA[EPA_MAX_V][3], PB[EPA_MAX_V][3];
-    int uses[EPA_MAX_V], nused;
-    int count, live;
+    int count;
     int fv[EPA_MAX_F][3], adj[EPA_MAX_F][3];
     double fn[EPA_MAX_F][3], fd[EPA_MAX_F];
     unsigned char alive[EPA_MAX_F];
@@ -801,39 +800,16 @@ typedef struct {
     double hk[EPA_MAX_F]; /* a face's key in the heap (its fd when pushed) */
     /* scratch stamps of epa_add (a face's visibility test this round, a
      * vertex's place on the horizon) */
-    int stamp, fstamp[EPA_MAX_F], vstamp[EPA_MAX_V];
+    int stamp, fstamp[EPA_MAX_F], vstamp[EPA_MAX_V], pstamp[EPA_MAX_V];
     unsigned char fvis[EPA_MAX_F];
     int start_at[EPA_MAX_V], end_at[EPA_MAX_V];
+    int hint; /* a face of the last insertion: where the hull's next search starts */
 } epa_t;
 
 typedef struct {
     double n[3], depth, p_A[3], p_B[3], gap;
     int unique;
 } epa_answer;
-
-static void epa_use(epa_t *e, const int f[3], int delta) {
-    for (int k = 0; k < 3; ++k) {
-        int i = f[k];
-        int before = e->uses[i];
-        e->uses[i] += delta;
-        if (before == 0 && e->uses[i] != 0) ++e->nused;
-        if (before != 0 && e->uses[i] == 0) --e->nused;
-    }
-}
-
-static void epa_kill(epa_t *e, int s) {
-    e->alive[s] = 0;
-    e->fd[s] = INFINITY;
-    epa_use(e, e->fv[s], -1);
-    --e->live;
-}
-
-static void epa_revive(epa_t *e, int s, double fd) {
-    e->alive[s] = 1;
-    e->fd[s] = fd;
-    epa_use(e, e->fv[s], 1);
-    ++e->live;
-}
 
 static inline int heap_less(const epa_t *e, int a, int b) {
     return e->hk[a] < e->hk[b] || (e->hk[a] == e->hk[b] && a < b);
@@ -886,12 +862,14 @@ static void epa_compact(epa_t *e) {
         if (!e->alive[s]) continue;
         int t = remap[s];
         memcpy(e->fv[t], e->fv[s], 3 * sizeof(int));
-        for (int k = 0; k < 3; ++k) e->adj[t][k] = remap[e->adj[s][k]];
+        for (int k = 0; k < 3; ++k) e->adj[t][k] = 4 * remap[e->adj[s][k] >> 2] + (e->adj[s][k] & 3);
+        e->fstamp[t] = 0;
         gc_copy(e->fn[s], e->fn[t]);
         e->fd[t] = e->fd[s];
         e->alive[t] = 1;
     }
     e->count = kept;
+    e->hint = -1;
     heap_rebuild(e);
 }
 
@@ -912,6 +890,24 @@ static int epa_add(epa_t *e, const double w[3], const double a[3], const double 
         return 0;
     }
     int st = ++e->stamp;
+    if (start < 0 && e->hint >= 0 && e->alive[e->hint]) {
+        /* the hull: climb over neighbours towards w from the last insertion */
+        int s = e->hint;
+        double h = face_height(e, s, w);
+        while (!(h > eps)) {
+            int next = -1;
+            double top_h = h;
+            for (int k = 0; k < 3; ++k) {
+                int g = e->adj[s][k] >> 2;
+                double hg = face_height(e, g, w);
+                if (hg > top_h) { top_h = hg; next = g; }
+            }
+            if (next < 0) break;
+            s = next;
+            h = top_h;
+        }
+        if (h > eps) start = s;
+    }
     if (start < 0 || !e->alive[start] || !(face_height(e, start, w) > eps)) {
         double top_h = eps;
         start = -1;
@@ -933,7 +929,7 @@ static int epa_add(epa_t *e, const double w[3], const double a[3], const double 
         int f = stack[--ns];
         visible[nvis++] = f;
         for (int k = 0; k < 3; ++k) {
-            int g = e->adj[f][k];
+            int gm = e->adj[f][k], g = gm >> 2;
             if (e->fstamp[g] != st) {
                 e->fstamp[g] = st;
                 e->fvis[g] = face_height(e, g, w) > eps;
@@ -946,7 +942,7 @@ static int epa_add(epa_t *e, const double w[3], const double a[3], const double 
             }
             edges[ne][0] = e->fv[f][k];
             edges[ne][1] = e->fv[f][(k + 1) % 3];
-            edges[ne][2] = g;
+            edges[ne][2] = gm;
             ++ne;
         }
     }
@@ -963,71 +959,65 @@ static int epa_add(epa_t *e, const double w[3], const double a[3], const double 
         if (e->vstamp[j] != st) return 0;
         e->end_at[j] = q;
     }
-    double saved_fd[EPA_MAX_F];
+    /* Euler: the visible patch must be a disk (V - E + F = 1 with E =
+     * (3 nvis + ne) / 2), so that the polytope stays a closed surface of
+     * genus 0 (the Python's check F = 2 V - 4 over the used points, here
+     * on the patch alone). */
+    int vp = 0;
     double floor_ = INFINITY;
     for (int m = 0; m < nvis; ++m) {
-        saved_fd[m] = e->fd[visible[m]];
-        if (saved_fd[m] < floor_) floor_ = saved_fd[m];
+        const int *f = e->fv[visible[m]];
+        for (int k = 0; k < 3; ++k)
+            if (e->pstamp[f[k]] != st) {
+                e->pstamp[f[k]] = st;
+                ++vp;
+            }
+        if (e->fd[visible[m]] < floor_) floor_ = e->fd[visible[m]];
     }
+    if (2 * vp - ne - 2 != nvis) return 0;
     floor_ -= eps;
-    for (int m = 0; m < nvis; ++m) epa_kill(e, visible[m]);
     int index = e->nP;
-    int ok = 1;
     if (e->count + ne > EPA_MAX_F) {
         e->overflow = 1;
-        ok = 0;
+        return 0;
     }
     /* New faces (a fan over the horizon); computed first, stored if all pass. */
-    int base = e->count, stored = 0;
+    int base = e->count;
     double min_fd = INFINITY;
-    for (int q = 0; q < ne && ok; ++q) {
+    for (int q = 0; q < ne; ++q) {
         const double *p = e->P[edges[q][0]], *qq = e->P[edges[q][1]];
         double u[3], v[3], n[3];
         gc_sub(qq, p, u);
         gc_sub(w, p, v);
         gc_cross(u, v, n);
         double norm = sqrt(gc_dot(n, n));
-        if (norm == 0.0) {
-            ok = 0;
-            break;
-        }
+        if (norm == 0.0) return 0;
         n[0] /= norm; n[1] /= norm; n[2] /= norm;
         double d = gc_dot(n, p);
         if (d < min_fd) min_fd = d;
-        int s = base + stored;
+        int s = base + q;
         e->fv[s][0] = edges[q][0];
         e->fv[s][1] = edges[q][1];
         e->fv[s][2] = index;
         gc_copy(n, e->fn[s]);
         e->fd[s] = d;
-        ++stored;
     }
-    ok = ok && stored > 0 && (!floor_check || min_fd >= floor_);
-    if (ok) {
-        for (int k = 0; k < stored; ++k) {
-            int s = base + k;
-            e->alive[s] = 1;
-            epa_use(e, e->fv[s], 1);
-            ++e->live;
-        }
-        e->count = base + stored;
-        ok = e->live == 2 * e->nused - 4;
-        if (!ok)
-            for (int k = 0; k < stored; ++k) epa_kill(e, base + k);
-    }
-    if (!ok) {
-        for (int m = 0; m < nvis; ++m) epa_revive(e, visible[m], saved_fd[m]);
-        return 0;
-    }
+    if (ne == 0 || (floor_check && !(min_fd >= floor_))) return 0;
+    for (int m = 0; m < nvis; ++m) e->alive[visible[m]] = 0;
+    for (int q = 0; q < ne; ++q) e->alive[base + q] = 1;
+    e->count = base + ne;
     for (int q = 0; q < ne; ++q) {
-        int s = base + q, i = edges[q][0], j = edges[q][1], g = edges[q][2];
-        e->adj[s][0] = g;
-        e->adj[s][1] = base + e->start_at[j];
-        e->adj[s][2] = base + e->end_at[i];
-        for (int k = 0; k < 3; ++k)
-            if (e->fv[g][k] == j && e->fv[g][(k + 1) % 3] == i) e->adj[g][k] = s;
-        heap_push(e, s);
+        int s = base + q, i = edges[q][0], j = edges[q][1], gm = edges[q][2];
+        e->adj[s][0] = gm;
+        e->adj[s][1] = 4 * (base + e->start_at[j]) + 2;
+        e->adj[s][2] = 4 * (base + e->end_at[i]) + 1;
+        e->adj[gm >> 2][gm & 3] = 4 * s;
+        e->fstamp[s] = 0;
+        if (floor_check) heap_push(e, s);
     }
+    e->hint = base;
+    e->vstamp[index] = 0;
+    e->pstamp[index] = 0;
     gc_copy(w, e->P[index]);
     gc_copy(a, e->PA[index]);
     gc_copy(b, e->PB[index]);
@@ -1106,8 +1096,7 @@ static int epa_face(epa_t *e, int i, int j, int k) {
     gc_copy(n, e->fn[s]);
     e->fd[s] = gc_dot(n, e->P[i]);
     e->alive[s] = 1;
-    epa_use(e, e->fv[s], 1);
-    ++e->live;
+    e->fstamp[s] = 0;
     return s;
 }
 
@@ -1159,6 +1148,8 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
         gc_copy(pb[tet[k]], e->PB[k]);
     }
     e->nP = 4;
+    for (int k = 0; k < 4; ++k) e->vstamp[k] = e->pstamp[k] = 0;
+    e->hint = 0;
     /* Orient the tetrahedron: 0,1,2 with the normal away from 3. */
     int v1 = 1, v2 = 2;
     {
@@ -1179,7 +1170,7 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
             int i = e->fv[f][k], j = e->fv[f][(k + 1) % 3];
             for (int g = 0; g < 4; ++g)
                 for (int m = 0; m < 3; ++m)
-                    if (e->fv[g][m] == j && e->fv[g][(m + 1) % 3] == i) e->adj[f][k] = g;
+                    if (e->fv[g][m] == j && e->fv[g][(m + 1) % 3] == i) e->adj[f][k] = 4 * g + m;
         }
     for (int p = 0; p < NDIR; ++p) {
         if (p == i0 || p == i1 || p == i2 || p == i3) continue;
@@ -1189,8 +1180,12 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
     /* Volume about the centroid of the used points. */
     double c[3] = {0.0, 0.0, 0.0};
     int nu = 0;
+    unsigned char used[EPA_MAX_V] = {0};
+    for (int f = 0; f < e->count; ++f)
+        if (e->alive[f])
+            for (int k = 0; k < 3; ++k) used[e->fv[f][k]] = 1;
     for (int i = 0; i < e->nP; ++i)
-        if (e->uses[i]) {
+        if (used[i]) {
             gc_add(c, e->P[i], c);
             ++nu;
         }
@@ -1215,13 +1210,8 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
 static int epa_run(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3],
                    const double pm[NDIR][3], double gap_tol, epa_answer *ans) {
     e->gap_tol = gap_tol;
-    memset(e->uses, 0, sizeof(e->uses));
-    memset(e->fstamp, 0, sizeof(e->fstamp));
-    memset(e->vstamp, 0, sizeof(e->vstamp));
     e->stamp = 0;
-    e->nused = 0;
     e->count = 0;
-    e->live = 0;
     e->overflow = 0;
     e->nheap = 0;
     if (!epa_start(e, pa, pb, pm)) {
