@@ -599,6 +599,8 @@ static void closest_on_simplex(const double W[4][3], int n, closest_t *c) {
 
 typedef struct {
     int overlap;
+    int nW;        /* with overlap: GJK's simplex W (WA, WB its supports) */
+    double W[4][3], WA[4][3], WB[4][3];
     int early;     /* stopped at the loose tolerance: gjk_resume can finish the run */
     double v[3], p_A[3], p_B[3];
     double gap;
@@ -662,6 +664,10 @@ static void gjk_run(const posed *A, const posed *B, double scale, gjk_state *st,
         double pp = gc_dot(c.p, c.p);
         if (c.n == 4 || pp <= touch * touch) {
             res->overlap = 1;
+            res->nW = nW;
+            memcpy(res->W, W, sizeof(res->W));
+            memcpy(res->WA, WA, sizeof(res->WA));
+            memcpy(res->WB, WB, sizeof(res->WB));
             gc_copy(c.p, res->v);
             res->gap = 0.0;
             st->nW = nW;
@@ -1100,6 +1106,42 @@ static int epa_face(epa_t *e, int i, int j, int k) {
     return s;
 }
 
+/* The polytope of four points (oriented, with neighbours); 0 if flat. */
+static int epa_tetrahedron(epa_t *e, const double T[4][3], const double TA[4][3],
+                           const double TB[4][3]) {
+    for (int k = 0; k < 4; ++k) {
+        gc_copy(T[k], e->P[k]);
+        gc_copy(TA[k], e->PA[k]);
+        gc_copy(TB[k], e->PB[k]);
+    }
+    e->nP = 4;
+    for (int k = 0; k < 4; ++k) e->vstamp[k] = e->pstamp[k] = 0;
+    e->hint = 0;
+    /* Orient the tetrahedron: 0,1,2 with the normal away from 3. */
+    int v1 = 1, v2 = 2;
+    {
+        double u[3], v[3], n[3];
+        gc_sub(e->P[1], e->P[0], u);
+        gc_sub(e->P[2], e->P[0], v);
+        gc_cross(u, v, n);
+        gc_sub(e->P[3], e->P[0], u);
+        if (gc_dot(n, u) > 0.0) { v1 = 2; v2 = 1; }
+    }
+    /* faces: (0,v1,v2), (v1,0,3), (v2,v1,3), (0,v2,3): outward, consistent */
+    int F[4][3] = {{0, v1, v2}, {v1, 0, 3}, {v2, v1, 3}, {0, v2, 3}};
+    for (int f = 0; f < 4; ++f)
+        if (epa_face(e, F[f][0], F[f][1], F[f][2]) < 0) return 0;
+    /* neighbours by shared directed edges */
+    for (int f = 0; f < 4; ++f)
+        for (int k = 0; k < 3; ++k) {
+            int i = e->fv[f][k], j = e->fv[f][(k + 1) % 3];
+            for (int g = 0; g < 4; ++g)
+                for (int m = 0; m < 3; ++m)
+                    if (e->fv[g][m] == j && e->fv[g][(m + 1) % 3] == i) e->adj[f][k] = 4 * g + m;
+        }
+    return 1;
+}
+
 /* The start polytope: the convex hull of the 26 points, from the
  * tetrahedron of two far points, the farthest from their line and the
  * farthest from their plane. Returns 0 if the points are flat. */
@@ -1142,36 +1184,13 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
     }
     if (i3 < 0 || best <= eps) return 0;
     int tet[4] = {i0, i1, i2, i3};
+    double T[4][3], TA[4][3], TB[4][3];
     for (int k = 0; k < 4; ++k) {
-        gc_copy(pm[tet[k]], e->P[k]);
-        gc_copy(pa[tet[k]], e->PA[k]);
-        gc_copy(pb[tet[k]], e->PB[k]);
+        gc_copy(pm[tet[k]], T[k]);
+        gc_copy(pa[tet[k]], TA[k]);
+        gc_copy(pb[tet[k]], TB[k]);
     }
-    e->nP = 4;
-    for (int k = 0; k < 4; ++k) e->vstamp[k] = e->pstamp[k] = 0;
-    e->hint = 0;
-    /* Orient the tetrahedron: 0,1,2 with the normal away from 3. */
-    int v1 = 1, v2 = 2;
-    {
-        double u[3], v[3], n[3];
-        gc_sub(e->P[1], e->P[0], u);
-        gc_sub(e->P[2], e->P[0], v);
-        gc_cross(u, v, n);
-        gc_sub(e->P[3], e->P[0], u);
-        if (gc_dot(n, u) > 0.0) { v1 = 2; v2 = 1; }
-    }
-    /* faces: (0,v1,v2), (v1,0,3), (v2,v1,3), (0,v2,3): outward, consistent */
-    int F[4][3] = {{0, v1, v2}, {v1, 0, 3}, {v2, v1, 3}, {0, v2, 3}};
-    for (int f = 0; f < 4; ++f)
-        if (epa_face(e, F[f][0], F[f][1], F[f][2]) < 0) return 0;
-    /* neighbours by shared directed edges */
-    for (int f = 0; f < 4; ++f)
-        for (int k = 0; k < 3; ++k) {
-            int i = e->fv[f][k], j = e->fv[f][(k + 1) % 3];
-            for (int g = 0; g < 4; ++g)
-                for (int m = 0; m < 3; ++m)
-                    if (e->fv[g][m] == j && e->fv[g][(m + 1) % 3] == i) e->adj[f][k] = 4 * g + m;
-        }
+    if (!epa_tetrahedron(e, T, TA, TB)) return 0;
     for (int p = 0; p < NDIR; ++p) {
         if (p == i0 || p == i1 || p == i2 || p == i3) continue;
         epa_add(e, pm[p], pa[p], pb[p], -1, eps, 0);
@@ -1214,12 +1233,43 @@ static int epa_run(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3],
     e->count = 0;
     e->overflow = 0;
     e->nheap = 0;
+    e->iterations = 0;
     if (!epa_start(e, pa, pb, pm)) {
         e->overflow = 0;
         return 0;
     }
     heap_rebuild(e);
     epa_expand(e, ans);
+    return 1;
+}
+
+/* EPA from GJK's terminating tetrahedron (which holds the origin): 1 with
+ * an answer converged to gap_tol, 0 (the caller then runs from the 26-point
+ * hull) when the tetrahedron is flat, does not hold the origin, or EPA stops
+ * short of gap_tol (a rejected expansion, the iteration limit, an overflow). */
+static int epa_run_simplex(epa_t *e, const double W[4][3], const double WA[4][3],
+                           const double WB[4][3], double gap_tol, epa_answer *ans) {
+    e->gap_tol = gap_tol;
+    e->stamp = 0;
+    e->count = 0;
+    e->overflow = 0;
+    e->nheap = 0;
+    e->iterations = 0;
+    if (!epa_tetrahedron(e, W, WA, WB)) return 0;
+    double x[3], y[3], z[3];
+    gc_sub(W[1], W[0], x);
+    gc_sub(W[2], W[0], y);
+    gc_sub(W[3], W[0], z);
+    double cr[3];
+    gc_cross(y, z, cr);
+    double vol = fabs(gc_dot(x, cr)) / 6.0;
+    double s = e->scale > 1e-300 ? e->scale : 1e-300;
+    if (!(vol > 1e-12 * s * s * s)) return 0;
+    for (int f = 0; f < 4; ++f)
+        if (!(e->fd[f] >= 0.0)) return 0;
+    heap_rebuild(e);
+    epa_expand(e, ans);
+    if (e->overflow || !(ans->gap <= gap_tol)) return 0;
     return 1;
 }
 
@@ -1657,7 +1707,6 @@ gjk_answer:
         gap = isfinite(gr.gap) ? gr.gap : 0.0;
     } else {
         double pa[NDIR][3], pb[NDIR][3], pm[NDIR][3];
-        initial_points(A, B, pa, pb, pm);
         epa.A = A;
         epa.B = B;
         epa.scale = scale;
@@ -1665,7 +1714,11 @@ gjk_answer:
         epa.overflow = 0;
         epa_answer ea;
         double tol0 = curved ? GC_CONVEX_EPA_NEWTON_HANDOFF * sc : tight;
-        if (epa_run(&epa, pa, pb, pm, tol0, &ea)) {
+        int from_simplex = gr.nW == 4
+            && epa_run_simplex(&epa, (const double (*)[3])gr.W, (const double (*)[3])gr.WA,
+                               (const double (*)[3])gr.WB, tol0, &ea);
+        if (!from_simplex) initial_points(A, B, pa, pb, pm);
+        if (from_simplex || epa_run(&epa, pa, pb, pm, tol0, &ea)) {
             if (epa.overflow) return GC_UNCERTIFIED;
             have_epa = 1;
             gc_copy(ea.n, n);

@@ -366,17 +366,20 @@ def test_parallel_axes_and_faces(gap):
     tally.check_fragile(0.1, max_off_shape=0.25)
 
 
-def test_known_cylinder_failure_is_reproduced():
-    """test_direction_search's pair: EPA's start hull misses the origin and stops.
+def test_known_cylinder_failure_is_fixed():
+    """test_direction_search's pair: the Python's EPA start hull misses the origin and stops.
 
-    The Python answers +6.4 mm (truth -0.886 mm) and fails its certificate;
-    the C must reproduce both the wrong answer and the verdict.
+    The Python answers +6.4 mm (truth -0.886 mm) and fails its certificate.
+    The C used to reproduce that; its EPA now starts from GJK's terminating
+    tetrahedron (which holds the origin) and finds the truth, certified.
     """
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from test_direction_search import CYLINDER_A, CYLINDER_B, X_WA, X_WB
+    from test_direction_search import CYLINDER_A, CYLINDER_B, REFERENCE, X_WA, X_WB
 
     w, certified = _python(CYLINDER_A, X_WA, CYLINDER_B, X_WB)
     status, nw = native.pair(CYLINDER_A, X_WA, CYLINDER_B, X_WB, "convex")
-    assert not certified and status == UNCERTIFIED
-    assert abs(nw.distance - w.distance) < 1e-12
-    assert 1.0 - nw.nhat_BA_W @ w.nhat_BA_W < 1e-12
+    assert not certified
+    assert status == OK
+    assert abs(nw.distance - REFERENCE) < 1e-9
+    truth = search_signed_distance(CYLINDER_A, X_WA, CYLINDER_B, X_WB, seed=nw.nhat_BA_W)
+    assert abs(nw.distance - truth.distance) < 1e-9
