@@ -599,6 +599,8 @@ static void closest_on_simplex(const double W[4][3], int n, closest_t *c) {
 
 typedef struct {
     int overlap;
+    int nW;        /* with overlap: GJK's simplex W (WA, WB its supports) */
+    double W[4][3], WA[4][3], WB[4][3];
     int early;     /* stopped at the loose tolerance: gjk_resume can finish the run */
     double v[3], p_A[3], p_B[3];
     double gap;
@@ -662,6 +664,10 @@ static void gjk_run(const posed *A, const posed *B, double scale, gjk_state *st,
         double pp = gc_dot(c.p, c.p);
         if (c.n == 4 || pp <= touch * touch) {
             res->overlap = 1;
+            res->nW = nW;
+            memcpy(res->W, W, sizeof(res->W));
+            memcpy(res->WA, WA, sizeof(res->WA));
+            memcpy(res->WB, WB, sizeof(res->WB));
             gc_copy(c.p, res->v);
             res->gap = 0.0;
             st->nW = nW;
@@ -776,227 +782,34 @@ static void initial_points(const posed *A, const posed *B, double pa[NDIR][3],
     }
 }
 
-/* Convex hull of the 26 points (Qhull's job in the Python): outward faces over
- * point indices. Returns the face count, 0 if the points are flat. */
-#define HULL_MAX_F 160
-/* fast: find neighbours through a table of directed edges (E[a][b] = the face
- * holding the edge a->b) instead of searching all face pairs. The answer is
- * the same as the search's while every directed edge has one face (a closed
- * 2-manifold); where round-off breaks that, the fast pass answers -1 and the
- * caller reruns the search. */
-static int initial_hull_pass(const double pm[NDIR][3], int faces[][3], double *volume,
-                             int fast) {
-    double maxabs = 0.0;
-    for (int i = 0; i < NDIR; ++i)
-        for (int k = 0; k < 3; ++k)
-            if (fabs(pm[i][k]) > maxabs) maxabs = fabs(pm[i][k]);
-    double eps = 1e-13 * (maxabs > 0.0 ? maxabs : 1.0);
-    /* Initial tetrahedron: two far points, the farthest from their line, the
-     * farthest from their plane. */
-    int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
-    double best = 0.0, d[3], x[3];
-    for (int i = 0; i < NDIR; ++i) {
-        gc_sub(pm[i], pm[i0], d);
-        double q = gc_norm(d);
-        if (q > best) { best = q; i1 = i; }
-    }
-    if (i1 < 0 || best <= eps) return 0;
-    double e1[3];
-    gc_sub(pm[i1], pm[i0], e1);
-    double l1 = gc_norm(e1);
-    best = 0.0;
-    for (int i = 0; i < NDIR; ++i) {
-        gc_sub(pm[i], pm[i0], d);
-        gc_cross(e1, d, x);
-        double q = gc_norm(x) / l1;
-        if (q > best) { best = q; i2 = i; }
-    }
-    if (i2 < 0 || best <= eps) return 0;
-    double e2[3], nrm[3];
-    gc_sub(pm[i2], pm[i0], e2);
-    gc_cross(e1, e2, nrm);
-    double ln = gc_norm(nrm);
-    gc_scale(1.0 / ln, nrm, nrm);
-    best = 0.0;
-    for (int i = 0; i < NDIR; ++i) {
-        gc_sub(pm[i], pm[i0], d);
-        double q = fabs(gc_dot(nrm, d));
-        if (q > best) { best = q; i3 = i; }
-    }
-    if (i3 < 0 || best <= eps) return 0;
-
-    int fv[HULL_MAX_F][3];
-    double fn[HULL_MAX_F][3];
-    int nf = 0;
-    int tet[4] = {i0, i1, i2, i3};
-    short E[NDIR][NDIR];
-    int clash = 0;
-#define HULL_LINK(f)                                                                     \
-    for (int k_ = 0; k_ < 3; ++k_) {                                                     \
-        short *e_ = &E[fv[f][k_]][fv[f][(k_ + 1) % 3]];                                  \
-        if (*e_ >= 0 && *e_ != (f)) clash = 1;                                           \
-        *e_ = (short)(f);                                                                \
-    }
-    if (fast) memset(E, 0xff, sizeof(E));
-    for (int k = 0; k < 4; ++k) {
-        int f[3], m = 0;
-        for (int j = 0; j < 4; ++j)
-            if (j != k) f[m++] = tet[j];
-        double u[3], v[3], n[3];
-        gc_sub(pm[f[1]], pm[f[0]], u);
-        gc_sub(pm[f[2]], pm[f[0]], v);
-        gc_cross(u, v, n);
-        gc_sub(pm[tet[k]], pm[f[0]], u);
-        if (gc_dot(n, u) > 0.0) {
-            int t = f[1]; f[1] = f[2]; f[2] = t;
-            gc_scale(-1.0, n, n);
-        }
-        double nn = gc_norm(n);
-        gc_scale(1.0 / nn, n, fn[nf]);
-        memcpy(fv[nf], f, sizeof(f));
-        if (fast) HULL_LINK(nf);
-        ++nf;
-    }
-    if (clash) return -1;
-    for (int p = 0; p < NDIR; ++p) {
-        if (p == i0 || p == i1 || p == i2 || p == i3) continue;
-        /* Visible: the faces above p's eps that are edge-connected to the
-         * most visible one (round-off can lift a far, nearly coplanar face
-         * above eps; a convex hull's visible region is connected). */
-        int visible[HULL_MAX_F], above[HULL_MAX_F], top = -1;
-        double top_h = eps;
-        for (int f = 0; f < nf; ++f) {
-            gc_sub(pm[p], pm[fv[f][0]], d);
-            double h = gc_dot(fn[f], d);
-            above[f] = h > eps;
-            visible[f] = 0;
-            if (h > top_h) { top_h = h; top = f; }
-        }
-        if (top < 0) continue;
-        visible[top] = 1;
-        if (fast) {
-            int stack[HULL_MAX_F], ns = 0;
-            stack[ns++] = top;
-            while (ns) {
-                int f = stack[--ns];
-                for (int k = 0; k < 3; ++k) {
-                    int g = E[fv[f][(k + 1) % 3]][fv[f][k]];
-                    if (g >= 0 && above[g] && !visible[g]) {
-                        visible[g] = 1;
-                        stack[ns++] = g;
-                    }
-                }
-            }
-        }
-        for (int grew = !fast; grew;) {
-            grew = 0;
-            for (int f = 0; f < nf; ++f) {
-                if (!above[f] || visible[f]) continue;
-                for (int g = 0; g < nf && !visible[f]; ++g) {
-                    if (!visible[g]) continue;
-                    for (int k = 0; k < 3 && !visible[f]; ++k)
-                        for (int m = 0; m < 3; ++m)
-                            if (fv[f][k] == fv[g][(m + 1) % 3] && fv[f][(k + 1) % 3] == fv[g][m]) {
-                                visible[f] = 1;
-                                grew = 1;
-                                break;
-                            }
-                }
-            }
-        }
-        int edges[3 * HULL_MAX_F][2], ne = 0;
-        for (int f = 0; f < nf; ++f) {
-            if (!visible[f]) continue;
-            for (int k = 0; k < 3; ++k) {
-                int a = fv[f][k], b = fv[f][(k + 1) % 3], shared = 0;
-                if (fast) {
-                    int g = E[b][a];
-                    shared = g >= 0 && g != f && visible[g];
-                }
-                for (int g = 0; g < nf && !shared && !fast; ++g) {
-                    if (!visible[g] || g == f) continue;
-                    for (int m = 0; m < 3; ++m)
-                        if (fv[g][m] == b && fv[g][(m + 1) % 3] == a) shared = 1;
-                }
-                if (!shared) {
-                    edges[ne][0] = a;
-                    edges[ne][1] = b;
-                    ++ne;
-                }
-            }
-        }
-        int kept = 0;
-        if (fast)
-            for (int f = 0; f < nf; ++f)
-                if (visible[f])
-                    for (int k = 0; k < 3; ++k) E[fv[f][k]][fv[f][(k + 1) % 3]] = -1;
-        for (int f = 0; f < nf; ++f) {
-            if (visible[f]) continue;
-            memcpy(fv[kept], fv[f], sizeof(fv[f]));
-            gc_copy(fn[f], fn[kept]);
-            if (fast && kept != f)
-                for (int k = 0; k < 3; ++k) E[fv[kept][k]][fv[kept][(k + 1) % 3]] = (short)kept;
-            ++kept;
-        }
-        if (kept + ne > HULL_MAX_F) return 0;
-        nf = kept;
-        for (int k = 0; k < ne; ++k) {
-            int f[3] = {edges[k][0], edges[k][1], p};
-            double u[3], v[3], n[3];
-            gc_sub(pm[f[1]], pm[f[0]], u);
-            gc_sub(pm[f[2]], pm[f[0]], v);
-            gc_cross(u, v, n);
-            double nn = gc_norm(n);
-            if (nn > 0.0) gc_scale(1.0 / nn, n, n);
-            memcpy(fv[nf], f, sizeof(f));
-            gc_copy(n, fn[nf]);
-            if (fast) HULL_LINK(nf);
-            ++nf;
-        }
-        if (clash) return -1;
-    }
-#undef HULL_LINK
-    /* Volume about the centroid of the used points. */
-    double c[3] = {0.0, 0.0, 0.0};
-    int used[NDIR] = {0}, nu = 0;
-    for (int f = 0; f < nf; ++f)
-        for (int k = 0; k < 3; ++k) used[fv[f][k]] = 1;
-    for (int i = 0; i < NDIR; ++i)
-        if (used[i]) {
-            gc_add(c, pm[i], c);
-            ++nu;
-        }
-    gc_scale(1.0 / nu, c, c);
-    double vol = 0.0;
-    for (int f = 0; f < nf; ++f) {
-        double a[3], b[3], cc[3];
-        gc_sub(pm[fv[f][0]], c, a);
-        gc_sub(pm[fv[f][1]], c, b);
-        gc_sub(pm[fv[f][2]], c, cc);
-        gc_cross(b, cc, x);
-        vol += gc_dot(a, x);
-    }
-    *volume = vol / 6.0;
-    for (int f = 0; f < nf; ++f) memcpy(faces[f], fv[f], sizeof(fv[f]));
-    return nf;
-}
-
-static int initial_hull(const double pm[NDIR][3], int faces[][3], double *volume) {
-    int nf = initial_hull_pass(pm, faces, volume, 1);
-    return nf >= 0 ? nf : initial_hull_pass(pm, faces, volume, 0);
-}
-
+/* The polytope of EPA: triangles over the points P with outward unit normals
+ * fn, plane offsets fd and neighbours adj[s][k] = 4 g + m: the face g across
+ * the edge fv[s][k] -> fv[s][k+1], which is g's edge m. The start polytope is the convex hull of the 26
+ * points (Qhull's job in the Python), built incrementally with the same
+ * machinery as EPA's expansion: a point's visible faces are found by flood
+ * fill over adj from one visible face, and the minimum face is kept in a
+ * binary heap keyed by (fd, slot) with lazy deletion (dead faces have fd =
+ * INFINITY and are dropped when they reach the top). The Python scans every
+ * face for both; the answers differ only in triangulations of coplanar
+ * points and ties of equal distance. */
 typedef struct {
     const posed *A, *B;
     double scale, gap_tol;
     int iterations, overflow;
     int nP;
     double P[EPA_MAX_V][3], PA[EPA_MAX_V][3], PB[EPA_MAX_V][3];
-    int uses[EPA_MAX_V], nused;
-    int count, live;
-    int fv[EPA_MAX_F][3];
+    int count;
+    int fv[EPA_MAX_F][3], adj[EPA_MAX_F][3];
     double fn[EPA_MAX_F][3], fd[EPA_MAX_F];
     unsigned char alive[EPA_MAX_F];
+    int heap[EPA_MAX_F + 8], nheap;
+    double hk[EPA_MAX_F]; /* a face's key in the heap (its fd when pushed) */
+    /* scratch stamps of epa_add (a face's visibility test this round, a
+     * vertex's place on the horizon) */
+    int stamp, fstamp[EPA_MAX_F], vstamp[EPA_MAX_V], pstamp[EPA_MAX_V];
+    unsigned char fvis[EPA_MAX_F];
+    int start_at[EPA_MAX_V], end_at[EPA_MAX_V];
+    int hint; /* a face of the last insertion: where the hull's next search starts */
 } epa_t;
 
 typedef struct {
@@ -1004,159 +817,218 @@ typedef struct {
     int unique;
 } epa_answer;
 
-static void epa_use(epa_t *e, const int f[3], int delta) {
-    for (int k = 0; k < 3; ++k) {
-        int i = f[k];
-        int before = e->uses[i];
-        e->uses[i] += delta;
-        if (before == 0 && e->uses[i] != 0) ++e->nused;
-        if (before != 0 && e->uses[i] == 0) --e->nused;
+static inline int heap_less(const epa_t *e, int a, int b) {
+    return e->hk[a] < e->hk[b] || (e->hk[a] == e->hk[b] && a < b);
+}
+
+static void heap_push(epa_t *e, int s) {
+    e->hk[s] = e->fd[s];
+    int i = e->nheap++;
+    while (i > 0) {
+        int p = (i - 1) >> 1;
+        if (!heap_less(e, s, e->heap[p])) break;
+        e->heap[i] = e->heap[p];
+        i = p;
     }
+    e->heap[i] = s;
 }
 
-static void epa_store(epa_t *e, const int f[3], const double n[3], double d) {
-    int s = e->count++;
-    memcpy(e->fv[s], f, 3 * sizeof(int));
-    gc_copy(n, e->fn[s]);
-    e->fd[s] = d;
-    e->alive[s] = 1;
-    epa_use(e, f, 1);
-    ++e->live;
+static void heap_pop(epa_t *e) {
+    int s = e->heap[--e->nheap], n = e->nheap, i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && heap_less(e, e->heap[c + 1], e->heap[c])) ++c;
+        if (!heap_less(e, e->heap[c], s)) break;
+        e->heap[i] = e->heap[c];
+        i = c;
+    }
+    if (n > 0) e->heap[i] = s;
 }
 
-static void epa_kill(epa_t *e, int s) {
-    e->alive[s] = 0;
-    e->fd[s] = INFINITY;
-    epa_use(e, e->fv[s], -1);
-    --e->live;
+static void heap_rebuild(epa_t *e) {
+    e->nheap = 0;
+    for (int s = 0; s < e->count; ++s)
+        if (e->alive[s]) heap_push(e, s);
 }
 
-static void epa_revive(epa_t *e, int s, double fd) {
-    e->alive[s] = 1;
-    e->fd[s] = fd;
-    epa_use(e, e->fv[s], 1);
-    ++e->live;
+/* The alive face of least distance (lowest slot among ties), -1 if none. */
+static int heap_top(epa_t *e) {
+    while (e->nheap > 0 && !e->alive[e->heap[0]]) heap_pop(e);
+    return e->nheap > 0 ? e->heap[0] : -1;
 }
 
-/* Drop dead slots, keeping the alive faces in order (so argmin ties and the
- * horizon's order are those of the Python's append-only arrays). */
+/* Drop dead slots, keeping the alive faces in order; neighbours and the heap
+ * follow. */
 static void epa_compact(epa_t *e) {
-    int kept = 0;
+    static const int unset = -1;
+    int remap[EPA_MAX_F], kept = 0;
+    for (int s = 0; s < e->count; ++s) remap[s] = e->alive[s] ? kept++ : unset;
     for (int s = 0; s < e->count; ++s) {
         if (!e->alive[s]) continue;
-        if (kept != s) {
-            memcpy(e->fv[kept], e->fv[s], 3 * sizeof(int));
-            gc_copy(e->fn[s], e->fn[kept]);
-            e->fd[kept] = e->fd[s];
-            e->alive[kept] = 1;
-        }
-        ++kept;
+        int t = remap[s];
+        memcpy(e->fv[t], e->fv[s], 3 * sizeof(int));
+        for (int k = 0; k < 3; ++k) e->adj[t][k] = 4 * remap[e->adj[s][k] >> 2] + (e->adj[s][k] & 3);
+        e->fstamp[t] = 0;
+        gc_copy(e->fn[s], e->fn[t]);
+        e->fd[t] = e->fd[s];
+        e->alive[t] = 1;
     }
     e->count = kept;
+    e->hint = -1;
+    heap_rebuild(e);
 }
 
-/* _Epa._add: returns 1 if w joined the polytope. */
-static int epa_add(epa_t *e, const double w[3], const double a[3], const double b[3]) {
-    double sc = e->scale > 1.0 ? e->scale : 1.0;
-    double eps = 1e-14 * sc;
-    if (e->count > EPA_MAX_F - EPA_MAX_V) epa_compact(e);
+static inline double face_height(const epa_t *e, int s, const double w[3]) {
+    const double *n = e->fn[s], *p = e->P[e->fv[s][0]];
+    return n[0] * (w[0] - p[0]) + n[1] * (w[1] - p[1]) + n[2] * (w[2] - p[2]);
+}
+
+/* _Epa._add: returns 1 if w joined the polytope. start: a face to begin the
+ * flood fill from (-1: the most visible face). floor: whether the new faces
+ * may not come closer to the origin than the ones they replace (EPA; the
+ * hull's construction has no such rule). */
+static int epa_add(epa_t *e, const double w[3], const double a[3], const double b[3],
+                   int start, double eps, int floor_check) {
+    if (e->count > EPA_MAX_F - EPA_MAX_V) epa_compact(e), start = -1;
     if (e->nP >= EPA_MAX_V) {
         e->overflow = 1;
         return 0;
     }
-    int visible[EPA_MAX_F], nvis = 0;
-    for (int s = 0; s < e->count; ++s) {
-        if (!e->alive[s]) continue;
-        const double *n = e->fn[s], *p = e->P[e->fv[s][0]];
-        double height = n[0] * (w[0] - p[0]) + n[1] * (w[1] - p[1]) + n[2] * (w[2] - p[2]);
-        if (height > eps) visible[nvis++] = s;
+    int st = ++e->stamp;
+    if (start < 0 && e->hint >= 0 && e->alive[e->hint]) {
+        /* the hull: climb over neighbours towards w from the last insertion */
+        int s = e->hint;
+        double h = face_height(e, s, w);
+        while (!(h > eps)) {
+            int next = -1;
+            double top_h = h;
+            for (int k = 0; k < 3; ++k) {
+                int g = e->adj[s][k] >> 2;
+                double hg = face_height(e, g, w);
+                if (hg > top_h) { top_h = hg; next = g; }
+            }
+            if (next < 0) break;
+            s = next;
+            h = top_h;
+        }
+        if (h > eps) start = s;
     }
-    if (!nvis) return 0;
-    int edges[EPA_MAX_EDGES][2];
-    unsigned char on[EPA_MAX_EDGES];
-    int ne = 0;
-    for (int m = 0; m < nvis; ++m) {
-        const int *f = e->fv[visible[m]];
+    if (start < 0 || !e->alive[start] || !(face_height(e, start, w) > eps)) {
+        double top_h = eps;
+        start = -1;
+        for (int s = 0; s < e->count; ++s) {
+            if (!e->alive[s]) continue;
+            double h = face_height(e, s, w);
+            if (h > top_h) { top_h = h; start = s; }
+        }
+        if (start < 0) return 0;
+    }
+    /* Flood fill: visible faces, and the horizon edges (i, j) with the face
+     * beyond each. */
+    int visible[EPA_MAX_F], nvis = 0, stack[EPA_MAX_F], ns = 0;
+    int edges[EPA_MAX_EDGES][3], ne = 0;
+    e->fstamp[start] = st;
+    e->fvis[start] = 1;
+    stack[ns++] = start;
+    while (ns) {
+        int f = stack[--ns];
+        visible[nvis++] = f;
         for (int k = 0; k < 3; ++k) {
-            int i = f[k], j = f[(k + 1) % 3], found = 0;
-            for (int q = 0; q < ne; ++q)
-                if (on[q] && edges[q][0] == j && edges[q][1] == i) {
-                    on[q] = 0;
-                    found = 1;
-                    break;
+            int gm = e->adj[f][k], g = gm >> 2;
+            if (e->fstamp[g] != st) {
+                e->fstamp[g] = st;
+                e->fvis[g] = face_height(e, g, w) > eps;
+                if (e->fvis[g]) {
+                    stack[ns++] = g;
+                    continue;
                 }
-            if (found) continue;
-            for (int q = 0; q < ne; ++q)
-                if (on[q] && edges[q][0] == i && edges[q][1] == j) found = 1;
-            if (found) continue;
-            edges[ne][0] = i;
-            edges[ne][1] = j;
-            on[ne] = 1;
+            } else if (e->fvis[g]) {
+                continue;
+            }
+            edges[ne][0] = e->fv[f][k];
+            edges[ne][1] = e->fv[f][(k + 1) % 3];
+            edges[ne][2] = gm;
             ++ne;
         }
     }
-    double saved_fd[EPA_MAX_F];
+    /* The horizon must be one simple loop: each vertex starts one edge and
+     * ends one. */
+    for (int q = 0; q < ne; ++q) {
+        int i = edges[q][0];
+        if (e->vstamp[i] == st) return 0;
+        e->vstamp[i] = st;
+        e->start_at[i] = q;
+    }
+    for (int q = 0; q < ne; ++q) {
+        int j = edges[q][1];
+        if (e->vstamp[j] != st) return 0;
+        e->end_at[j] = q;
+    }
+    /* Euler: the visible patch must be a disk (V - E + F = 1 with E =
+     * (3 nvis + ne) / 2), so that the polytope stays a closed surface of
+     * genus 0 (the Python's check F = 2 V - 4 over the used points, here
+     * on the patch alone). */
+    int vp = 0;
     double floor_ = INFINITY;
     for (int m = 0; m < nvis; ++m) {
-        saved_fd[m] = e->fd[visible[m]];
-        if (saved_fd[m] < floor_) floor_ = saved_fd[m];
+        const int *f = e->fv[visible[m]];
+        for (int k = 0; k < 3; ++k)
+            if (e->pstamp[f[k]] != st) {
+                e->pstamp[f[k]] = st;
+                ++vp;
+            }
+        if (e->fd[visible[m]] < floor_) floor_ = e->fd[visible[m]];
     }
+    if (2 * vp - ne - 2 != nvis) return 0;
     floor_ -= eps;
-    for (int m = 0; m < nvis; ++m) epa_kill(e, visible[m]);
     int index = e->nP;
-    int nnew = 0, ok = 1;
-    for (int q = 0; q < ne; ++q) nnew += on[q];
-    if (e->count + nnew > EPA_MAX_F) {
+    if (e->count + ne > EPA_MAX_F) {
         e->overflow = 1;
-        ok = 0;
+        return 0;
     }
     /* New faces (a fan over the horizon); computed first, stored if all pass. */
-    int start = e->count, stored = 0;
+    int base = e->count;
     double min_fd = INFINITY;
-    for (int q = 0; q < ne && ok; ++q) {
-        if (!on[q]) continue;
+    for (int q = 0; q < ne; ++q) {
         const double *p = e->P[edges[q][0]], *qq = e->P[edges[q][1]];
         double u[3], v[3], n[3];
         gc_sub(qq, p, u);
         gc_sub(w, p, v);
         gc_cross(u, v, n);
         double norm = sqrt(gc_dot(n, n));
-        if (norm == 0.0) {
-            ok = 0;
-            break;
-        }
+        if (norm == 0.0) return 0;
         n[0] /= norm; n[1] /= norm; n[2] /= norm;
         double d = gc_dot(n, p);
         if (d < min_fd) min_fd = d;
-        int f[3] = {edges[q][0], edges[q][1], index};
-        /* stage in the slots after count; committed below */
-        memcpy(e->fv[start + stored], f, sizeof(f));
-        gc_copy(n, e->fn[start + stored]);
-        e->fd[start + stored] = d;
-        ++stored;
+        int s = base + q;
+        e->fv[s][0] = edges[q][0];
+        e->fv[s][1] = edges[q][1];
+        e->fv[s][2] = index;
+        gc_copy(n, e->fn[s]);
+        e->fd[s] = d;
     }
-    ok = ok && stored > 0 && min_fd >= floor_;
-    if (ok) {
-        for (int k = 0; k < stored; ++k) {
-            int s = start + k;
-            e->alive[s] = 1;
-            epa_use(e, e->fv[s], 1);
-            ++e->live;
-        }
-        e->count = start + stored;
-        ok = e->live == 2 * e->nused - 4;
-        if (!ok)
-            for (int k = 0; k < stored; ++k) epa_kill(e, start + k);
+    if (ne == 0 || (floor_check && !(min_fd >= floor_))) return 0;
+    for (int m = 0; m < nvis; ++m) e->alive[visible[m]] = 0;
+    for (int q = 0; q < ne; ++q) e->alive[base + q] = 1;
+    e->count = base + ne;
+    for (int q = 0; q < ne; ++q) {
+        int s = base + q, i = edges[q][0], j = edges[q][1], gm = edges[q][2];
+        e->adj[s][0] = gm;
+        e->adj[s][1] = 4 * (base + e->start_at[j]) + 2;
+        e->adj[s][2] = 4 * (base + e->end_at[i]) + 1;
+        e->adj[gm >> 2][gm & 3] = 4 * s;
+        e->fstamp[s] = 0;
+        if (floor_check) heap_push(e, s);
     }
-    if (ok) {
-        gc_copy(w, e->P[index]);
-        gc_copy(a, e->PA[index]);
-        gc_copy(b, e->PB[index]);
-        ++e->nP;
-    } else {
-        for (int m = 0; m < nvis; ++m) epa_revive(e, visible[m], saved_fd[m]);
-    }
-    return ok;
+    e->hint = base;
+    e->vstamp[index] = 0;
+    e->pstamp[index] = 0;
+    gc_copy(w, e->P[index]);
+    gc_copy(a, e->PA[index]);
+    gc_copy(b, e->PB[index]);
+    ++e->nP;
+    return 1;
 }
 
 static void epa_witness(const epa_t *e, const int f[3], const double u[3], double depth,
@@ -1194,11 +1066,11 @@ static void epa_witness(const epa_t *e, const int f[3], const double u[3], doubl
 }
 
 static void epa_expand(epa_t *e, epa_answer *ans) {
+    double sc = e->scale > 1.0 ? e->scale : 1.0;
+    double eps = 1e-14 * sc;
     for (;;) {
         e->iterations += 1;
-        int slot = 0;
-        for (int s = 1; s < e->count; ++s)
-            if (e->fd[s] < e->fd[slot]) slot = s;
+        int slot = heap_top(e);
         int f[3];
         double u[3], dist = e->fd[slot];
         memcpy(f, e->fv[slot], sizeof(f));
@@ -1209,64 +1081,195 @@ static void epa_expand(epa_t *e, epa_answer *ans) {
         gc_sub(a, b, w);
         double gap = gc_dot(u, w) - dist;
         int stop = gap <= e->gap_tol || e->iterations >= GC_CONVEX_EPA_MAX_ITERATIONS;
-        if (stop || !epa_add(e, w, a, b)) {
+        if (stop || !epa_add(e, w, a, b, slot, eps, 1)) {
             epa_witness(e, f, u, dist, gap, ans);
             return;
         }
     }
 }
 
+/* A face over P[i], P[j], P[k] with its normal; its neighbours are set by the caller. */
+static int epa_face(epa_t *e, int i, int j, int k) {
+    int s = e->count++;
+    double u[3], v[3], n[3];
+    gc_sub(e->P[j], e->P[i], u);
+    gc_sub(e->P[k], e->P[i], v);
+    gc_cross(u, v, n);
+    double norm = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (norm == 0.0) return -1;
+    n[0] /= norm; n[1] /= norm; n[2] /= norm;
+    e->fv[s][0] = i; e->fv[s][1] = j; e->fv[s][2] = k;
+    gc_copy(n, e->fn[s]);
+    e->fd[s] = gc_dot(n, e->P[i]);
+    e->alive[s] = 1;
+    e->fstamp[s] = 0;
+    return s;
+}
+
+/* The polytope of four points (oriented, with neighbours); 0 if flat. */
+static int epa_tetrahedron(epa_t *e, const double T[4][3], const double TA[4][3],
+                           const double TB[4][3]) {
+    for (int k = 0; k < 4; ++k) {
+        gc_copy(T[k], e->P[k]);
+        gc_copy(TA[k], e->PA[k]);
+        gc_copy(TB[k], e->PB[k]);
+    }
+    e->nP = 4;
+    for (int k = 0; k < 4; ++k) e->vstamp[k] = e->pstamp[k] = 0;
+    e->hint = 0;
+    /* Orient the tetrahedron: 0,1,2 with the normal away from 3. */
+    int v1 = 1, v2 = 2;
+    {
+        double u[3], v[3], n[3];
+        gc_sub(e->P[1], e->P[0], u);
+        gc_sub(e->P[2], e->P[0], v);
+        gc_cross(u, v, n);
+        gc_sub(e->P[3], e->P[0], u);
+        if (gc_dot(n, u) > 0.0) { v1 = 2; v2 = 1; }
+    }
+    /* faces: (0,v1,v2), (v1,0,3), (v2,v1,3), (0,v2,3): outward, consistent */
+    int F[4][3] = {{0, v1, v2}, {v1, 0, 3}, {v2, v1, 3}, {0, v2, 3}};
+    for (int f = 0; f < 4; ++f)
+        if (epa_face(e, F[f][0], F[f][1], F[f][2]) < 0) return 0;
+    /* neighbours by shared directed edges */
+    for (int f = 0; f < 4; ++f)
+        for (int k = 0; k < 3; ++k) {
+            int i = e->fv[f][k], j = e->fv[f][(k + 1) % 3];
+            for (int g = 0; g < 4; ++g)
+                for (int m = 0; m < 3; ++m)
+                    if (e->fv[g][m] == j && e->fv[g][(m + 1) % 3] == i) e->adj[f][k] = 4 * g + m;
+        }
+    return 1;
+}
+
+/* The start polytope: the convex hull of the 26 points, from the
+ * tetrahedron of two far points, the farthest from their line and the
+ * farthest from their plane. Returns 0 if the points are flat. */
+static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3],
+                     const double pm[NDIR][3]) {
+    double maxabs = 0.0;
+    for (int i = 0; i < NDIR; ++i)
+        for (int k = 0; k < 3; ++k)
+            if (fabs(pm[i][k]) > maxabs) maxabs = fabs(pm[i][k]);
+    double eps = 1e-13 * (maxabs > 0.0 ? maxabs : 1.0);
+    int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
+    double best = 0.0, d[3], x[3];
+    for (int i = 0; i < NDIR; ++i) {
+        gc_sub(pm[i], pm[i0], d);
+        double q = gc_norm(d);
+        if (q > best) { best = q; i1 = i; }
+    }
+    if (i1 < 0 || best <= eps) return 0;
+    double e1[3];
+    gc_sub(pm[i1], pm[i0], e1);
+    double l1 = gc_norm(e1);
+    best = 0.0;
+    for (int i = 0; i < NDIR; ++i) {
+        gc_sub(pm[i], pm[i0], d);
+        gc_cross(e1, d, x);
+        double q = gc_norm(x) / l1;
+        if (q > best) { best = q; i2 = i; }
+    }
+    if (i2 < 0 || best <= eps) return 0;
+    double e2[3], nrm[3];
+    gc_sub(pm[i2], pm[i0], e2);
+    gc_cross(e1, e2, nrm);
+    double ln = gc_norm(nrm);
+    gc_scale(1.0 / ln, nrm, nrm);
+    best = 0.0;
+    for (int i = 0; i < NDIR; ++i) {
+        gc_sub(pm[i], pm[i0], d);
+        double q = fabs(gc_dot(nrm, d));
+        if (q > best) { best = q; i3 = i; }
+    }
+    if (i3 < 0 || best <= eps) return 0;
+    int tet[4] = {i0, i1, i2, i3};
+    double T[4][3], TA[4][3], TB[4][3];
+    for (int k = 0; k < 4; ++k) {
+        gc_copy(pm[tet[k]], T[k]);
+        gc_copy(pa[tet[k]], TA[k]);
+        gc_copy(pb[tet[k]], TB[k]);
+    }
+    if (!epa_tetrahedron(e, T, TA, TB)) return 0;
+    for (int p = 0; p < NDIR; ++p) {
+        if (p == i0 || p == i1 || p == i2 || p == i3) continue;
+        epa_add(e, pm[p], pa[p], pb[p], -1, eps, 0);
+        if (e->overflow) return 0;
+    }
+    /* Volume about the centroid of the used points. */
+    double c[3] = {0.0, 0.0, 0.0};
+    int nu = 0;
+    unsigned char used[EPA_MAX_V] = {0};
+    for (int f = 0; f < e->count; ++f)
+        if (e->alive[f])
+            for (int k = 0; k < 3; ++k) used[e->fv[f][k]] = 1;
+    for (int i = 0; i < e->nP; ++i)
+        if (used[i]) {
+            gc_add(c, e->P[i], c);
+            ++nu;
+        }
+    gc_scale(1.0 / nu, c, c);
+    double vol = 0.0;
+    for (int f = 0; f < e->count; ++f) {
+        if (!e->alive[f]) continue;
+        double a[3], b[3], cc[3];
+        gc_sub(e->P[e->fv[f][0]], c, a);
+        gc_sub(e->P[e->fv[f][1]], c, b);
+        gc_sub(e->P[e->fv[f][2]], c, cc);
+        gc_cross(b, cc, x);
+        vol += gc_dot(a, x);
+    }
+    vol /= 6.0;
+    double s = e->scale > 1e-300 ? e->scale : 1e-300;
+    if (vol <= 1e-12 * s * s * s) return 0;
+    return 1;
+}
+
 /* _Epa.run: 1 with an answer, 0 when M is flat (the caller's flat case). */
 static int epa_run(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3],
                    const double pm[NDIR][3], double gap_tol, epa_answer *ans) {
     e->gap_tol = gap_tol;
-    int faces[HULL_MAX_F][3];
-    double volume;
-    int nf = initial_hull(pm, faces, &volume);
-    if (nf == 0) return 0;
-    double s = e->scale > 1e-300 ? e->scale : 1e-300;
-    if (volume <= 1e-12 * s * s * s) return 0;
-    int remap[NDIR];
-    for (int i = 0; i < NDIR; ++i) remap[i] = -1;
-    for (int f = 0; f < nf; ++f)
-        for (int k = 0; k < 3; ++k) remap[faces[f][k]] = 0;
-    e->nP = 0;
-    for (int i = 0; i < NDIR; ++i)
-        if (remap[i] == 0) {
-            remap[i] = e->nP;
-            gc_copy(pm[i], e->P[e->nP]);
-            gc_copy(pa[i], e->PA[e->nP]);
-            gc_copy(pb[i], e->PB[e->nP]);
-            ++e->nP;
-        }
-    double centroid[3] = {0.0, 0.0, 0.0};
-    for (int i = 0; i < e->nP; ++i) gc_add(centroid, e->P[i], centroid);
-    gc_scale(1.0 / e->nP, centroid, centroid);
-    memset(e->uses, 0, sizeof(e->uses));
-    e->nused = 0;
+    e->stamp = 0;
     e->count = 0;
-    e->live = 0;
     e->overflow = 0;
-    for (int f = 0; f < nf; ++f) {
-        int v[3] = {remap[faces[f][0]], remap[faces[f][1]], remap[faces[f][2]]};
-        double e1[3], e2[3], n[3], c[3];
-        gc_sub(e->P[v[1]], e->P[v[0]], e1);
-        gc_sub(e->P[v[2]], e->P[v[0]], e2);
-        gc_cross(e1, e2, n);
-        gc_sub(e->P[v[0]], centroid, c);
-        if (gc_dot(n, c) < 0) {
-            int t = v[1]; v[1] = v[2]; v[2] = t;
-            gc_sub(e->P[v[1]], e->P[v[0]], e1);
-            gc_sub(e->P[v[2]], e->P[v[0]], e2);
-            gc_cross(e1, e2, n);
-        }
-        double norm = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        if (norm == 0.0) return 0;
-        n[0] /= norm; n[1] /= norm; n[2] /= norm;
-        const double *a = e->P[v[0]];
-        epa_store(e, v, n, n[0] * a[0] + n[1] * a[1] + n[2] * a[2]);
+    e->nheap = 0;
+    e->iterations = 0;
+    if (!epa_start(e, pa, pb, pm)) {
+        e->overflow = 0;
+        return 0;
     }
+    heap_rebuild(e);
     epa_expand(e, ans);
+    return 1;
+}
+
+/* EPA from GJK's terminating tetrahedron (which holds the origin): 1 with
+ * an answer converged to gap_tol, 0 (the caller then runs from the 26-point
+ * hull) when the tetrahedron is flat, does not hold the origin, or EPA stops
+ * short of gap_tol (a rejected expansion, the iteration limit, an overflow). */
+static int epa_run_simplex(epa_t *e, const double W[4][3], const double WA[4][3],
+                           const double WB[4][3], double gap_tol, epa_answer *ans) {
+    e->gap_tol = gap_tol;
+    e->stamp = 0;
+    e->count = 0;
+    e->overflow = 0;
+    e->nheap = 0;
+    e->iterations = 0;
+    if (!epa_tetrahedron(e, W, WA, WB)) return 0;
+    double x[3], y[3], z[3];
+    gc_sub(W[1], W[0], x);
+    gc_sub(W[2], W[0], y);
+    gc_sub(W[3], W[0], z);
+    double cr[3];
+    gc_cross(y, z, cr);
+    double vol = fabs(gc_dot(x, cr)) / 6.0;
+    double s = e->scale > 1e-300 ? e->scale : 1e-300;
+    if (!(vol > 1e-12 * s * s * s)) return 0;
+    for (int f = 0; f < 4; ++f)
+        if (!(e->fd[f] >= 0.0)) return 0;
+    heap_rebuild(e);
+    epa_expand(e, ans);
+    if (e->overflow || !(ans->gap <= gap_tol)) return 0;
     return 1;
 }
 
@@ -1704,7 +1707,6 @@ gjk_answer:
         gap = isfinite(gr.gap) ? gr.gap : 0.0;
     } else {
         double pa[NDIR][3], pb[NDIR][3], pm[NDIR][3];
-        initial_points(A, B, pa, pb, pm);
         epa.A = A;
         epa.B = B;
         epa.scale = scale;
@@ -1712,7 +1714,11 @@ gjk_answer:
         epa.overflow = 0;
         epa_answer ea;
         double tol0 = curved ? GC_CONVEX_EPA_NEWTON_HANDOFF * sc : tight;
-        if (epa_run(&epa, pa, pb, pm, tol0, &ea)) {
+        int from_simplex = gr.nW == 4
+            && epa_run_simplex(&epa, (const double (*)[3])gr.W, (const double (*)[3])gr.WA,
+                               (const double (*)[3])gr.WB, tol0, &ea);
+        if (!from_simplex) initial_points(A, B, pa, pb, pm);
+        if (from_simplex || epa_run(&epa, pa, pb, pm, tol0, &ea)) {
             if (epa.overflow) return GC_UNCERTIFIED;
             have_epa = 1;
             gc_copy(ea.n, n);
