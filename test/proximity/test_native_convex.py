@@ -119,8 +119,8 @@ class Tally:
         native_gap = certificate_gap(A, X_WA, B, X_WB, nw)
         assert (status == OK) == (native_gap <= PAIR_CERTIFICATE_TOLERANCE), (label, native_gap)
         if (status == OK) != certified:
-            assert _cylinder_epa(A, B, w, nw), (label, status, certified, w.distance,
-                                                    nw.distance)
+            assert _cylinder_epa(A, B, w, nw), (
+                label, status, certified, w.distance, nw.distance)
             self.fragile.append((A, X_WA, B, X_WB, status, certified))
             return w, nw
         if status == OK and nw.distance > w.distance + DISTANCE_TOL:
