@@ -57,7 +57,7 @@ static inline double np_gemv3(const double a[3], const double b[3]) {
 static double sgn_pos(double x) { return x >= 0.0 ? 1.0 : -1.0; }
 
 /* The full shape's support point in G (support.py _full_support). */
-static void full_support_G(const gc_shape *G, const double d[3], double s[3]) {
+void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
     switch (G->kind) {
     case GC_SPHERE:
     case GC_CAPSULE: {
@@ -130,7 +130,7 @@ double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double
     /* d_W @ R_WG */
     for (int j = 0; j < 3; ++j)
         d_G[j] = np_gemm3(d_W[0], X_WG[j], d_W[1], X_WG[4 + j], d_W[2], X_WG[8 + j]);
-    full_support_G(G, d_G, s);
+    gc_support_point_G(G, d_G, s);
     double h_G = d_G[0] * s[0] + d_G[1] * s[1] + d_G[2] * s[2];
     double p[3] = {X_WG[3], X_WG[7], X_WG[11]};
     return h_G + np_dot3(d_W, p);
@@ -421,14 +421,6 @@ static void core_jacobian_W(const posed *ps, const double u[3], double J[9]) {
 
 /* ================================================================ half space */
 
-static void swap_result(gc_pair_result *r) {
-    for (int k = 0; k < 3; ++k) {
-        double t = r->p_WCa[k];
-        r->p_WCa[k] = r->p_WCb[k];
-        r->p_WCb[k] = t;
-        r->nhat_BA_W[k] = -r->nhat_BA_W[k];
-    }
-}
 
 int gc_halfspace_pair(const double X_WH[16], const gc_shape *B, const double X_WB[16],
                       gc_pair_result *out) {
@@ -742,7 +734,7 @@ static void core_points_W(const posed *ps, const double d[3], double out[3]) {
         s[1] = 0.0;
         s[2] = sgn_pos(g[2]) * ps->prm[0];
     } else {
-        full_support_G(ps->shape, g, s);
+        gc_support_point_G(ps->shape, g, s);
     }
     for (int i = 0; i < 3; ++i)
         out[i] = np_gemm3(s[0], R[3 * i], s[1], R[3 * i + 1], s[2], R[3 * i + 2]) + ps->p[i];
@@ -1804,7 +1796,7 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     if (A->kind == GC_HALFSPACE) return gc_halfspace_pair(X_WA, B, X_WB, out);
     if (B->kind == GC_HALFSPACE) {
         int status = gc_halfspace_pair(X_WB, A, X_WA, out);
-        swap_result(out);
+        gc_swap_result(out);
         return status;
     }
     if (A->kind < GC_SPHERE || A->kind > GC_CONVEX || B->kind < GC_SPHERE

@@ -4,14 +4,6 @@
 #include "gc.h"
 #include "gc_tolerances.h"
 
-static void swap_result(gc_pair_result *r) {
-    for (int k = 0; k < 3; ++k) {
-        double t = r->p_WCa[k];
-        r->p_WCa[k] = r->p_WCb[k];
-        r->p_WCb[k] = t;
-        r->nhat_BA_W[k] = -r->nhat_BA_W[k];
-    }
-}
 
 int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
             const double X_WB[16], gc_pair_result *out) {
@@ -19,7 +11,7 @@ int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
         if (A->kind == GC_HALFSPACE && B->kind == GC_HALFSPACE) return GC_ERROR_HALFSPACES;
         if (A->kind == GC_HALFSPACE) return gc_halfspace_pair(X_WA, B, X_WB, out);
         int status = gc_halfspace_pair(X_WB, A, X_WA, out);
-        swap_result(out);
+        gc_swap_result(out);
         return status;
     }
     if (A->kind == GC_MESH || B->kind == GC_MESH) return GC_NOT_HANDLED;

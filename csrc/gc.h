@@ -99,6 +99,10 @@ int gc_halfspace_pair(const double X_WH[16], const gc_shape *B, const double X_W
  * holds the solver's answer). */
 int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                    const double X_WB[16], gc_pair_result *out);
+/* Support point of G along d (any length), in G, with support.py's tie
+ * conventions (a zero component counts as positive; a cylinder's d without
+ * xy part takes the rim point on +Gx; a hull its first maximising vertex). */
+void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]);
 /* Support value h(d) = max over G of d . p_WP (points measured from Wo),
  * d a unit vector in W; +inf for a half space. */
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]);
@@ -173,6 +177,16 @@ static inline void gc_unrotate(const double X[16], const double v_W[3], double v
 static inline void gc_to_local(const double X[16], const double p_W[3], double p_G[3]) {
     double d[3] = {p_W[0] - X[3], p_W[1] - X[7], p_W[2] - X[11]};
     gc_unrotate(X, d, p_G);
+}
+
+/* The same answer with A and B exchanged. */
+static inline void gc_swap_result(gc_pair_result *r) {
+    for (int k = 0; k < 3; ++k) {
+        double t = r->p_WCa[k];
+        r->p_WCa[k] = r->p_WCb[k];
+        r->p_WCb[k] = t;
+        r->nhat_BA_W[k] = -r->nhat_BA_W[k];
+    }
 }
 
 /* C = A B for rigid 4x4 poses (the last rows are [0 0 0 1]). */

@@ -127,70 +127,11 @@ static inline double g_value(const posed_s *A, const posed_s *B, const double n[
     return g_parts(A, dA, gc_dot(n, A->p), B, dB, gc_dot(n, B->p));
 }
 
-/* support.py _full_support: one maximiser in G, with its tie conventions (a
- * zero component counts as positive; a cylinder's d without xy part takes
- * the rim point on +Gx; a zero d the maximiser for +Gz; a hull its first
- * maximising vertex). */
-static void support_point_G(const gc_shape *G, const double d[3], double s[3]) {
-    switch (G->kind) {
-    case GC_SPHERE:
-    case GC_CAPSULE: {
-        double norm = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-        double u[3] = {0.0, 0.0, 1.0};
-        if (norm > 0.0) {
-            u[0] = d[0] / norm; u[1] = d[1] / norm; u[2] = d[2] / norm;
-        }
-        gc_scale(G->s[0], u, s);
-        if (G->kind == GC_CAPSULE) s[2] += (d[2] >= 0.0 ? 1.0 : -1.0) * G->s[1];
-        return;
-    }
-    case GC_BOX:
-        for (int k = 0; k < 3; ++k) s[k] = (d[k] >= 0.0 ? 1.0 : -1.0) * G->s[k];
-        return;
-    case GC_CYLINDER: {
-        double rho = hypot(d[0], d[1]);
-        if (rho > 0.0) {
-            s[0] = G->s[0] * d[0] / rho;
-            s[1] = G->s[0] * d[1] / rho;
-        } else {
-            s[0] = G->s[0];
-            s[1] = 0.0;
-        }
-        s[2] = (d[2] >= 0.0 ? 1.0 : -1.0) * G->s[1];
-        return;
-    }
-    case GC_ELLIPSOID: {
-        double Dd[3] = {d[0] * G->s[0], d[1] * G->s[1], d[2] * G->s[2]};
-        double norm = sqrt(Dd[0] * Dd[0] + Dd[1] * Dd[1] + Dd[2] * Dd[2]);
-        if (norm > 0.0) {
-            for (int k = 0; k < 3; ++k) s[k] = (Dd[k] * G->s[k]) / norm;
-        } else {
-            s[0] = 0.0; s[1] = 0.0; s[2] = G->s[2];
-        }
-        return;
-    }
-    default: { /* GC_CONVEX */
-        int best = 0;
-        double top = -INFINITY;
-        for (int i = 0; i < G->nv; ++i) {
-            const double *v = G->v + 3 * i;
-            double h = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
-            if (h > top || i == 0) {
-                top = h;
-                best = i;
-            }
-        }
-        gc_copy(G->v + 3 * best, s);
-        return;
-    }
-    }
-}
-
 /* support_point_W: d_G = R^T d_W, then R s_G + p. */
 static void support_point_W(const posed_s *ps, const double d_W[3], double out[3]) {
     double d_G[3], s[3];
     unrotate(ps->R, d_W, d_G);
-    support_point_G(ps->G, d_G, s);
+    gc_support_point_G(ps->G, d_G, s);
     for (int r = 0; r < 3; ++r)
         out[r] = ps->R[3 * r] * s[0] + ps->R[3 * r + 1] * s[1] + ps->R[3 * r + 2] * s[2] + ps->p[r];
 }
