@@ -9,6 +9,8 @@ surfaces, and ``p_WCa - p_WCb == distance * nhat_BA_W``.
 from __future__ import annotations
 
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -33,14 +35,10 @@ from geometry_core.shapes import (
     Sphere,
 )
 
+sys.path.insert(0, os.path.dirname(__file__))
+from shape_strategies import make_pose  # noqa: E402
+
 I4 = np.eye(4)
-
-
-def make_pose(R_WG: np.ndarray, p_WGo) -> np.ndarray:
-    X_WG = np.eye(4)
-    X_WG[:3, :3] = R_WG
-    X_WG[:3, 3] = p_WGo
-    return X_WG
 
 
 def translation(*p_WGo) -> np.ndarray:

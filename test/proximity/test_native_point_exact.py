@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -50,6 +52,12 @@ from geometry_core.shapes import (
     Sphere,
 )
 
+sys.path.insert(0, os.path.dirname(__file__))
+from shape_strategies import make_pose, sizes  # noqa: E402
+from shape_strategies import points as hyp_points  # noqa: E402
+from shape_strategies import poses as hyp_poses  # noqa: E402
+from shape_strategies import shapes as hyp_shapes  # noqa: E402
+
 pytestmark = [
     pytest.mark.skipif(not native.AVAILABLE,
                        reason=f"compiled kernels unavailable: {native.REASON}"),
@@ -65,13 +73,6 @@ I4 = np.eye(4)
 # --------------------------------------------------------------------------
 # Poses and comparisons
 # --------------------------------------------------------------------------
-
-
-def make_pose(R_WG, p_WGo) -> np.ndarray:
-    X_WG = np.eye(4)
-    X_WG[:3, :3] = R_WG
-    X_WG[:3, 3] = p_WGo
-    return X_WG
 
 
 def random_pose(rng: np.random.Generator, spread: float = 0.3) -> np.ndarray:
@@ -444,19 +445,6 @@ def test_point_mesh_is_not_handled(tmp_path):
     assert status == NOT_HANDLED
 
 
-sizes = st.floats(0.05, 0.5)
-coordinates = st.floats(-0.6, 0.6)
-hyp_points = st.tuples(coordinates, coordinates, coordinates).map(np.array)
-rotations = st.tuples(*[st.floats(-1, 1)] * 4).filter(
-    lambda q: np.linalg.norm(q) > 0.1).map(lambda q: Rotation.from_quat(q).as_matrix())
-hyp_poses = st.builds(make_pose, rotations, hyp_points)
-convex_points = st.integers(0, 2**32 - 1).map(
-    lambda seed: np.random.default_rng(seed).uniform(-0.3, 0.3, (10, 3)))
-hyp_shapes = st.one_of(
-    st.builds(Sphere, sizes), st.builds(Box, sizes, sizes, sizes),
-    st.builds(Cylinder, sizes, sizes), st.builds(Capsule, sizes, sizes),
-    st.builds(Ellipsoid, sizes, sizes, sizes), st.just(HalfSpace()),
-    st.builds(Convex.from_points, convex_points))
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)

@@ -9,12 +9,13 @@ properties that hold for every shape.
 from __future__ import annotations
 
 import math
+import os
+import sys
 from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from geometry_core.proximity.point_distance import (
@@ -34,14 +35,10 @@ from geometry_core.shapes import (
     Sphere,
 )
 
+sys.path.insert(0, os.path.dirname(__file__))
+from shape_strategies import make_pose, points, poses, shapes  # noqa: E402
+
 I4 = np.eye(4)
-
-
-def make_pose(R_WG: np.ndarray, p_WGo) -> np.ndarray:
-    X_WG = np.eye(4)
-    X_WG[:3, :3] = R_WG
-    X_WG[:3, 3] = p_WGo
-    return X_WG
 
 
 def random_pose(rng: np.random.Generator, spread: float = 0.3) -> np.ndarray:
@@ -328,19 +325,6 @@ def test_batch_bad_arguments():
 
 # --- properties for every shape ----------------------------------------------
 
-sizes = st.floats(0.05, 0.5)
-coordinates = st.floats(-0.6, 0.6)
-points = st.tuples(coordinates, coordinates, coordinates).map(np.array)
-rotations = st.tuples(*[st.floats(-1, 1)] * 4).filter(
-    lambda q: np.linalg.norm(q) > 0.1).map(lambda q: Rotation.from_quat(q).as_matrix())
-poses = st.builds(make_pose, rotations, points)
-convex_points = st.integers(0, 2**32 - 1).map(
-    lambda seed: np.random.default_rng(seed).uniform(-0.3, 0.3, (10, 3)))
-shapes = st.one_of(
-    st.builds(Sphere, sizes), st.builds(Box, sizes, sizes, sizes),
-    st.builds(Cylinder, sizes, sizes), st.builds(Capsule, sizes, sizes),
-    st.builds(Ellipsoid, sizes, sizes, sizes), st.just(HalfSpace()),
-    st.builds(Convex.from_points, convex_points))
 
 
 @settings(max_examples=300, deadline=None)
