@@ -445,8 +445,6 @@ def test_point_mesh_is_not_handled(tmp_path):
     assert status == NOT_HANDLED
 
 
-
-
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(shape=hyp_shapes, X_WG=hyp_poses, p_WQ=hyp_points)
 def test_point_hypothesis(shape, X_WG, p_WQ):

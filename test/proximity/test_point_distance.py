@@ -326,7 +326,6 @@ def test_batch_bad_arguments():
 # --- properties for every shape ----------------------------------------------
 
 
-
 @settings(max_examples=300, deadline=None)
 @given(shape=shapes, X_WG=poses, p_WQ=points, X_VW=poses)
 def test_point_distance_properties(shape, X_WG, p_WQ, X_VW):
