@@ -331,8 +331,8 @@ static int consider(const ModelObject *m, const double *X_WG, int i, int j, doub
     return key_push(out, (int64_t)i * m->G + j);
 }
 
-static int boxes_meet(const double *lo, const double *hi, int a, int b, int from) {
-    for (int r = from; r < 3; ++r)
+static int boxes_meet(const double *lo, const double *hi, int a, int b) {
+    for (int r = 0; r < 3; ++r)
         if (!(lo[3 * a + r] <= hi[3 * b + r] && lo[3 * b + r] <= hi[3 * a + r])) return 0;
     return 1;
 }
@@ -362,7 +362,7 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
         for (Py_ssize_t a = 0; a < nb && rc == 0; ++a)
             for (Py_ssize_t b = a + 1; b < nb && rc == 0; ++b) {
                 int i = m->bounded[a], j = m->bounded[b];
-                if (isfinite(margin) && !boxes_meet(lo, hi, i, j, 0)) continue;
+                if (isfinite(margin) && !boxes_meet(lo, hi, i, j)) continue;
                 rc = consider(m, X_WG, i, j, margin, out);
             }
     } else {

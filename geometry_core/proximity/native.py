@@ -145,16 +145,6 @@ class PointAnswers:
         self.all_ok = not_ok == 0
 
 
-#: One answered pair, as csrc/model.c writes it (``pair_record``).
-PAIR_RECORD = np.dtype([("i", "<i4"), ("j", "<i4"), ("status", "<i4"), ("unique", "<i4"),
-                        ("distance", "<f8"), ("pa", "<f8", (3,)), ("pb", "<f8", (3,)),
-                        ("n", "<f8", (3,))])
-#: One answered point, as csrc/model.c writes it (``point_record``).
-POINT_RECORD = np.dtype([("g", "<i4"), ("status", "<i4"), ("unique", "<i4"), ("pad", "<i4"),
-                         ("distance", "<f8"), ("p_GN", "<f8", (3,)), ("grad_W", "<f8", (3,))])
-assert PAIR_RECORD.itemsize == 96 and POINT_RECORD.itemsize == 72
-
-
 def build_model(shapes, frame_slot: np.ndarray, X_FG: np.ndarray, filtered_keys: np.ndarray):
     """A ``_native.Model`` of one collision model's geometries (None without the kernels)."""
     if _native is None:
