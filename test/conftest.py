@@ -1,0 +1,16 @@
+"""Hypothesis profiles shared by the whole suite.
+
+The default profile, ``deterministic``, derives each property test's examples
+from the test itself, so a run that passes on one machine passes on every
+machine and CI cannot fail on a draw nobody can replay. To search new
+examples, run ``scripts/test --hypothesis-profile=explore``: it draws at
+random and stores failures in ``.hypothesis/`` for replay. A failure found
+that way is fixed, then pinned with ``@example`` so the deterministic runs
+keep it.
+"""
+
+from hypothesis import settings
+
+settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", print_blob=True)
+settings.load_profile("deterministic")
