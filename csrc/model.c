@@ -468,13 +468,13 @@ static PyObject *bool_list(Py_ssize_t count, const void *base, size_t stride, si
     return list;
 }
 
-/* (vectors: bytes of (K, 3, 3) = pa, pb, n per pair; i, j, status: lists of
- * int; distance: list of float; unique: list of bool; count not OK; count
- * SEARCHED) */
+/* (vectors: bytearray of (K, 3, 3) = pa, pb, n per pair, writable so that
+ * numpy views of it need no copy; i, j, status: lists of int; distance: list
+ * of float; unique: list of bool; count not OK; count SEARCHED) */
 static PyObject *pairs_to_python(const pair_record *r, Py_ssize_t count) {
-    PyObject *vectors = PyBytes_FromStringAndSize(NULL, count * 9 * (Py_ssize_t)sizeof(double));
+    PyObject *vectors = PyByteArray_FromStringAndSize(NULL, count * 9 * (Py_ssize_t)sizeof(double));
     if (vectors == NULL) return NULL;
-    double *v = (double *)PyBytes_AS_STRING(vectors);
+    double *v = (double *)PyByteArray_AS_STRING(vectors);
     Py_ssize_t not_ok = 0, searched = 0;
     for (Py_ssize_t k = 0; k < count; ++k) {
         memcpy(v + 9 * k, r[k].pa, 3 * sizeof(double));
@@ -494,12 +494,12 @@ static PyObject *pairs_to_python(const pair_record *r, Py_ssize_t count) {
                          searched);
 }
 
-/* (vectors: bytes of (K, 2, 3) = p_GN, grad_W per geometry; g, status: lists
+/* (vectors: bytearray of (K, 2, 3) = p_GN, grad_W per geometry; g, status: lists
  * of int; distance: list of float; unique: list of bool; count not OK) */
 static PyObject *points_to_python(const point_record *r, Py_ssize_t count) {
-    PyObject *vectors = PyBytes_FromStringAndSize(NULL, count * 6 * (Py_ssize_t)sizeof(double));
+    PyObject *vectors = PyByteArray_FromStringAndSize(NULL, count * 6 * (Py_ssize_t)sizeof(double));
     if (vectors == NULL) return NULL;
-    double *v = (double *)PyBytes_AS_STRING(vectors);
+    double *v = (double *)PyByteArray_AS_STRING(vectors);
     Py_ssize_t not_ok = 0;
     for (Py_ssize_t k = 0; k < count; ++k) {
         memcpy(v + 6 * k, r[k].p_GN, 3 * sizeof(double));

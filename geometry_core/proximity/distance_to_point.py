@@ -31,20 +31,28 @@ _logged_meshes: set = set()
 
 def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
                                      threshold: float = math.inf) -> list[SignedDistanceToPoint]:
-    p_WQ = np.asarray(p_WQ, dtype=float)
-    if p_WQ.shape == (3, 1):
-        p_WQ = p_WQ[:, 0]
-    if p_WQ.shape != (3,):
-        raise ValueError(f"p_WQ must have shape (3,), got {p_WQ.shape}")
-    xyz = p_WQ.tolist()
-    if not (math.isfinite(xyz[0]) and math.isfinite(xyz[1]) and math.isfinite(xyz[2])):
+    if type(p_WQ) is not np.ndarray or p_WQ.shape != (3,) or p_WQ.dtype != np.float64:
+        p_WQ = np.asarray(p_WQ, dtype=float)
+        if p_WQ.shape == (3, 1):
+            p_WQ = p_WQ[:, 0]
+        if p_WQ.shape != (3,):
+            raise ValueError(f"p_WQ must have shape (3,), got {p_WQ.shape}")
+    x, y, z = xyz = p_WQ.tolist()
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
         raise ValueError(f"p_WQ must be finite, got {xyz}")
     threshold = float(threshold)
     if math.isnan(threshold):
         raise ValueError("threshold must be a number, got NaN")
-    answers = scene.answered_points(tuple(xyz), threshold)
-    if answers is not None:
-        return _from_records(scene, answers, p_WQ, threshold)
+    compiled = scene.cache.native
+    if compiled is not None:
+        vectors, g, status, distance, unique, not_ok = compiled.points(scene.X_WG, (x, y, z),
+                                                                       threshold)
+        rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3))
+        if not_ok == 0:  # every geometry answered in C: one C loop makes the records
+            ids = scene.model.geometry_ids
+            return native.build_records(SignedDistanceToPoint, _FIELDS, (
+                [ids[k] for k in g], rows[0::2], distance, rows[1::2], unique))
+        return _from_columns(scene, g, status, distance, unique, rows, p_WQ, threshold)
     model, X_WG = scene.model, scene.X_WG
     center_W, half_W = scene.aabbs
     # A box farther than threshold from Q cannot hold a point within threshold.
@@ -97,18 +105,15 @@ def _answer_in_python(scene: PosedScene, i: int, p_WQ: np.ndarray, threshold: fl
 _FIELDS = ("id_G", "p_GN", "distance", "grad_W", "is_grad_W_unique")
 
 
-def _from_records(scene: PosedScene, answers: native.PointAnswers, p_WQ: np.ndarray,
-                  threshold: float) -> list[SignedDistanceToPoint]:
+def _from_columns(scene: PosedScene, g: list, status: list, distance: list, unique: list,
+                  rows: list, p_WQ: np.ndarray, threshold: float) -> list[SignedDistanceToPoint]:
+    """Records from ``Model.points``'s columns; Python answers what C left (meshes)."""
     ids = scene.model.geometry_ids
-    if answers.all_ok:  # every geometry answered in C: one C loop makes the records
-        return native.build_records(SignedDistanceToPoint, _FIELDS, (
-            list(map(ids.__getitem__, answers.g)), answers.p_GN, answers.distance,
-            answers.grad_W, answers.unique))
     results = []
-    for k, (g, status) in enumerate(zip(answers.g, answers.status)):
-        if status == native.OK:
-            results.append(_signed_distance_to_point(ids[g], answers.p_GN[k], answers.distance[k],
-                                                     answers.grad_W[k], answers.unique[k]))
+    for k, i in enumerate(g):
+        if status[k] == native.OK:
+            results.append(_signed_distance_to_point(ids[i], rows[2 * k], distance[k],
+                                                     rows[2 * k + 1], unique[k]))
         else:
-            _answer_in_python(scene, g, p_WQ, threshold, results)
+            _answer_in_python(scene, i, p_WQ, threshold, results)
     return results

@@ -148,16 +148,6 @@ class PosedScene:
             answers.all_ok = all(status == native.OK for status in answers.status)
         return answers
 
-    def answered_points(self, p_WQ: tuple, threshold: float) -> native.PointAnswers | None:
-        """Each geometry within ``threshold`` of Q = ``(x, y, z)``, or None without kernels.
-
-        Geometries whose status is not ``OK`` (meshes) are the caller's to answer.
-        """
-        compiled = self.cache.native
-        if compiled is None:
-            return None
-        return native.PointAnswers(compiled.points(self.X_WG, p_WQ, threshold))
-
     def signed_distance(self, i: int, j: int):
         """PairWitness of geometry indices ``i`` (A) and ``j`` (B)."""
         X_WG = self.X_WG

@@ -124,25 +124,9 @@ class PairAnswers:
     def __init__(self, answer: tuple) -> None:
         vectors, self.i, self.j, self.status, self.distance, self.unique, not_ok, \
             self.searched = answer
-        rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3).copy())
+        rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3))
         self.pa, self.pb, self.n = rows[0::3], rows[1::3], rows[2::3]
         self.all_ok = not_ok == 0 and self.searched == 0
-
-
-class PointAnswers:
-    """Geometries answered by ``Model.points``, as columns.
-
-    ``g``, ``status`` lists of int; ``distance`` list of float; ``unique``
-    list of bool; ``p_GN`` and ``grad_W`` lists of (3,) arrays; ``all_ok``.
-    """
-
-    __slots__ = ("g", "status", "distance", "unique", "p_GN", "grad_W", "all_ok")
-
-    def __init__(self, answer: tuple) -> None:
-        vectors, self.g, self.status, self.distance, self.unique, not_ok = answer
-        rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3).copy())
-        self.p_GN, self.grad_W = rows[0::2], rows[1::2]
-        self.all_ok = not_ok == 0
 
 
 def build_model(shapes, frame_slot: np.ndarray, X_FG: np.ndarray, filtered_keys: np.ndarray):

@@ -279,6 +279,45 @@ def test_point_of_wrong_shape_is_rejected(query_and_ids, p_WQ):
         query.compute_signed_distance_to_point(p_WQ)
 
 
+def test_point_query_skips_a_mesh_logs_it_once_and_answers_the_rest(tmp_path, caplog):
+    """A mesh among compiled geometries: C answers the rest, the mesh is logged once."""
+    from geometry_core import Mesh
+    from geometry_core.proximity.point_distance import signed_distance_to_point
+
+    obj = tmp_path / "tetra.obj"
+    obj.write_text("v 0 0 0\nv 0.12 0 0\nv 0 0.12 0\nv 0 0 0.12\n"
+                   "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    sg = SceneGraph()
+    src = sg.register_source("mixed")
+    shapes = [Sphere(0.1), Mesh(str(obj)), Box(0.2, 0.1, 0.3), Capsule(0.05, 0.2)]
+    ids = []
+    for k, shape in enumerate(shapes):
+        gid = sg.register_anchored_geometry(src, GeometryInstance(
+            RigidTransform([0.3 * k, 0.1, -0.2]), shape, f"g{k}"))
+        sg.assign_role(src, gid, ProximityProperties())
+        ids.append(gid)
+    query = sg.query_object()
+    caplog.set_level("WARNING", logger="geometry_core.proximity")
+    for p_WQ in ([0.2, 0.0, 0.0], np.array([[0.5], [0.1], [-0.1]]), np.array([1, 0, 0])):
+        results = query.compute_signed_distance_to_point(p_WQ)
+        assert [r.id_G for r in results] == [ids[0], ids[2], ids[3]]
+        point = np.asarray(p_WQ, dtype=float).reshape(3)
+        for r in results:
+            X_WG = query.get_pose_in_world(r.id_G).get_as_matrix4()
+            expected = signed_distance_to_point(query.inspector().get_shape(r.id_G), X_WG, point)
+            assert r.distance == pytest.approx(expected.distance, abs=1e-14)
+            np.testing.assert_allclose(r.p_GN, expected.p_GN, atol=1e-14)
+            np.testing.assert_allclose(r.grad_W, expected.grad_W, atol=1e-14)
+            assert r.is_grad_W_unique == expected.is_grad_W_unique
+    skipped = [m for m in caplog.messages if "skips mesh" in m]
+    assert len(skipped) == 1 and "g1" in skipped[0]
+    # Records own their vectors: writing one leaves the others alone.
+    first, second = query.compute_signed_distance_to_point([0.2, 0.0, 0.0])[:2]
+    before = second.p_GN.copy()
+    first.p_GN[:] = 7.0
+    np.testing.assert_array_equal(second.p_GN, before)
+
+
 @pytest.mark.parametrize("bad", [math.nan, math.inf])
 def test_non_finite_point_is_rejected(query_and_ids, bad):
     query, _, _ = query_and_ids
