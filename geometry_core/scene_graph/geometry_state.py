@@ -227,6 +227,9 @@ class GeometryState:
         self._parent_slot32: np.ndarray | None = None  # int32 parents, for compiled.native
         self._slot_of: dict | None = None  # frame id -> slot, shared by snapshots
         self._collision_model: CollisionModel | None = None
+        # The last partial model of snapshot(frames_without_pose="skip"):
+        # (full model, which geometries it keeps, the subset).
+        self._partial_model: tuple[CollisionModel, bytes, CollisionModel] | None = None
         self._slot_cache: tuple[tuple, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ sources
@@ -774,7 +777,13 @@ class GeometryState:
         X_PF[unposed] = np.eye(4)  # never read: their geometry is left out below
         X_WF = self._compose(X_PF)
         model = self.collision_model()
-        return SceneSnapshot(model.subset(~unposed[model.frame_slot]), X_WF, slot_of)
+        keep = ~unposed[model.frame_slot]
+        # Reuse the subset while the same frames lack poses (a node starting
+        # up), so that its broadphase and compiled model are built once.
+        partial = self._partial_model
+        if partial is None or partial[0] is not model or partial[1] != keep.tobytes():
+            partial = self._partial_model = (model, keep.tobytes(), model.subset(keep))
+        return SceneSnapshot(partial[2], X_WF, slot_of)
 
     # ---------------------------------------------------------------- topology
 
@@ -784,6 +793,7 @@ class GeometryState:
         self._parent_slot32 = None
         self._slot_of = None
         self._collision_model = None
+        self._partial_model = None
 
     def geometry_version(self) -> int:
         """Return a counter that changes whenever registration, roles or filters change."""

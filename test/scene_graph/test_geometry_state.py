@@ -419,10 +419,22 @@ def test_snapshot_can_skip_frames_without_poses(scene):
     # exclusion from the declaration above still holds.
     assert q._scene.model.geometry_ids == (ids["b"], ids["f"])
     assert q.compute_point_pair_penetration() == []
+    # While the same frames lack poses, snapshots share one partial model (and
+    # with it the per-model caches), whatever the posed frames do.
+    sg.set_poses(other, {free: RigidTransform([0.2, 0, 0])})
+    again = sg.query_object(frames_without_pose="skip")
+    assert again._scene.model is q._scene.model
+    assert again.get_pose_in_world(ids["f"]).translation()[0] == pytest.approx(0.2)
+    extra = sg.register_geometry(src, base, instance("extra", Sphere(0.1)))  # new topology
+    sg.assign_role(src, extra, ProximityProperties())
+    grown = sg.query_object(frames_without_pose="skip")
+    assert grown._scene.model.geometry_ids == (ids["b"], ids["f"], extra)
+    sg.remove_geometry(src, extra)
     sg.exclude_collisions_within(GeometrySet([]))
     sg.set_poses(src, {arm: RigidTransform()})
     full = sg.query_object(frames_without_pose="skip")
     assert len(full._scene.model.geometry_ids) == 4
+    assert full._scene.model is sg.query_object()._scene.model
     with pytest.raises(ValueError, match="must be 'raise' or 'skip'"):
         sg.query_object(frames_without_pose="ignore")
 
