@@ -88,7 +88,7 @@ class QueryObject:
             return self._snapshot.X_WF[slot]
         if isinstance(id, GeometryId):
             # A proximity geometry's pose is the one its queries used, to the bit.
-            index = self._scene.model._index_of.get(id)
+            index = self._scene.model.find_index(id)
             if index is not None:
                 return self._scene.X_WG[index].copy()
             record = self._state._geometry(id)

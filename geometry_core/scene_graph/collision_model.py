@@ -86,6 +86,10 @@ class CollisionModel:
         except KeyError:
             raise KeyError(f"{geometry_id!r} is not a geometry with the proximity role") from None
 
+    def find_index(self, geometry_id: GeometryId) -> int | None:
+        """Return the index of a proximity geometry, or None when it has none here."""
+        return self._index_of.get(geometry_id)
+
     def unfiltered(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Return a mask of the index pairs (``i < j`` elementwise) that may be reported.
 

@@ -478,3 +478,17 @@ def test_inspector_counts_and_lookups(scene):
     assert inspector.get_geometry_ids(GeometrySet(arm), Role.PROXIMITY) == {g}
     assert isinstance(inspector.get_properties(g, Role.PROXIMITY), ProximityProperties)
     assert inspector.get_properties(h, Role.PROXIMITY) is None
+
+
+def test_collision_model_index_lookups(scene):
+    sg, src, base, arm, hand = scene
+    ids = [sg.register_geometry(src, frame, instance(name, Sphere(0.1)))
+           for frame, name in ((hand, "h"), (base, "b"))]
+    sg.assign_role(src, ids[1], ProximityProperties())  # only b has the proximity role
+    sg.set_poses(src, {base: RigidTransform(), arm: RigidTransform(), hand: RigidTransform()})
+    model = sg.query_object()._scene.model
+    assert model.geometry_ids == (ids[1],)
+    assert model.index_of(ids[1]) == model.find_index(ids[1]) == 0
+    assert model.find_index(ids[0]) is None
+    with pytest.raises(KeyError, match="not a geometry with the proximity role"):
+        model.index_of(ids[0])
