@@ -79,37 +79,59 @@ def _resident_bytes() -> int:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def memory_per_geometry(n: int = 1000) -> tuple[float, float]:
-    """Bytes per geometry: geometry_core (tracemalloc, Python heap) and Drake (RSS growth).
+def _build_and_query(system: str, n: int) -> int:
+    """Resident-set growth (bytes) of building an n-geometry scene and querying it once.
 
-    Drake's memory is native, so it is read as the growth of the current
-    resident set while a second scene of the same size is built and queried
-    (the first one warms the allocator up).
+    Runs in a fresh process (see :func:`memory_growth`). A 50-geometry
+    scene is built first and kept alive: it pays the imports and first-use
+    caches, and since it is not freed its pages cannot be reused.
     """
-    import tracemalloc
-
-    spec = random_scene(n, cycles=1, seed=5)
+    cls = {"geometry_core": Ours, "Drake": Drake}[system]
     points = query_points(1)
-    # Imports and module-level caches are paid once per process, not per
-    # geometry: warm them on a small scene before measuring.
-    Ours(random_scene(50, cycles=1, seed=7), points).cycle(0, "penetration")
-    tracemalloc.start()
-    before = tracemalloc.take_snapshot()
-    ours = Ours(spec, points)
-    ours.cycle(0, "penetration")
-    ours.poses = None  # the harness's pose objects are the caller's, not the scene's
-    after = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    ours_bytes = sum(stat.size_diff for stat in after.compare_to(before, "filename"))
-    warm = Drake(random_scene(n, cycles=1, seed=6), points)
+    warm = cls(random_scene(50, cycles=1, seed=7), points)
     warm.cycle(0, "penetration")
+    spec = random_scene(n, cycles=1, seed=5)
     gc.collect()
-    rss0 = _resident_bytes()
-    keep = Drake(spec, points)
-    keep.cycle(0, "penetration")
-    rss1 = _resident_bytes()
-    del warm, keep, ours
-    return ours_bytes / n, max(rss1 - rss0, 0) / n
+    before = _resident_bytes()
+    scene = cls(spec, points)
+    scene.cycle(0, "penetration")
+    scene.poses = None  # the harness's per-cycle inputs are not the scene's
+    gc.collect()
+    return _resident_bytes() - before
+
+
+def memory_growth(n: int = 1000) -> dict[str, tuple[int, int]]:
+    """Resident-set growth (bytes) of each system at ``n`` and ``2 n`` geometries.
+
+    Each measurement runs in a fresh process (:func:`_build_and_query`), the
+    same way for both systems, so that one measurement's freed pages cannot
+    hide the next one's growth. Growth counts whole pages, including what the
+    allocators hold but have not handed out, so small figures vary by a few
+    hundred KiB between runs. Two sizes show how memory scales.
+    """
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def growth(system: str, size: int) -> int:
+        code = ("from bench.run import _build_and_query; "
+                f"print(_build_and_query({system!r}, {size}))")
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, cwd=root)
+        return int(run.stdout.split()[-1])
+
+    return {system: (growth(system, n), growth(system, 2 * n))
+            for system in ("geometry_core", "Drake")}
+
+
+def _memory_line(n: int) -> str:
+    found = memory_growth(n)
+    parts = []
+    for system, (at_n, at_2n) in found.items():
+        parts.append(f"{system} {at_n / 2**20:.1f} MiB ({at_n / n / 1024:.1f} KiB a geometry) "
+                     f"at N={n}, {at_2n / 2**20:.1f} MiB at N={2 * n}")
+    return ("Memory (resident-set growth while building the scene and querying it once, "
+            "each in a fresh process): " + "; ".join(parts) + ".")
 
 
 def _drake_version() -> str:
@@ -149,10 +171,7 @@ def run(quick: bool) -> str:
                    f"| {statistics.median(raw) * 1e3:.3f} | {_fmt_ratio(_ratio(ours, raw))} |")
             lines.append(row)
             print(row, file=sys.stderr, flush=True)
-    ours_b, drake_b = memory_per_geometry(300 if quick else 1000)
-    lines += ["", f"Memory per geometry (N={300 if quick else 1000}): geometry_core "
-              f"{ours_b / 1024:.1f} KiB (Python heap, tracemalloc), Drake "
-              f"{drake_b / 1024:.1f} KiB (resident set growth)."]
+    lines += ["", _memory_line(300 if quick else 1000)]
     return "\n".join(lines)
 
 
