@@ -29,7 +29,7 @@ from typing import Any
 
 from geometry_core.scene_graph import Role
 from geometry_core_nodes.scene_inputs import SceneInputs
-from geometry_core_nodes.serve import serve
+from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import ParameterError, TransportNode, create_node
 
 __all__ = ["NODE_NAME", "ROLES", "LcmBridgeNode", "main"]
@@ -41,7 +41,7 @@ ROLES = {"illustration": Role.ILLUSTRATION, "proximity": Role.PROXIMITY,
          "perception": Role.PERCEPTION}
 
 
-class LcmBridgeNode:
+class LcmBridgeNode(ServedNode):
     """Publishes a /tf-posed scene to Meldis or drake_visualizer over LCM.
 
     Parameters
@@ -74,12 +74,8 @@ class LcmBridgeNode:
 
     def __init__(self, args: Sequence[str] | None = None, backend: str = "auto",
                  **options: Any) -> None:
-        self.node: TransportNode = create_node(NODE_NAME, args, backend, **options)
-        try:
-            self._setup()
-        except BaseException:
-            self.node.shutdown()
-            raise
+        self.node: TransportNode
+        self._start(create_node(NODE_NAME, args, backend, **options))
 
     def _setup(self) -> None:
         from geometry_core.viewer import DEFAULT_PUBLISH_PERIOD
@@ -109,7 +105,6 @@ class LcmBridgeNode:
         self.visualizer = None
         self._penetrations = None
         self.draws = 0
-        self._shut_down = False
         self.inputs = SceneInputs(node, on_scene=self._make_visualizer)
         if self.inputs.scene_graph is not None:
             self._make_visualizer()
@@ -160,13 +155,6 @@ class LcmBridgeNode:
     def spin(self) -> None:
         """Serve until :meth:`shutdown` or Ctrl-C (``KeyboardInterrupt`` propagates)."""
         self.node.spin()
-
-    def shutdown(self) -> None:
-        """Log the drop counters and release the node; safe to call twice."""
-        if not self._shut_down:
-            self.inputs.report_dropped()
-        self._shut_down = True
-        self.node.shutdown()
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -39,7 +39,7 @@ from geometry_core_nodes.conversions import (
     signed_distances_to_msg,
 )
 from geometry_core_nodes.scene_inputs import SceneInputs
-from geometry_core_nodes.serve import serve
+from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
     RELIABLE_RESULTS,
     ParameterError,
@@ -52,7 +52,7 @@ __all__ = ["NODE_NAME", "SceneGraphNode", "main"]
 NODE_NAME = "scene_graph_node"
 
 
-class SceneGraphNode:
+class SceneGraphNode(ServedNode):
     """Penetration and clearance of a scene whose frames move with /tf.
 
     Parameters
@@ -81,12 +81,8 @@ class SceneGraphNode:
 
     def __init__(self, args: Sequence[str] | None = None, backend: str = "auto",
                  **options: Any) -> None:
-        self.node: TransportNode = create_node(NODE_NAME, args, backend, **options)
-        try:
-            self._setup()
-        except BaseException:
-            self.node.shutdown()
-            raise
+        self.node: TransportNode
+        self._start(create_node(NODE_NAME, args, backend, **options))
 
     def _setup(self) -> None:
         node = self.node
@@ -125,7 +121,6 @@ class SceneGraphNode:
         if self.rate_hz > 0:
             node.create_timer(1.0 / self.rate_hz, self._on_timer)
         self.queries = 0
-        self._shut_down = False
         scene = "waiting for robot_description" if self.inputs.scene_graph is None else (
             f"{len(self.inputs.scene_graph.model_inspector().get_all_frame_ids()) - 1} frames")
         node.get_logger().info(
@@ -178,13 +173,6 @@ class SceneGraphNode:
         """Serve until :meth:`shutdown` or Ctrl-C (``KeyboardInterrupt`` propagates)."""
         while self.node.ok:
             self.spin_once(0.1)
-
-    def shutdown(self) -> None:
-        """Log the drop counters and release the node; safe to call twice."""
-        if not self._shut_down:
-            self.inputs.report_dropped()
-        self._shut_down = True
-        self.node.shutdown()
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""The serving loop both nodes share: spin until asked to stop, then shut down.
+"""What both nodes share: the serving loop, and a start and shutdown around it.
 
 Signal handlers only ask the loop to stop; the node is released afterwards,
 on the main thread, never in the middle of a callback or of rclpy's executor.
@@ -8,7 +8,7 @@ Imports only the standard library.
 from __future__ import annotations
 
 import signal
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Servable(Protocol):
@@ -19,6 +19,37 @@ class Servable(Protocol):
     def spin_once(self, timeout_s: float | None = None) -> None: ...
 
     def shutdown(self) -> None: ...
+
+
+class ServedNode:
+    """The start and shutdown both node wrappers share.
+
+    :meth:`_start` releases the node if set-up fails; :meth:`shutdown` logs
+    the drop counters once. Subclasses call :meth:`_start` with their transport node and implement
+    ``_setup`` (parameters, inputs as ``self.inputs``, publishers).
+    """
+
+    node: Any
+    inputs: Any
+
+    def _start(self, node: Any) -> None:
+        self.node = node
+        self._shut_down = False
+        try:
+            self._setup()
+        except BaseException:
+            node.shutdown()
+            raise
+
+    def _setup(self) -> None:
+        raise NotImplementedError
+
+    def shutdown(self) -> None:
+        """Log the drop counters and release the node; safe to call twice."""
+        if not self._shut_down:
+            self.inputs.report_dropped()
+        self._shut_down = True
+        self.node.shutdown()
 
 
 def serve(served: Servable, period_s: float = 0.1) -> int:
