@@ -21,9 +21,14 @@ def make_pose(R_WG: np.ndarray, p_WGo) -> np.ndarray:
     return X_WG
 
 
+def points_within(extent: float) -> st.SearchStrategy:
+    """Points with every coordinate in [-extent, extent]."""
+    coordinate = st.floats(-extent, extent)
+    return st.tuples(coordinate, coordinate, coordinate).map(np.array)
+
+
 sizes = st.floats(0.05, 0.5)
-coordinates = st.floats(-0.6, 0.6)
-points = st.tuples(coordinates, coordinates, coordinates).map(np.array)
+points = points_within(0.6)
 rotations = st.tuples(*[st.floats(-1, 1)] * 4).filter(
     lambda q: np.linalg.norm(q) > 0.1).map(lambda q: Rotation.from_quat(q).as_matrix())
 poses = st.builds(make_pose, rotations, points)
