@@ -72,9 +72,10 @@ class LcmBridgeNode(ServedNode):
         If ``lcm`` (so ``geometry_core.viewer``) is not installed.
     """
 
+    node: TransportNode
+
     def __init__(self, args: Sequence[str] | None = None, backend: str = "auto",
                  **options: Any) -> None:
-        self.node: TransportNode
         self._start(create_node(NODE_NAME, args, backend, **options))
 
     def _setup(self) -> None:

@@ -79,9 +79,10 @@ class SceneGraphNode(ServedNode):
         If the scene file cannot be loaded.
     """
 
+    node: TransportNode
+
     def __init__(self, args: Sequence[str] | None = None, backend: str = "auto",
                  **options: Any) -> None:
-        self.node: TransportNode
         self._start(create_node(NODE_NAME, args, backend, **options))
 
     def _setup(self) -> None:

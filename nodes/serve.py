@@ -25,8 +25,9 @@ class ServedNode:
     """The start and shutdown both node wrappers share.
 
     :meth:`_start` releases the node if set-up fails; :meth:`shutdown` logs
-    the drop counters once. Subclasses call :meth:`_start` with their transport node and implement
-    ``_setup`` (parameters, inputs as ``self.inputs``, publishers).
+    the drop counters once. Subclasses call :meth:`_start` with their
+    transport node and implement ``_setup`` (parameters, inputs as
+    ``self.inputs``, publishers).
     """
 
     node: Any

@@ -778,11 +778,12 @@ class GeometryState:
         X_WF = self._compose(X_PF)
         model = self.collision_model()
         keep = ~unposed[model.frame_slot]
+        key = keep.tobytes()
         # Reuse the subset while the same frames lack poses (a node starting
         # up), so that its broadphase and compiled model are built once.
         partial = self._partial_model
-        if partial is None or partial[0] is not model or partial[1] != keep.tobytes():
-            partial = self._partial_model = (model, keep.tobytes(), model.subset(keep))
+        if partial is None or partial[0] is not model or partial[1] != key:
+            partial = self._partial_model = (model, key, model.subset(keep))
         return SceneSnapshot(partial[2], X_WF, slot_of)
 
     # ---------------------------------------------------------------- topology
