@@ -540,6 +540,18 @@ static PyObject *model_world_poses(ModelObject *self, PyObject *arg) {
     return out;
 }
 
+static PyObject *model_world_boxes(ModelObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (get_poses(self, arg, &view) < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->G * 6 * (Py_ssize_t)sizeof(double));
+    if (out != NULL) {
+        double *c = (double *)PyBytes_AS_STRING(out);
+        world_boxes(self, view.buf, c, c + 3 * self->G);
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyObject *model_pairs(ModelObject *self, PyObject *args) {
     PyObject *poses;
     double margin, report_max;
@@ -783,6 +795,9 @@ static PyObject *model_size(ModelObject *self, void *closure) {
 static PyMethodDef model_methods[] = {
     {"world_poses", (PyCFunction)model_world_poses, METH_O,
      "world_poses(X_WF (F,4,4) float64) -> bytes of X_WG (G,4,4): X_WF[frame_slot] @ X_FG"},
+    {"world_boxes", (PyCFunction)model_world_boxes, METH_O,
+     "world_boxes(X_WG (G,4,4) float64) -> bytes of (2, G, 3): box centres, then half\n"
+     "widths in W (infinite for half spaces)"},
     {"pairs", (PyCFunction)model_pairs, METH_VARARGS,
      "pairs(X_WG, margin, report_max, strict, local) -> (vectors, i, j, status, distance,\n"
      "unique, count not OK, count SEARCHED).\n"

@@ -6,8 +6,8 @@
  * out as bytes objects that geometry_core/proximity/native.py views with
  * numpy.frombuffer and a structured dtype that matches the C records.
  *
- * Single-pair and single-point entry points (pair, point, support_value)
- * exist for tests and for the Python fallback's differential checks; the
+ * Single-pair and single-point entry points (pair, point, support_value,
+ * ascent_gap) serve the tests, tools and mesh triangles (fcl_adapter); the
  * queries use Model (model.c).
  */
 #define PY_SSIZE_T_CLEAN
@@ -128,9 +128,10 @@ static PyObject *vec3(const double v[3]) {
 /* ------------------------------------------------------------ test entry points */
 
 static PyObject *py_pair(PyObject *self, PyObject *args) {
-    PyObject *spec_a, *spec_b, *xa, *xb;
+    PyObject *spec_a, *spec_b, *xa, *xb, *seed = NULL;
     const char *kernel = "auto";
-    if (!PyArg_ParseTuple(args, "OOOO|s", &spec_a, &xa, &spec_b, &xb, &kernel)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOO|sO", &spec_a, &xa, &spec_b, &xb, &kernel, &seed))
+        return NULL;
     spec_holder ha, hb;
     double X_WA[16], X_WB[16];
     if (parse_spec(spec_a, &ha) < 0) return NULL;
@@ -149,6 +150,10 @@ static PyObject *py_pair(PyObject *self, PyObject *args) {
         status = gc_exact_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
     } else if (strcmp(kernel, "convex") == 0) {
         status = gc_convex_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
+    } else if (strcmp(kernel, "search") == 0) {
+        double n0[3] = {0.0, 0.0, 0.0};
+        if (seed != NULL && seed != Py_None && parse_vec(seed, n0, 3, "seed") < 0) goto done;
+        status = gc_direction_search(&ha.shape, X_WA, &hb.shape, X_WB, n0, &r);
     } else if (strcmp(kernel, "halfspace") == 0) {
         if (ha.shape.kind != GC_HALFSPACE) {
             PyErr_SetString(PyExc_ValueError, "kernel 'halfspace' needs A to be a half space");
@@ -162,6 +167,31 @@ static PyObject *py_pair(PyObject *self, PyObject *args) {
     result = Py_BuildValue("(idNNNO)", status, r.distance, vec3(r.p_WCa), vec3(r.p_WCb),
                            vec3(r.nhat_BA_W), r.unique ? Py_True : Py_False);
 done:
+    spec_release(&ha);
+    spec_release(&hb);
+    return result;
+}
+
+/* How far an answer's normal is from a local maximum of g (gc_ascent_gap). */
+static PyObject *py_ascent_gap(PyObject *self, PyObject *args) {
+    PyObject *spec_a, *spec_b, *xa, *xb, *n;
+    double distance;
+    if (!PyArg_ParseTuple(args, "OOOOdO", &spec_a, &xa, &spec_b, &xb, &distance, &n))
+        return NULL;
+    spec_holder ha, hb;
+    double X_WA[16], X_WB[16];
+    if (parse_spec(spec_a, &ha) < 0) return NULL;
+    if (parse_spec(spec_b, &hb) < 0) {
+        spec_release(&ha);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    gc_pair_result r;
+    memset(&r, 0, sizeof(r));
+    r.distance = distance;
+    if (parse_vec(xa, X_WA, 16, "X_WA") == 0 && parse_vec(xb, X_WB, 16, "X_WB") == 0 &&
+        parse_vec(n, r.nhat_BA_W, 3, "nhat_BA_W") == 0)
+        result = PyFloat_FromDouble(gc_ascent_gap(&ha.shape, X_WA, &hb.shape, X_WB, &r));
     spec_release(&ha);
     spec_release(&hb);
     return result;
@@ -387,8 +417,12 @@ static PyObject *py_tolerances(PyObject *self, PyObject *unused) {
 
 static PyMethodDef methods[] = {
     {"pair", py_pair, METH_VARARGS,
-     "pair(spec_A, X_WA, spec_B, X_WB, kernel='auto') -> "
-     "(status, distance, p_WCa, p_WCb, nhat_BA_W, unique)"},
+     "pair(spec_A, X_WA, spec_B, X_WB, kernel='auto', seed=None) -> "
+     "(status, distance, p_WCa, p_WCb, nhat_BA_W, unique)\n"
+     "kernel: auto, exact, convex, search (seeded with seed, a direction), halfspace"},
+    {"ascent_gap", py_ascent_gap, METH_VARARGS,
+     "ascent_gap(spec_A, X_WA, spec_B, X_WB, distance, nhat_BA_W) -> largest rise of g\n"
+     "from nhat_BA_W over a few tilted directions (<= round-off at a local maximum)"},
     {"point", py_point, METH_VARARGS,
      "point(spec, X_WG, p_WQ) -> (status, distance, p_GN, grad_W, unique)"},
     {"support_value", py_support_value, METH_VARARGS,

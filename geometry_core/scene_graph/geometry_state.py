@@ -223,7 +223,6 @@ class GeometryState:
         self._has_pose[0] = True
         self._parent_slot = np.zeros(8, dtype=np.intp)
         self._version = 0
-        self._levels: list[np.ndarray] | None = None
         self._parent_slot32: np.ndarray | None = None  # int32 parents, for compiled.native
         self._slot_of: dict | None = None  # frame id -> slot, shared by snapshots
         self._collision_model: CollisionModel | None = None
@@ -580,10 +579,7 @@ class GeometryState:
             # into the pose table below, so it is read without a copy here.
             matrices.append(X_PF._X)
         if slots:
-            if compiled.AVAILABLE:
-                compiled.native.copy_poses(self._X_PF, slots, matrices)
-            else:
-                self._X_PF[slots] = matrices
+            compiled.native.copy_poses(self._X_PF, slots, matrices)
             self._has_pose[slots] = True
 
     def set_poses_array(self, source_id: SourceId, frame_ids: Iterable[FrameId],
@@ -648,14 +644,10 @@ class GeometryState:
         self._require_poses(has_pose)
         X_WF = np.broadcast_to(self._X_PF[:n], (X_PF.shape[0], n, 4, 4)).copy()
         X_WF[:, slots] = X_PF
-        if compiled.AVAILABLE:
-            # The composition query_object uses, so a batch answer equals a
-            # single query's to the bit.
-            for k in range(X_WF.shape[0]):
-                X_WF[k] = self._compose(X_WF[k])
-            return X_WF
-        for level in self._frame_levels():
-            X_WF[:, level] = X_WF[:, self._parent_slot[level]] @ X_WF[:, level]
+        # The composition query_object uses, so a batch answer equals a
+        # single query's to the bit.
+        for k in range(X_WF.shape[0]):
+            X_WF[k] = self._compose(X_WF[k])
         return X_WF
 
     def _bad_frame_for_source(self, frame_id, source_id, source) -> None:
@@ -714,18 +706,13 @@ class GeometryState:
 
     def _compose(self, X_PF: np.ndarray) -> np.ndarray:
         """World poses of all n frame slots from their poses in their parents (a new array)."""
-        if compiled.AVAILABLE:
-            parents = self._parent_slot32
-            if parents is None or len(parents) != len(X_PF):
-                parents = self._parent_slot32 = np.ascontiguousarray(
-                    self._parent_slot[:len(X_PF)], dtype=np.int32)
-            X_WF = np.frombuffer(compiled.native.compose_world(X_PF, parents),
-                                 dtype=np.float64).reshape(-1, 4, 4)
-            return X_WF.copy()
-        X_WF = X_PF.copy()
-        for level in self._frame_levels():
-            X_WF[level] = X_WF[self._parent_slot[level]] @ X_WF[level]
-        return X_WF
+        parents = self._parent_slot32
+        if parents is None or len(parents) != len(X_PF):
+            parents = self._parent_slot32 = np.ascontiguousarray(
+                self._parent_slot[:len(X_PF)], dtype=np.int32)
+        X_WF = np.frombuffer(compiled.native.compose_world(X_PF, parents),
+                             dtype=np.float64).reshape(-1, 4, 4)
+        return X_WF.copy()
 
     def _require_poses(self, has_pose: np.ndarray) -> None:
         if not has_pose.all():
@@ -733,16 +720,6 @@ class GeometryState:
                        f"{self._frame_by_slot[s].name}" for s in np.flatnonzero(~has_pose)]
             raise ValueError(f"no pose has been set for frame(s) {', '.join(missing)}; "
                              "call set_poses() first")
-
-    def _frame_levels(self) -> list[np.ndarray]:
-        """Slots grouped by depth >= 2 (depth-1 frames hang off the world: X_WF = X_PF)."""
-        if self._levels is None:
-            n = len(self._frame_by_slot)
-            depth = np.zeros(n, dtype=np.intp)
-            for slot in range(1, n):
-                depth[slot] = depth[self._parent_slot[slot]] + 1
-            self._levels = [np.flatnonzero(depth == d) for d in range(2, int(depth.max()) + 1)]
-        return self._levels
 
     def snapshot(self, frames_without_pose: str = "raise") -> SceneSnapshot:
         """Freeze the current poses and proximity model for querying.
@@ -790,7 +767,6 @@ class GeometryState:
 
     def _topology_changed(self) -> None:
         self._version += 1
-        self._levels = None
         self._parent_slot32 = None
         self._slot_of = None
         self._collision_model = None
