@@ -27,11 +27,6 @@
 #include "gc.h"
 #include "gc_tolerances.h"
 
-/* GJK on curved pairs hands over to Newton at this gap (times the scale). */
-#ifndef GC_CONVEX_GJK_HANDOFF
-#define GC_CONVEX_GJK_HANDOFF 1e-6
-#endif
-
 /* ================================================================ numpy's products
  * Where numpy arithmetic decides a discrete choice (which hull vertex is
  * extreme, which end of a segment, which rim point of a cylinder along its
@@ -1047,7 +1042,7 @@ static void epa_witness(const epa_t *e, const int f[3], const double u[3], doubl
     for (int s = 0; s < e->count; ++s) {
         const double *n = e->fn[s];
         double cosine = n[0] * u[0] + n[1] * u[1] + n[2] * u[2];
-        if (e->alive[s] && e->fd[s] - depth <= tie && cosine < 1.0 - 1e-6) unique = 0;
+        if (e->alive[s] && e->fd[s] - depth <= tie && cosine < 1.0 - GC_CONVEX_EPA_DISTINCT_NORMAL) unique = 0;
     }
     ans->n[0] = -u[0]; ans->n[1] = -u[1]; ans->n[2] = -u[2];
     ans->depth = depth;
@@ -1059,7 +1054,7 @@ static void epa_witness(const epa_t *e, const int f[3], const double u[3], doubl
 
 static void epa_expand(epa_t *e, epa_answer *ans) {
     double sc = e->scale > 1.0 ? e->scale : 1.0;
-    double eps = 1e-14 * sc;
+    double eps = GC_CONVEX_EPA_VISIBLE * sc;
     for (;;) {
         e->iterations += 1;
         int slot = heap_top(e);
@@ -1143,7 +1138,7 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
     for (int i = 0; i < NDIR; ++i)
         for (int k = 0; k < 3; ++k)
             if (fabs(pm[i][k]) > maxabs) maxabs = fabs(pm[i][k]);
-    double eps = 1e-13 * (maxabs > 0.0 ? maxabs : 1.0);
+    double eps = GC_CONVEX_EPA_START_SPREAD * (maxabs > 0.0 ? maxabs : 1.0);
     int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
     double best = 0.0, d[3], x[3];
     for (int i = 0; i < NDIR; ++i) {
@@ -1213,7 +1208,7 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
     }
     vol /= 6.0;
     double s = e->scale > 1e-300 ? e->scale : 1e-300;
-    if (vol <= 1e-12 * s * s * s) return 0;
+    if (vol <= GC_CONVEX_EPA_MIN_VOLUME * s * s * s) return 0;
     return 1;
 }
 
@@ -1256,7 +1251,7 @@ static int epa_run_simplex(epa_t *e, const double W[4][3], const double WA[4][3]
     gc_cross(y, z, cr);
     double vol = fabs(gc_dot(x, cr)) / 6.0;
     double s = e->scale > 1e-300 ? e->scale : 1e-300;
-    if (!(vol > 1e-12 * s * s * s)) return 0;
+    if (!(vol > GC_CONVEX_EPA_MIN_VOLUME * s * s * s)) return 0;
     for (int f = 0; f < 4; ++f)
         if (!(e->fd[f] >= 0.0)) return 0;
     heap_rebuild(e);
@@ -1325,7 +1320,7 @@ static void flat_overlap(const posed *A, const posed *B, const double pm[NDIR][3
     gc_scale(1.0 / NDIR, mean, mean);
     for (int k = 0; k < NDIR; ++k) gc_sub(pm[k], mean, X[k]);
     svd_n3(X, sv, Vt);
-    double flat_tol = 1e-9 * (sv[0] > 1e-300 ? sv[0] : 1e-300);
+    double flat_tol = GC_CONVEX_FLAT_SINGULAR_RATIO * (sv[0] > 1e-300 ? sv[0] : 1e-300);
     double c[3];
     gc_sub(A->p, B->p, c);
     *unique = 1;
@@ -1342,7 +1337,7 @@ static void flat_overlap(const posed *A, const posed *B, const double pm[NDIR][3
         const double *axis = Vt[0];
         double ca = gc_dot(c, axis);
         for (int k = 0; k < 3; ++k) n[k] = c[k] - ca * axis[k];
-        if (gc_dot(n, n) < 1e-24) {
+        if (gc_dot(n, n) < GC_CONVEX_FLAT_NORMAL_NORM * GC_CONVEX_FLAT_NORMAL_NORM) {
             double ref[3] = {1.0, 0.0, 0.0};
             if (!(fabs(axis[0]) < 0.9)) { ref[0] = 0.0; ref[1] = 1.0; }
             gc_cross(axis, ref, n);
@@ -1405,7 +1400,8 @@ static int line_constraints(const posed *A, const posed *B, const double n[3],
             }
         }
         if (hits != 1) return count;
-        if (have_constraint && fabs(fabs(gc_dot(constraint, e)) - 1.0) > 1e-12) return count;
+        if (have_constraint && fabs(fabs(gc_dot(constraint, e)) - 1.0) > GC_CONVEX_KINK_PARALLEL)
+            return count;
         have_constraint = 1;
         gc_copy(e, constraint);
     }
@@ -1682,7 +1678,7 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
     /* Curved pairs: Newton finishes what GJK's linear convergence would take
      * many iterations for; its answer is kept only with a duality gap as small
      * as GJK's own tolerance (else GJK resumes; see below). */
-    gjk_run(A, B, scale, &gs, curved ? GC_CONVEX_GJK_HANDOFF * sc : 0.0, &gr);
+    gjk_run(A, B, scale, &gs, curved ? GC_CONVEX_GJK_NEWTON_HANDOFF * sc : 0.0, &gr);
     int early = gr.early;
     epa_t epa;
     int have_epa = 0;
@@ -1728,7 +1724,7 @@ gjk_answer:
     double distance, slack, p_WCa[3], p_WCb[3];
     for (;;) {
         distance = core_distance - r_sum;
-        slack = (gap > 0.0 ? gap : 0.0) + 1e-15 * sc;
+        slack = (gap > 0.0 ? gap : 0.0) + GC_CONVEX_REFINE_SLACK * sc;
         for (int k = 0; k < 3; ++k) {
             p_WCa[k] = p_A[k] - A->radius * n[k];
             p_WCb[k] = p_B[k] + B->radius * n[k];
@@ -1737,7 +1733,7 @@ gjk_answer:
         double dgap = 0.0;
         if (curved && newton(A, B, n, scale, &ref) && ref.g >= distance - slack
             && (!early || duality_gap(A, B, ref.n, &dgap) <= GC_CONVEX_GJK_GAP * sc)) {
-            if (early) slack = dgap + 1e-15 * sc;
+            if (early) slack = dgap + GC_CONVEX_REFINE_SLACK * sc;
             gc_copy(ref.n, n);
             distance = ref.g;
             double nn[3] = {-n[0], -n[1], -n[2]}, s[3];

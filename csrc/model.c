@@ -15,14 +15,12 @@
  * run with the GIL released.
  */
 #include "gc_model.h"
+#include "gc_tolerances.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Scenes with at most this many bounded geometries test every pair; larger
- * ones sort and sweep (broadphase.ALL_PAIRS_MAX). */
-#define GC_ALL_PAIRS_MAX 64
 
 typedef struct {
     PyObject_HEAD
@@ -358,7 +356,7 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
     }
     int rc = 0;
     Py_ssize_t nb = m->nbounded;
-    if (nb <= GC_ALL_PAIRS_MAX) {
+    if (nb <= GC_BROADPHASE_ALL_PAIRS_MAX) {
         for (Py_ssize_t a = 0; a < nb && rc == 0; ++a)
             for (Py_ssize_t b = a + 1; b < nb && rc == 0; ++b) {
                 int i = m->bounded[a], j = m->bounded[b];

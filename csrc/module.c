@@ -392,27 +392,29 @@ static PyObject *py_build_records(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The tolerances compiled in (gc_tolerances.h), by name: a stale build or a
+ * header out of step with tolerances.py shows up as a difference. */
+static int put_tolerance(PyObject *dict, const char *name, PyObject *value) {
+    if (value == NULL) return -1;
+    int rc = PyDict_SetItemString(dict, name, value);
+    Py_DECREF(value);
+    return rc;
+}
+
 static PyObject *py_tolerances(PyObject *self, PyObject *unused) {
-    return Py_BuildValue(
-        "{sdsisdsdsdsdsisdsdsisdsdsdsisdsdsdsd}",
-        "DISTANCE_TO_POINT_RELATIVE_TOLERANCE", GC_DISTANCE_TO_POINT_RELATIVE_TOLERANCE,
-        "ELLIPSOID_ROOT_MAX_ITERATIONS", GC_ELLIPSOID_ROOT_MAX_ITERATIONS,
-        "BOX_PARALLEL_SIN_TOLERANCE", GC_BOX_PARALLEL_SIN_TOLERANCE,
-        "BOX_SAT_EDGE_AXIS_BIAS", GC_BOX_SAT_EDGE_AXIS_BIAS,
-        "BOX_FEATURE_FLAT_TOLERANCE", GC_BOX_FEATURE_FLAT_TOLERANCE,
-        "CONVEX_GJK_GAP", GC_CONVEX_GJK_GAP,
-        "CONVEX_GJK_MAX_ITERATIONS", GC_CONVEX_GJK_MAX_ITERATIONS,
-        "CONVEX_CORE_TOUCH", GC_CONVEX_CORE_TOUCH,
-        "CONVEX_EPA_GAP", GC_CONVEX_EPA_GAP,
-        "CONVEX_EPA_MAX_ITERATIONS", GC_CONVEX_EPA_MAX_ITERATIONS,
-        "CONVEX_NORMAL_TIE", GC_CONVEX_NORMAL_TIE,
-        "CONVEX_NEWTON_START", GC_CONVEX_NEWTON_START,
-        "CONVEX_NEWTON_GRADIENT", GC_CONVEX_NEWTON_GRADIENT,
-        "CONVEX_NEWTON_MAX_ITERATIONS", GC_CONVEX_NEWTON_MAX_ITERATIONS,
-        "PROJECTION_SINGULAR_VALUE_RATIO", GC_PROJECTION_SINGULAR_VALUE_RATIO,
-        "CONVEX_KINK_SNAP", GC_CONVEX_KINK_SNAP,
-        "CONVEX_EPA_NEWTON_HANDOFF", GC_CONVEX_EPA_NEWTON_HANDOFF,
-        "PAIR_CERTIFICATE_TOLERANCE", GC_PAIR_CERTIFICATE_TOLERANCE);
+    PyObject *out = PyDict_New();
+    if (out == NULL) return NULL;
+#define GC_PUT_INT(name) \
+    if (put_tolerance(out, #name, PyLong_FromLong(GC_##name)) < 0) goto fail;
+#define GC_PUT_FLOAT(name) \
+    if (put_tolerance(out, #name, PyFloat_FromDouble(GC_##name)) < 0) goto fail;
+    GC_TOLERANCES(GC_PUT_INT, GC_PUT_FLOAT)
+#undef GC_PUT_INT
+#undef GC_PUT_FLOAT
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
 }
 
 static PyMethodDef methods[] = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.machinery
+import importlib.util
 import json
 import os
 import re
@@ -118,26 +119,59 @@ def test_queries_answer_exactly_in_a_fresh_interpreter(tmp_path):
 
 
 def test_compiled_tolerances_equal_tolerances_py():
-    """_native.tolerances() has the values (and int/float types) of geometry_core/tolerances.py."""
-    compiled = _compiled_module().tolerances()
-    assert isinstance(compiled, dict) and compiled
-    for name, value in compiled.items():
-        assert hasattr(tolerances, name), f"{name} is compiled in but not in tolerances.py"
-        expected = getattr(tolerances, name)
-        assert type(value) is type(expected), (name, value, expected)
-        assert value == expected, f"{name}: compiled {value!r}, tolerances.py {expected!r}"
+    """_native.tolerances() has every value (and int/float type) of geometry_core/tolerances.py.
 
-
-def test_every_tolerance_of_the_c_header_is_reported():
-    """Each GC_* tolerance that csrc/gc_tolerances.h defines is in _native.tolerances().
-
-    Otherwise a tolerance added to the header but not to the module's table
-    would escape the comparison above.
+    Both ways: a constant added to tolerances.py but not compiled in (a
+    stale header or build) fails as much as a different value.
     """
-    header = ROOT / "csrc" / "gc_tolerances.h"
-    if not header.is_file():
-        pytest.skip("no csrc/ next to the tests")
-    defined = set(re.findall(r"^#define GC_(\w+) ", header.read_text(), re.MULTILINE))
-    defined.discard("EPS")  # machine epsilon, a constant of double, not a tuned tolerance
-    assert defined, "no tolerance found in csrc/gc_tolerances.h"
+    compiled = _compiled_module().tolerances()
+    expected = {name: value for name, value in vars(tolerances).items()
+                if name.isupper() and isinstance(value, int | float)}
+    assert set(compiled) == set(expected)
+    for name, value in compiled.items():
+        assert type(value) is type(expected[name]), (name, value, expected[name])
+        assert value == expected[name], (name, value, expected[name])
+
+
+def _generator():
+    path = ROOT / "scripts" / "gen_tolerances_header"
+    if not path.is_file():
+        pytest.skip("no scripts/ next to the tests")
+    loader = importlib.machinery.SourceFileLoader("gen_tolerances_header", str(path))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_committed_header_is_generated_from_tolerances_py():
+    """csrc/gc_tolerances.h is exactly what scripts/gen_tolerances_header writes."""
+    generator = _generator()
+    assert (ROOT / "csrc" / "gc_tolerances.h").read_text() == generator.render(), (
+        "csrc/gc_tolerances.h is stale: run scripts/gen_tolerances_header")
+    assert generator.main(["--check"]) == 0
+
+
+def test_every_define_of_the_header_is_a_tolerance():
+    """Each GC_* the header defines is a constant of tolerances.py (GC_EPS aside)."""
+    header = (ROOT / "csrc" / "gc_tolerances.h").read_text()
+    defined = set(re.findall(r"^#define GC_(\w+) ", header, re.MULTILINE))
+    defined -= {"EPS", "TOLERANCES"}  # machine epsilon; the list macro
     assert defined == set(_compiled_module().tolerances())
+
+
+def test_no_tuned_literal_is_left_in_the_convex_kernels():
+    """Bare small literals (1e-6, 1e-12, ...) in csrc/convex*.c belong in tolerances.py.
+
+    1e-300 guards a division against zero and is not tuned.
+    """
+    found = []
+    for path in sorted((ROOT / "csrc").glob("convex*.c")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("//")[0]
+            if code.lstrip().startswith(("*", "/*")):
+                continue
+            for literal in re.findall(r"(?<![\w.])\d+(?:\.\d+)?e-\d+", code):
+                if literal != "1e-300":
+                    found.append(f"{path.name}:{number}: {literal}")
+    assert not found, found
