@@ -11,8 +11,8 @@
 /* ================================================================ EPA on cores */
 
 
-/* PosedSupport.core_points_W (the vectorised twin of core_point, with
- * numpy's matmul rounding): d_W @ R_WG, the core's support in G, then
+/* The core's support point along d for EPA's start points (core_point in
+ * another order of operations, kept for EPA's start hull): d_W @ R_WG, the core's support in G, then
  * p_G @ R_WG.T + p_WGo; a polytope takes argmax(d_W @ vertices_W.T). */
 static void core_points_W(const posed *ps, const double d[3], double out[3]) {
     const double *R = ps->R;
@@ -147,7 +147,7 @@ static inline double face_height(const epa_t *e, int s, const double w[3]) {
     return n[0] * (w[0] - p[0]) + n[1] * (w[1] - p[1]) + n[2] * (w[2] - p[2]);
 }
 
-/* _Epa._add: returns 1 if w joined the polytope. start: a face to begin the
+/* Adds w to the polytope: returns 1 if w joined the polytope. start: a face to begin the
  * flood fill from (-1: the most visible face). floor: whether the new faces
  * may not come closer to the origin than the ones they replace (EPA; the
  * hull's construction has no such rule). */
@@ -230,8 +230,8 @@ static int epa_add(epa_t *e, const double w[3], const double a[3], const double 
     }
     /* Euler: the visible patch must be a disk (V - E + F = 1 with E =
      * (3 nvis + ne) / 2), so that the polytope stays a closed surface of
-     * genus 0 (the Python's check F = 2 V - 4 over the used points, here
-     * on the patch alone). */
+     * genus 0 (F = 2 V - 4 over the whole polytope, checked here on the
+     * patch alone). */
     int vp = 0;
     double floor_ = INFINITY;
     for (int m = 0; m < nvis; ++m) {
@@ -488,7 +488,7 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
     return 1;
 }
 
-/* _Epa.run: 1 with an answer, 0 when M is flat (the caller's flat case). */
+/* EPA from the hull of the 26 start points: 1 with an answer, 0 when M is flat (the caller's flat case). */
 int cvx_epa_run(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3],
                    const double pm[NDIR][3], double gap_tol, epa_answer *ans) {
     e->gap_tol = gap_tol;

@@ -20,7 +20,7 @@ int cvx_snap_to_kinks(const posed *A, const posed *B, const double n[3], double 
         const posed *ps = side == 0 ? A : B;
         double sign = side == 0 ? -1.0 : 1.0;
         double u[3] = {sign * n[0], sign * n[1], sign * n[2]};
-        /* candidates in the Python's order: faces, then lines */
+        /* candidates: faces first, then lines (the first of equal g wins) */
         int nf = cvx_kink_face_count(ps), nl = cvx_kink_line_count(ps);
         for (int k = 0; k < nf + nl; ++k) {
             double cand[3];

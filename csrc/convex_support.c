@@ -15,7 +15,7 @@
 /* ================================================================ support functions in G */
 
 
-/* The full shape's support point in G (support.py _full_support). */
+/* The full shape's support point in G (core plus margin). */
 void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
     switch (G->kind) {
     case GC_SPHERE:
@@ -95,7 +95,7 @@ double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double
     return h_G + dot3(d_W, p);
 }
 
-/* ================================================================ PosedSupport */
+/* ================================================================ posed shapes */
 
 
 void cvx_posed_init(posed *ps, const gc_shape *G, const double X[16]) {
@@ -161,7 +161,7 @@ double cvx_bounding_radius(const gc_shape *G) {
 
 
 
-/* PosedSupport.core_point: the core's support point in W along d (W). */
+/* The core's support point in W along d (W). */
 void cvx_core_point(const posed *ps, const double d[3], double out[3]) {
     const double *R = ps->R, *p = ps->p;
     if (ps->kind == PK_POINT) {
@@ -227,7 +227,8 @@ void cvx_core_point(const posed *ps, const double d[3], double out[3]) {
     out[2] = p[2] + s0 * R[6] + s1 * R[7] + s2 * R[8];
 }
 
-/* Kink directions (PosedSupport.kink_directions_W), enumerated one at a time. */
+/* Kink directions (box face normals and edges, cylinder caps and sides, hull
+ * faces and edges), in W, enumerated one at a time. */
 int cvx_kink_face_count(const posed *ps) {
     switch (ps->kind) {
     case PK_BOX: return 3;
@@ -282,7 +283,7 @@ void cvx_kink_line(const posed *ps, int k, double out[3]) {
     cvx_kink_face(ps, k, out);
 }
 
-/* PosedSupport.is_smooth at unit u (W). */
+/* Whether the support map is smooth at unit u (W): no kink within tol. */
 int cvx_posed_is_smooth(const posed *ps, const double u[3], double tol) {
     if (ps->kind == PK_POINT) return 1;
     if (ps->kind == PK_POLY) {
@@ -322,7 +323,7 @@ int cvx_posed_is_smooth(const posed *ps, const double u[3], double tol) {
     return fabs(g[2]) > tol && hypot(g[0], g[1]) > tol;
 }
 
-/* PosedSupport.core_jacobian_W at unit u (W): R J_G(R^T u) R^T. */
+/* The core support's Jacobian at unit u (W): R J_G(R^T u) R^T. */
 void cvx_core_jacobian_W(const posed *ps, const double u[3], double J[9]) {
     for (int k = 0; k < 9; ++k) J[k] = 0.0;
     if (!posed_curved(ps)) return;

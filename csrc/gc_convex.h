@@ -36,7 +36,7 @@
  * a0 b0, then fma(a1, b1, .), then fma(a2, b2, .). fma() is exactly rounded
  * on every CPU and -ffp-contract=off forbids the compiler's own fusing, so a
  * discrete choice these decide (which hull vertex is extreme, which end of
- * a segment) is the same on every machine, whatever BLAS numpy has. */
+ * a segment) is the same on every machine. */
 static inline double dot3_fma(double a0, double b0, double a1, double b1, double a2,
                               double b2) {
     return fma(a2, b2, fma(a1, b1, a0 * b0));
@@ -122,14 +122,12 @@ void cvx_gjk_run(const posed *A, const posed *B, double scale, gjk_state *st, do
 
 /* The polytope of EPA: triangles over the points P with outward unit normals
  * fn, plane offsets fd and neighbours adj[s][k] = 4 g + m: the face g across
- * the edge fv[s][k] -> fv[s][k+1], which is g's edge m. The start polytope is the convex hull of the 26
- * points (Qhull's job in the Python), built incrementally with the same
- * machinery as EPA's expansion: a point's visible faces are found by flood
- * fill over adj from one visible face, and the minimum face is kept in a
- * binary heap keyed by (fd, slot) with lazy deletion (dead faces have fd =
- * INFINITY and are dropped when they reach the top). The Python scans every
- * face for both; the answers differ only in triangulations of coplanar
- * points and ties of equal distance. */
+ * the edge fv[s][k] -> fv[s][k+1], which is g's edge m. The start polytope
+ * (GJK's tetrahedron, or the convex hull of the 26 points) is built with the
+ * same machinery as EPA's expansion: a point's visible faces are found by
+ * flood fill over adj from one visible face, and the minimum face is kept
+ * in a binary heap keyed by (fd, slot) with lazy deletion (dead faces have
+ * fd = INFINITY and are dropped when they reach the top). */
 typedef struct {
     const posed *A, *B;
     double scale, gap_tol;

@@ -1,14 +1,11 @@
 /* Model: one collision model's shapes, frames and filters, and the batch
- * queries that run on it without Python per pair.
- *
- * Mirrors, in one pass over the geometries:
- *   geometry_core/proximity/broadphase.py  world boxes, candidate pairs
- *                                          (all pairs for small scenes, sort
- *                                          and sweep on x beyond), half spaces
- *   geometry_core/scene_graph/collision_model.py  same-frame and declared filters
- *   geometry_core/proximity/prefilter.py   the origin-axis separation test
- *   geometry_core/proximity/narrowphase.py the pair kernels (gc_pair)
- *   geometry_core/proximity/distance_to_point.py  the box cull and point kernels
+ * queries that run on it without Python per pair. In one pass over the
+ * geometries: world boxes (tight for primitives), candidate pairs (all pairs
+ * for small scenes, sort and sweep on x beyond; half spaces against every
+ * box that reaches their plane), the filters of
+ * geometry_core/scene_graph/collision_model.py (same frame, declared), a
+ * separating-axis test along the centres' offset, the pair kernels
+ * (gc_pair) and, for points, the box cull and the point kernels.
  *
  * A Model is immutable after construction and holds no per-query scratch, so
  * snapshots on several threads may query one Model at once; the heavy loops

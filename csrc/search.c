@@ -190,10 +190,10 @@ double gc_ascent_gap(const gc_shape *A, const double X_WA[16], const gc_shape *B
 }
 
 /* ================================================================ kinks of g
- * PosedSupport.kink_directions_W: a shape's line directions e (g has a ridge
+ * A shape's line directions e (g has a ridge
  * on the great circle n . e = 0: box edges, cylinder and capsule sides, hull
  * edges) and face normals f (a peak at n = +-f: box faces, cylinder caps,
- * hull faces), in W, in the Python's order: a box's three axes (both), a
+ * hull faces), in W, in this order: a box's three axes (both), a
  * cylinder's axis (both), a capsule's axis (lines), a hull's triangle
  * normals (faces) and its edges b - a of every triangle, then c - b, then
  * a - c (lines); spheres and ellipsoids have none. */
@@ -309,9 +309,8 @@ static inline void circle_direction(unsigned long long *state, double *c, double
 static void kink_candidates(const posed_s *A, const posed_s *B, const double n[3], double angle,
                             unsigned long long *state, best_t *best) {
     /* One pass per shape: n is taken into G once and each line tested there
-     * (a hull has 3 nt of them), the near ones brought to W. The Python's
-     * candidates come in another order (snaps, first turns, second turns),
-     * which only matters for exact ties of g. */
+     * (a hull has 3 nt of them), the near ones brought to W; the order only
+     * matters for exact ties of g. */
     const posed_s *shapes[2] = {A, B};
     const double window2 = SEARCH_KINK_WINDOW * SEARCH_KINK_WINDOW;
     const double face_window = cos(SEARCH_KINK_WINDOW);
@@ -376,8 +375,8 @@ int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape
         have = 1;
     }
     /* cos and sin of theta_k by turning (c, s) by theta_1 - theta_0 each step,
-     * recomputed every 64 steps: the directions then differ from the
-     * Python's by ~1e-14 rad, a tenth of the per-direction cost. */
+     * recomputed every 64 steps: the directions then differ from the exact
+     * ones by ~1e-14 rad, a tenth of the per-direction cost. */
     const double golden = GC_PI * (1.0 + sqrt(5.0));
     const double cg = cos(golden), sg = sin(golden);
     double fc = 1.0, fs = 0.0;
