@@ -127,6 +127,50 @@ static PyObject *vec3(const double v[3]) {
 
 /* ------------------------------------------------------------ test entry points */
 
+/* Both shapes and poses of a pair call; on failure nothing is held. */
+static int parse_pair(PyObject *spec_a, PyObject *xa, PyObject *spec_b, PyObject *xb,
+                      spec_holder *ha, spec_holder *hb, double X_WA[16], double X_WB[16]) {
+    if (parse_spec(spec_a, ha) < 0) return -1;
+    if (parse_spec(spec_b, hb) < 0) {
+        spec_release(ha);
+        return -1;
+    }
+    if (parse_vec(xa, X_WA, 16, "X_WA") < 0 || parse_vec(xb, X_WB, 16, "X_WB") < 0) {
+        spec_release(ha);
+        spec_release(hb);
+        return -1;
+    }
+    return 0;
+}
+
+/* One pair through the kernel named (see the method table); 0 with *status
+ * set, -1 with a Python error. */
+static int run_kernel(const char *kernel, PyObject *seed, const gc_shape *A,
+                      const double X_WA[16], const gc_shape *B, const double X_WB[16],
+                      gc_pair_result *r, int *status) {
+    if (strcmp(kernel, "auto") == 0) {
+        *status = gc_pair(A, X_WA, B, X_WB, r);
+    } else if (strcmp(kernel, "exact") == 0) {
+        *status = gc_exact_pair(A, X_WA, B, X_WB, r);
+    } else if (strcmp(kernel, "convex") == 0) {
+        *status = gc_convex_pair(A, X_WA, B, X_WB, r);
+    } else if (strcmp(kernel, "search") == 0) {
+        double n0[3] = {0.0, 0.0, 0.0};
+        if (seed != NULL && seed != Py_None && parse_vec(seed, n0, 3, "seed") < 0) return -1;
+        *status = gc_direction_search(A, X_WA, B, X_WB, n0, r);
+    } else if (strcmp(kernel, "halfspace") == 0) {
+        if (A->kind != GC_HALFSPACE) {
+            PyErr_SetString(PyExc_ValueError, "kernel 'halfspace' needs A to be a half space");
+            return -1;
+        }
+        *status = gc_halfspace_pair(X_WA, B, X_WB, r);
+    } else {
+        PyErr_Format(PyExc_ValueError, "unknown kernel %s", kernel);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *py_pair(PyObject *self, PyObject *args) {
     PyObject *spec_a, *spec_b, *xa, *xb, *seed = NULL;
     const char *kernel = "auto";
@@ -134,39 +178,14 @@ static PyObject *py_pair(PyObject *self, PyObject *args) {
         return NULL;
     spec_holder ha, hb;
     double X_WA[16], X_WB[16];
-    if (parse_spec(spec_a, &ha) < 0) return NULL;
-    if (parse_spec(spec_b, &hb) < 0) {
-        spec_release(&ha);
-        return NULL;
-    }
-    PyObject *result = NULL;
-    if (parse_vec(xa, X_WA, 16, "X_WA") < 0 || parse_vec(xb, X_WB, 16, "X_WB") < 0) goto done;
+    if (parse_pair(spec_a, xa, spec_b, xb, &ha, &hb, X_WA, X_WB) < 0) return NULL;
     gc_pair_result r;
     memset(&r, 0, sizeof(r));
     int status;
-    if (strcmp(kernel, "auto") == 0) {
-        status = gc_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
-    } else if (strcmp(kernel, "exact") == 0) {
-        status = gc_exact_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
-    } else if (strcmp(kernel, "convex") == 0) {
-        status = gc_convex_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
-    } else if (strcmp(kernel, "search") == 0) {
-        double n0[3] = {0.0, 0.0, 0.0};
-        if (seed != NULL && seed != Py_None && parse_vec(seed, n0, 3, "seed") < 0) goto done;
-        status = gc_direction_search(&ha.shape, X_WA, &hb.shape, X_WB, n0, &r);
-    } else if (strcmp(kernel, "halfspace") == 0) {
-        if (ha.shape.kind != GC_HALFSPACE) {
-            PyErr_SetString(PyExc_ValueError, "kernel 'halfspace' needs A to be a half space");
-            goto done;
-        }
-        status = gc_halfspace_pair(X_WA, &hb.shape, X_WB, &r);
-    } else {
-        PyErr_Format(PyExc_ValueError, "unknown kernel %s", kernel);
-        goto done;
-    }
-    result = Py_BuildValue("(idNNNO)", status, r.distance, vec3(r.p_WCa), vec3(r.p_WCb),
-                           vec3(r.nhat_BA_W), r.unique ? Py_True : Py_False);
-done:
+    PyObject *result = NULL;
+    if (run_kernel(kernel, seed, &ha.shape, X_WA, &hb.shape, X_WB, &r, &status) == 0)
+        result = Py_BuildValue("(idNNNO)", status, r.distance, vec3(r.p_WCa), vec3(r.p_WCb),
+                               vec3(r.nhat_BA_W), r.unique ? Py_True : Py_False);
     spec_release(&ha);
     spec_release(&hb);
     return result;
@@ -180,17 +199,12 @@ static PyObject *py_ascent_gap(PyObject *self, PyObject *args) {
         return NULL;
     spec_holder ha, hb;
     double X_WA[16], X_WB[16];
-    if (parse_spec(spec_a, &ha) < 0) return NULL;
-    if (parse_spec(spec_b, &hb) < 0) {
-        spec_release(&ha);
-        return NULL;
-    }
+    if (parse_pair(spec_a, xa, spec_b, xb, &ha, &hb, X_WA, X_WB) < 0) return NULL;
     PyObject *result = NULL;
     gc_pair_result r;
     memset(&r, 0, sizeof(r));
     r.distance = distance;
-    if (parse_vec(xa, X_WA, 16, "X_WA") == 0 && parse_vec(xb, X_WB, 16, "X_WB") == 0 &&
-        parse_vec(n, r.nhat_BA_W, 3, "nhat_BA_W") == 0)
+    if (parse_vec(n, r.nhat_BA_W, 3, "nhat_BA_W") == 0)
         result = PyFloat_FromDouble(gc_ascent_gap(&ha.shape, X_WA, &hb.shape, X_WB, &r));
     spec_release(&ha);
     spec_release(&hb);
