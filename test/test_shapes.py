@@ -77,7 +77,7 @@ def test_mesh_reads_file_with_scale(cube_obj):
 def test_mesh_errors(tmp_path, cube_obj):
     with pytest.raises(ValueError, match="file not found"):
         Mesh(str(tmp_path / "missing.obj")).vertices()
-    with pytest.raises(ValueError, match="must be .obj or .stl"):
+    with pytest.raises(ValueError, match=r"must be one of .obj, .stl, .ply, .off, .glb"):
         Mesh(str(tmp_path / "robot.urdf"))
     with pytest.raises(ValueError, match="scale must be finite and non-zero"):
         Mesh(cube_obj, scale=0.0)
