@@ -35,6 +35,7 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -134,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="report clearances up to D metres (default 0.1)")
     check.add_argument("--format", choices=("table", "json"), default="table",
                        help="output format (default table)")
+    check.add_argument("--srdf", metavar="SRDF",
+                       help="a URDF's MoveIt SRDF: its disabled collision pairs are filtered "
+                            "and its group states become --pose names")
 
     view = commands.add_parser(
         "view", help="publish a scene file to Drake's viewer (Meldis)",
@@ -156,7 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_scene_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("scene", metavar="SCENE", help="a .yaml/.yml scene or a .urdf robot")
-    parser.add_argument("--pose", metavar="NAME", help="apply a named pose of a YAML scene")
+    parser.add_argument("--pose", metavar="NAME",
+                        help="apply a named pose of a YAML scene (or of --srdf)")
     parser.add_argument("--joint", type=_assignment, action="append", default=[],
                         metavar="NAME=VALUE",
                         help="URDF joint position (radians or metres); repeatable")
@@ -170,7 +175,7 @@ def _add_scene_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _load(args: argparse.Namespace):
     """Load and pose the scene; every failure is the user's input, so it becomes _BadInput."""
-    from geometry_core.scene_files import load_any
+    from geometry_core.scene_files import SceneFileWarning, load_any
 
     q = {}
     for name, text in args.joint:
@@ -179,7 +184,15 @@ def _load(args: argparse.Namespace):
         except ValueError:
             raise _BadInput(f"--joint {name}={text}: the value must be a number") from None
     try:
-        scene = load_any(args.scene, package_roots=dict(args.package_root) or None)
+        with warnings.catch_warnings(record=True) as accepted:
+            warnings.simplefilter("always", SceneFileWarning)
+            scene = load_any(args.scene, package_roots=dict(args.package_root) or None,
+                             srdf=getattr(args, "srdf", None))
+        for w in accepted:  # a file the ROS toolchain accepts too: say what was done
+            if issubclass(w.category, SceneFileWarning):
+                print(f"geometry-core {args.command}: warning: {w.message}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         if args.pose is not None:
             scene.apply_named_pose(args.pose)
         if q:
