@@ -48,12 +48,24 @@ def package_roots(share: Path) -> dict[str, Path]:
     return {ROBOT_PACKAGE: share}
 
 
+def obj_copy(source: Path, out_dir: Path) -> Path:
+    """The mesh file ``source`` converted to .obj with trimesh, in ``out_dir`` (once)."""
+    import trimesh
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / (hashlib.sha1(str(source).encode()).hexdigest()[:12] + ".obj")
+    if not target.exists():
+        loaded = trimesh.load(str(source), force="mesh", process=False)
+        target.write_text(trimesh.exchange.obj.export_obj(
+            loaded, include_normals=False, include_color=False, include_texture=False))
+    return target
+
+
 def drake_copy(urdf: Path, share: Path, out_dir: Path) -> Path:
     """Write Drake's copy of ``urdf`` into ``out_dir`` (collision meshes as .obj, no visuals).
 
     Returns the copy's path. Mesh scales are kept as written.
     """
-    import trimesh
     from lxml import etree
 
     from geometry_core.scene_files.urdf import resolve_mesh_path
@@ -66,14 +78,7 @@ def drake_copy(urdf: Path, share: Path, out_dir: Path) -> Path:
         for mesh in link.findall("collision/geometry/mesh"):
             source = resolve_mesh_path(mesh.get("filename"), urdf.parent,
                                        package_roots(share))
-            name = hashlib.sha1(str(source).encode()).hexdigest()[:12] + ".obj"
-            target = out_dir / name
-            if not target.exists():
-                loaded = trimesh.load(str(source), force="mesh", process=False)
-                target.write_text(trimesh.exchange.obj.export_obj(
-                    loaded, include_normals=False, include_color=False,
-                    include_texture=False))
-            mesh.set("filename", str(target))
+            mesh.set("filename", str(obj_copy(source, out_dir)))
     copy = out_dir / urdf.name
     copy.write_bytes(etree.tostring(root))
     return copy

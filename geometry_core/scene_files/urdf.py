@@ -182,30 +182,38 @@ def resolve_mesh_path(filename: str, urdf_dir: Path,
 def _resolve_package(package: str, relative: str, urdf_dir: Path,
                      package_roots: Mapping[str, str | os.PathLike],
                      environ: Mapping[str, str]) -> Path:
-    candidates: list[Path] = []
-    if package in package_roots:
-        candidates.append(Path(package_roots[package]) / relative)
-    if package:
-        for folder in filter(None, environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)):
-            folder = Path(folder)
-            candidates.append((folder if folder.name == package else folder / package)
-                              / relative)
-        for prefix in filter(None, environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)):
-            candidates.append(Path(prefix) / "share" / package / relative)
-    here = urdf_dir.resolve()
-    for folder in (here, *here.parents):
-        if package:
-            candidates.append(folder / package / relative)
-        candidates.append(folder / relative)
-    for candidate in candidates:
+    given = Path(package_roots[package]) / relative if package in package_roots else None
+    for candidate in _package_candidates(package, relative, urdf_dir, given, environ):
         if candidate.is_file():
             return candidate
-    if package in package_roots:
-        return candidates[0]
+    if given is not None:
+        return given
     known = ", ".join(sorted(package_roots)) or "none given"
     raise KeyError(f"package {package!r} has no root (package roots: {known}) and "
                    f"{relative!r} was not found on ROS_PACKAGE_PATH, AMENT_PREFIX_PATH or "
                    f"beside the URDF; pass --package-root {package or 'PKG'}=DIR")
+
+
+def _package_candidates(package: str, relative: str, urdf_dir: Path, given: Path | None,
+                        environ: Mapping[str, str]):
+    """Where ``package://package/relative`` may be, in the order of resolve_mesh_path.
+
+    A generator: a robot has hundreds of meshes, and the first candidate is
+    nearly always the one.
+    """
+    if given is not None:
+        yield given
+    if package:
+        for folder in filter(None, environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)):
+            folder = Path(folder)
+            yield (folder if folder.name == package else folder / package) / relative
+        for prefix in filter(None, environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)):
+            yield Path(prefix) / "share" / package / relative
+    here = urdf_dir.resolve()
+    for folder in (here, *here.parents):
+        if package:
+            yield folder / package / relative
+        yield folder / relative
 
 
 class _UrdfBuilder:
