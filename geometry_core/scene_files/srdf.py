@@ -32,7 +32,7 @@ from geometry_core.scene_files.errors import SceneFileError, SceneFileWarning
 from geometry_core.scene_files.loaded_scene import LoadedScene
 from geometry_core.scene_graph import GeometrySet
 
-__all__ = ["apply_srdf"]
+__all__ = ["apply_srdf", "apply_srdf_filters"]
 
 
 def apply_srdf(scene: LoadedScene, srdf: str | os.PathLike, *, text: bool = False) -> None:
@@ -57,6 +57,40 @@ def apply_srdf(scene: LoadedScene, srdf: str | os.PathLike, *, text: bool = Fals
         number, or a scene without joints. The message names the file (or
         ``<srdf>`` for text) and the line.
     """
+    if scene.kinematics is None:
+        raise SceneFileError("<srdf>" if text else srdf, None,
+                             f"an SRDF applies to a URDF robot; {scene.path} has no joints")
+    where, root = _parse(srdf, text)
+    _Applier(scene.scene_graph, scene.frames, where, scene.warnings, scene).apply(root)
+
+
+def apply_srdf_filters(scene_graph, srdf: str | os.PathLike, *, text: bool = False) -> list[str]:
+    """Apply only an SRDF's collision filters to a scene graph whose frames are link names.
+
+    For a scene graph without its loader's names (a ROS node's, built from
+    ``robot_description``): links are found by frame name; group states,
+    which need the joints, are not read.
+
+    Returns
+    -------
+    list of str
+        The warnings' texts (also issued as :class:`SceneFileWarning`).
+
+    Raises
+    ------
+    SceneFileError
+        As :func:`apply_srdf`.
+    """
+    inspector = scene_graph.model_inspector()
+    frames = {inspector.get_name(f): f for f in inspector.get_all_frame_ids()
+              if f != inspector.world_frame_id()}
+    where, root = _parse(srdf, text)
+    issued: list[str] = []
+    _Applier(scene_graph, frames, where, issued, None).apply(root)
+    return issued
+
+
+def _parse(srdf, text: bool):
     from lxml import etree
 
     where = "<srdf>" if text else os.fspath(srdf)
@@ -74,20 +108,21 @@ def apply_srdf(scene: LoadedScene, srdf: str | os.PathLike, *, text: bool = Fals
     if root.tag != "robot":
         raise SceneFileError(where, root.sourceline,
                              f"the root element must be <robot>, got <{root.tag}>")
-    if scene.kinematics is None:
-        raise SceneFileError(where, None, f"an SRDF applies to a URDF robot; {scene.path} has "
-                                          "no joints")
-    _Applier(scene, where).apply(root)
+    return where, root
 
 
 class _Applier:
-    def __init__(self, scene: LoadedScene, where: str) -> None:
-        self.scene = scene
+    def __init__(self, scene_graph, frames, where: str, issued: list[str],
+                 scene: LoadedScene | None) -> None:
+        self.scene_graph = scene_graph
+        self.frames = frames
         self.where = where
+        self.issued = issued
+        self.scene = scene  # None: filters only
 
     def warn(self, element, message: str) -> None:
         text = f"{self.where}:{element.sourceline}: {message}"
-        self.scene.warnings.append(text)
+        self.issued.append(text)
         warnings.warn(text, SceneFileWarning, stacklevel=4)
 
     def attribute(self, element, name: str) -> str:
@@ -104,17 +139,17 @@ class _Applier:
                              self.attribute(element, "link2"))
             elif element.tag == "disable_default_collisions":
                 self.disable(element, self.attribute(element, "link"), None)
-            elif element.tag == "group_state":
+            elif element.tag == "group_state" and self.scene is not None:
                 self.group_state(element)
 
     def disable(self, element, link_a: str, link_b: str | None) -> None:
-        frames = self.scene.frames
+        frames = self.frames
         missing = [link for link in (link_a, link_b) if link is not None and link not in frames]
         if missing:
             self.warn(element, f"<{element.tag}> names link {missing[0]!r}, which the robot "
                                "does not have; skipped")
             return
-        sg = self.scene.scene_graph
+        sg = self.scene_graph
         others = (GeometrySet(frames[link_b]) if link_b is not None
                   else GeometrySet(list(frames.values())))
         sg.exclude_collisions_between(GeometrySet(frames[link_a]), others)
