@@ -35,7 +35,6 @@ import datetime
 import gc
 import os
 import platform
-import re
 import statistics
 import sys
 import tempfile
@@ -46,6 +45,9 @@ import numpy as np
 
 from bench.robot_files import drake_copy, obj_copy, package_roots, robots_share
 from bench.run import _fmt_ratio, _ratio, _time_batch
+from bench.run import write_readme as _write_table
+from bench.systems import Drake
+from bench.systems import _drake_shape as primitive_drake_shape
 from geometry_core import (
     Box,
     Convex,
@@ -145,8 +147,12 @@ class OursArm:
                 tuple(self.snapshot.get_pose_in_world(g).get_as_matrix4() for g in ids))
 
 
-class DrakeArm:
-    """pydrake's SceneGraph with the same geometries, poses and filters as :class:`OursArm`."""
+class DrakeArm(Drake):
+    """pydrake's SceneGraph with the same geometries, poses and filters as :class:`OursArm`.
+
+    Its cycle is :class:`bench.systems.Drake`'s: a FramePoseVector fixed on
+    the source's pose port, the query object evaluated from the output port.
+    """
 
     label = "Drake"
 
@@ -159,9 +165,9 @@ class DrakeArm:
         self.sg = builder.AddSystem(dg.SceneGraph())
         src = self.sg.RegisterSource("bench")
         inspector = ours.scene.scene_graph.model_inspector()
-        self.frames = {}
-        for link, frame_id in ours.scene.frames.items():
-            self.frames[frame_id] = self.sg.RegisterFrame(src, dg.GeometryFrame(link))
+        drake_frames = {frame_id: self.sg.RegisterFrame(src, dg.GeometryFrame(link))
+                        for link, frame_id in ours.scene.frames.items()}
+        self.frames = list(drake_frames.values())
         ids = {}
         for g, name in ours.names.items():
             if inspector.get_proximity_properties(g) is None:
@@ -173,7 +179,7 @@ class DrakeArm:
             if inspector.is_anchored(g):
                 ids[g] = self.sg.RegisterAnchoredGeometry(src, instance)
             else:
-                ids[g] = self.sg.RegisterGeometry(src, self.frames[frame], instance)
+                ids[g] = self.sg.RegisterGeometry(src, drake_frames[frame], instance)
             self.sg.AssignRole(src, ids[g], dg.ProximityProperties())
         manager = self.sg.collision_filter_manager()
         ours_ids = list(ids)
@@ -194,23 +200,10 @@ class DrakeArm:
         for c in range(len(ours.poses)):
             ours.scene.scene_graph.set_poses(ours.src, ours.poses[c])
             snapshot = ours.scene.scene_graph.query_object()
-            self.poses.append([(drake_frame, DrakeTransform(
-                snapshot.get_pose_in_world(frame_id).get_as_matrix4()))
-                for frame_id, drake_frame in self.frames.items()])
+            self.poses.append([DrakeTransform(
+                snapshot.get_pose_in_world(frame_id).get_as_matrix4())
+                for frame_id in drake_frames])
         self.FramePoseVector = dg.FramePoseVector
-
-    def query(self, c: int):
-        poses = self.FramePoseVector()
-        for frame, X in self.poses[c]:
-            poses.set_value(frame, X)
-        self.port.FixValue(self.sg_context, poses)
-        return self.query_port.Eval(self.sg_context)
-
-    def cycle(self, c: int, query: str) -> int:
-        q = self.query(c)
-        if query == "penetration":
-            return len(q.ComputePointPairPenetration())
-        return len(q.ComputeSignedDistancePairwiseClosestPoints(MAX_DISTANCE))
 
     def answers(self, c: int) -> tuple[dict, dict]:
         q = self.query(c)
@@ -234,13 +227,7 @@ def _drake_shape(shape, mesh_dir: Path):
 
     if isinstance(shape, Convex):
         return dg.Convex(str(obj_copy(Path(shape.filename), mesh_dir)), shape.scale3)
-    if isinstance(shape, Sphere):
-        return dg.Sphere(shape.radius)
-    if isinstance(shape, Box):
-        return dg.Box(shape.width, shape.depth, shape.height)
-    if isinstance(shape, Cylinder):
-        return dg.Cylinder(shape.radius, shape.length)
-    raise TypeError(f"no Drake shape for {shape!r} in the robot benchmark")
+    return primitive_drake_shape(shape)
 
 
 def _support(shape, X_WG: np.ndarray, n_W: np.ndarray) -> float:
@@ -482,11 +469,7 @@ def profile(arm: str = "Panda", query: str = "signed_distance", cycles: int = 10
 
 
 def write_readme(table: str, path: str = "README.md") -> None:
-    text = open(path).read()
-    pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"{path} has no {README_START} ... {README_END} section")
-    open(path, "w").write(pattern.sub(f"{README_START}\n{table}\n{README_END}", text))
+    _write_table(table, path, start=README_START, end=README_END)
 
 
 def main(argv=None) -> int:
