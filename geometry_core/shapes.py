@@ -13,8 +13,9 @@ or infinite sizes raise ``ValueError`` naming the shape and the size.
 
 This module knows nothing about poses, scenes, FCL, LCM or ROS; conversions
 to those live with their consumers (``proximity/`` for FCL, ``viewer/`` for
-LCM). Meshes are read with trimesh, lazily, the first time their vertices are
-needed.
+LCM). Meshes are read with trimesh (binary STL directly), lazily, the first
+time their vertices are needed; each file is read and hulled once per
+process, shared by every scale and every shape that names it.
 """
 
 from __future__ import annotations

@@ -19,11 +19,17 @@ What the scene gets, following Drake's URDF parser:
   and its geometry is anchored;
 * ``<collision>`` → proximity role; ``<visual>`` → illustration and
   perception roles, colour from ``<material>`` (inline or by name);
-* box, sphere, cylinder and mesh shapes. Mesh file names:
-  ``package://pkg/path`` against ``package_roots[pkg]``, ``file://`` and
-  relative paths against the URDF's folder. Collision meshes become
-  :class:`~geometry_core.shapes.Convex` (Drake uses a mesh's convex hull for
-  point contact), visual meshes :class:`~geometry_core.shapes.Mesh`;
+* box, sphere, cylinder and mesh shapes (COLLADA, glTF/GLB, OBJ, STL,
+  PLY, any case of the suffix). Mesh file names: ``package://pkg/path``
+  as :func:`resolve_mesh_path` says (package roots, ``ROS_PACKAGE_PATH``,
+  ``AMENT_PREFIX_PATH``, then beside the URDF and its ancestor folders),
+  ``file://`` and relative paths against the URDF's folder. Collision
+  meshes become :class:`~geometry_core.shapes.Convex` (Drake uses a mesh's
+  convex hull for point contact), hulled once per file; visual meshes
+  :class:`~geometry_core.shapes.Mesh`, not read at load;
+* what the ROS toolchain accepts although it breaks the format's letter is
+  accepted with a :class:`SceneFileWarning` naming file and line (see
+  :func:`load_urdf`);
 * collisions between links joined by a joint, and within groups of links
   welded by fixed joints, are filtered (Drake's default; pass
   ``filter_adjacent=False`` to keep them);

@@ -47,6 +47,8 @@ def full_positions(scene, q):
     return positions
 
 
+# The kinova's arm_up state sets a joint outside its URDF limits: applied, with a warning.
+@pytest.mark.filterwarnings("ignore:.*outside its limits.*applied as written")
 @pytest.mark.parametrize("arm", sorted(ARMS_WITH_SRDF))
 def test_named_poses_penetrate_as_in_drake(arm, tmp_path):
     urdf, srdf = (SHARE / "robots" / p for p in ARMS_WITH_SRDF[arm])
