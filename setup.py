@@ -38,9 +38,14 @@ setup(
         ("share/geometry_core_ros/launch", sorted(glob.glob("launch/*.launch.py"))),
         ("share/geometry_core_ros/config", sorted(glob.glob("config/*.yaml"))),
     ],
-    entry_points={"console_scripts": [
-        "geometry-core = geometry_core.cli:main",
-        "scene_graph_node = geometry_core_nodes.scene_graph_node:main",
-        "lcm_bridge_node = geometry_core_nodes.lcm_bridge_node:main",
-    ]},
+    entry_points={
+        "console_scripts": [
+            "geometry-core = geometry_core.cli:main",
+            "geometry-core-run = geometry_core_nodes.run:main",
+            "scene_graph_node = geometry_core_nodes.scene_graph_node:main",
+            "lcm_bridge_node = geometry_core_nodes.lcm_bridge_node:main",
+        ],
+        # `geometry-core run` comes from the nodes: the library only discovers it.
+        "geometry_core.cli": ["run = geometry_core_nodes.run:add_parser"],
+    },
 )

@@ -33,6 +33,7 @@ PACKAGE = "geometry_core_ros"
 NODES = ("scene_graph_node", "lcm_bridge_node")
 CONSOLE_SCRIPTS = {
     "geometry-core": "geometry_core.cli:main",
+    "geometry-core-run": "geometry_core_nodes.run:main",
     "scene_graph_node": "geometry_core_nodes.scene_graph_node:main",
     "lcm_bridge_node": "geometry_core_nodes.lcm_bridge_node:main",
 }
@@ -189,6 +190,8 @@ def test_wheel_console_scripts(wheel):
     config = configparser.ConfigParser()
     config.read_string(wheel.read(entry_points).decode())
     assert dict(config["console_scripts"]) == CONSOLE_SCRIPTS
+    # The nodes add `geometry-core run` to the library's command; the library never names them.
+    assert dict(config["geometry_core.cli"]) == {"run": "geometry_core_nodes.run:add_parser"}
 
 
 def test_wheel_has_the_compiled_kernels(wheel):
