@@ -67,8 +67,11 @@ def _code_strings(path: pathlib.Path) -> list[str]:
 
 
 def test_library_never_names_the_nodes_in_code():
-    """No dynamic import or ``python -m`` of the nodes either: ``geometry-core run`` is
-    the nodes' subcommand, found through the ``geometry_core.cli`` entry points."""
+    """No dynamic import or ``python -m`` of the nodes either.
+
+    ``geometry-core run`` is the nodes' subcommand, found through the
+    ``geometry_core.cli`` entry points.
+    """
     named = [str(path.relative_to(ROOT)) for path in library_files()
              if any("geometry_core_nodes" in text for text in _code_strings(path))]
     assert named == []

@@ -164,12 +164,10 @@ def test_wheel_has_every_library_module(wheel):
     assert "viewer/lcmtypes/drake/lcmt_viewer_load_robot.py" in library
 
 
-def test_wheel_has_the_nodes_and_their_interface_files(wheel):
+def test_wheel_has_the_nodes(wheel):
     nodes = _wheel_files(wheel, "geometry_core_nodes/")
     assert _sources("nodes", "*.py") <= nodes
-    interfaces = _sources("nodes", "*.msg")
-    assert "transport/interfaces/tf2_msgs/msg/TFMessage.msg" in interfaces
-    assert interfaces <= nodes
+    assert "run.py" in nodes
 
 
 def test_wheel_data_has_messages_launch_files_and_config(wheel):
@@ -280,9 +278,6 @@ def test_tests_import_the_installed_packages():
     for name in _sources("msg", "*.msg"):
         found = default_registry().find_file(f"{PACKAGE}/msg/{Path(name).stem}")
         assert found.resolve() == prefix / "share" / PACKAGE / "msg" / name
-    nodes = Path(geometry_core_nodes.__file__).parent
-    installed = {p.relative_to(nodes).as_posix() for p in nodes.rglob("*.msg")}
-    assert installed == _sources("nodes", "*.msg")
     lcmtypes = Path(geometry_core.__file__).parent / "viewer/lcmtypes/drake"
     assert (lcmtypes / "lcmt_viewer_load_robot.py").is_file()
 
