@@ -30,6 +30,7 @@ This module must never import cyclonedds, rclpy, fcl or lcm directly.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,6 +42,7 @@ from geometry_core_nodes.conversions import (
 from geometry_core_nodes.scene_inputs import SceneInputs
 from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
+    LATCHED,
     RELIABLE_RESULTS,
     ParameterError,
     TransportNode,
@@ -110,7 +112,12 @@ class SceneGraphNode(ServedNode):
             raise ParameterError(f"parameter 'max_distance' must be >= 0, not {self.max_distance}")
         if self.rate_hz < 0:
             raise ParameterError(f"parameter 'rate_hz' must be >= 0, not {self.rate_hz}")
-        self.inputs = SceneInputs(node)
+        self._srdf = self._declare_srdf(node)
+        self.inputs = SceneInputs(node, on_scene=self._apply_srdf)
+        self._apply_srdf()
+        # MoveIt latches the SRDF text on this topic, as robot_state_publisher the URDF.
+        node.create_subscription("std_msgs/msg/String", "robot_description_semantic",
+                                 self._on_srdf, LATCHED)
 
         self._penetration_pub = node.create_publisher(
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
@@ -128,6 +135,44 @@ class SceneGraphNode(ServedNode):
             f"ready on the {node.backend} backend ({scene}); publishing "
             f"{self._penetration_pub.topic}, {self._clearance_pub.topic}"
             + (f", {self._markers_pub.topic}" if self._markers_pub else ""))
+
+    @staticmethod
+    def _declare_srdf(node: TransportNode) -> tuple[str, bool] | None:
+        """The SRDF from the parameters: ``(path or text, is_text)``, or None."""
+        srdf_file = node.declare_parameter(
+            "srdf_file", "",
+            "MoveIt SRDF of the robot: its disable_collisions pairs are not reported. "
+            "Exclusive with robot_description_semantic.")
+        semantic = node.declare_parameter(
+            "robot_description_semantic", "",
+            "SRDF text (as MoveIt's parameter); else the latched robot_description_semantic "
+            "topic (std_msgs/String) is used when it arrives.")
+        if srdf_file and semantic:
+            raise ParameterError("set srdf_file or robot_description_semantic, not both")
+        return (srdf_file, False) if srdf_file else (semantic, True) if semantic else None
+
+    def _apply_srdf(self) -> None:
+        """Filter the SRDF's pairs in the current scene (again after a new robot_description)."""
+        if self._srdf is None or self.inputs.scene_graph is None:
+            return
+        from geometry_core.scene_files.srdf import apply_srdf_filters
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # each one is logged below
+            issued = apply_srdf_filters(self.inputs.scene_graph, self._srdf[0],
+                                        text=self._srdf[1])
+        for text in issued:
+            self.node.get_logger().warning(text)
+
+    def _on_srdf(self, msg: Any) -> None:
+        previous = self._srdf
+        self._srdf = (str(msg.data), True)
+        try:
+            self._apply_srdf()
+        except ValueError as err:  # a bad SRDF is refused; the node keeps serving
+            self._srdf = previous
+            self.node.get_logger().error(f"robot_description_semantic refused: {err}")
+            return
 
     def _on_timer(self) -> None:
         if self.inputs.changed:

@@ -44,6 +44,9 @@ def add_parser(commands) -> None:
                        help="report clearances up to D metres (default 0.1)")
     check.add_argument("--format", choices=("table", "json"), default="table",
                        help="output format (default table)")
+    check.add_argument("--srdf", metavar="SRDF",
+                       help="a URDF's MoveIt SRDF: its disabled collision pairs are filtered "
+                            "and its group states become --pose names")
     check.set_defaults(handler=_cmd_check)
 
 

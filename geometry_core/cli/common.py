@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
+import warnings
 from collections.abc import Sequence
 
 from geometry_core.scene_graph import Role
@@ -61,7 +63,8 @@ def assignment(text: str) -> tuple[str, str]:
 
 def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("scene", metavar="SCENE", help="a .yaml/.yml scene or a .urdf robot")
-    parser.add_argument("--pose", metavar="NAME", help="apply a named pose of a YAML scene")
+    parser.add_argument("--pose", metavar="NAME",
+                        help="apply a named pose of a YAML scene (or of check's --srdf)")
     parser.add_argument("--joint", type=assignment, action="append", default=[],
                         metavar="NAME=VALUE",
                         help="URDF joint position (radians or metres); repeatable")
@@ -75,7 +78,7 @@ def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_scene(args: argparse.Namespace):
     """Load and pose the scene; every failure is the user's input, so it becomes BadInput."""
-    from geometry_core.scene_files import load_any
+    from geometry_core.scene_files import SceneFileWarning, load_any
 
     q = {}
     for name, text in args.joint:
@@ -84,7 +87,15 @@ def load_scene(args: argparse.Namespace):
         except ValueError:
             raise BadInput(f"--joint {name}={text}: the value must be a number") from None
     try:
-        scene = load_any(args.scene, package_roots=dict(args.package_root) or None)
+        with warnings.catch_warnings(record=True) as accepted:
+            warnings.simplefilter("always", SceneFileWarning)
+            scene = load_any(args.scene, package_roots=dict(args.package_root) or None,
+                             srdf=getattr(args, "srdf", None))
+        for w in accepted:  # a file the ROS toolchain accepts too: say what was done
+            if issubclass(w.category, SceneFileWarning):
+                print(f"geometry-core {args.command}: warning: {w.message}", file=sys.stderr)
+            else:
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
         if args.pose is not None:
             scene.apply_named_pose(args.pose)
         if q:
