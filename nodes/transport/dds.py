@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cyclonedds._clayer import ddspy_take
 from cyclonedds.core import (
     DDSException,
     Entity,
@@ -43,6 +44,7 @@ from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 
+from ..limits import DECODE_LOG_PERIOD_S, MAX_SAMPLE_BYTES
 from .base import (
     NodeLogger,
     Publisher,
@@ -140,6 +142,15 @@ class _DdsPublisher(Publisher):
 
 
 class _DdsSubscription(Subscription):
+    """A reader whose samples are decoded one by one, each under a guard.
+
+    Attributes
+    ----------
+    dropped : int
+        Samples taken but not delivered: undecodable (invalid UTF-8 in a
+        string, truncated CDR) or larger than ``MAX_SAMPLE_BYTES``.
+    """
+
     def __init__(
         self,
         reader: DataReader,
@@ -147,20 +158,54 @@ class _DdsSubscription(Subscription):
         msg_type: type,
         topic: str,
         callback: Callable[[Any], None],
+        logger: NodeLogger,
     ) -> None:
         self._reader = reader
         self.condition = condition
         self.msg_type = msg_type
         self.topic = topic
         self.callback = callback
+        self.dropped = 0
+        self._logger = logger
+        self._logged_at: float | None = None
 
     def take(self) -> list[Any]:
-        samples = self._reader.take(_TAKE_BATCH, condition=self.condition)
-        # Samples without data only announce a writer leaving.
-        return [s for s in samples if isinstance(s, self.msg_type)]
+        # Cyclone's DataReader.take decodes the whole batch and lets the first
+        # decoding error escape, losing the batch and, unguarded, the node:
+        # take the raw bytes and decode each sample on its own.
+        raw = ddspy_take(self._reader._ref, self.condition.mask, _TAKE_BATCH)
+        if isinstance(raw, int):
+            raise DDSException(raw, f"Occurred while taking data on {self.topic}")
+        return _decode_samples(raw, self.msg_type, self._drop)
+
+    def _drop(self, reason: str) -> None:
+        self.dropped += 1
+        now = time.monotonic()
+        if self._logged_at is None or now - self._logged_at >= DECODE_LOG_PERIOD_S:
+            self._logged_at = now
+            self._logger.warn(f"dropped a sample on {self.topic} that cannot be decoded as "
+                              f"{ros_type_name(self.msg_type)}: {reason} "
+                              f"[undecodable #{self.dropped}]")
 
     def get_publisher_count(self) -> int:
         return self._reader.get_subscription_matched_status().current_count
+
+
+def _decode_samples(raw: Sequence[tuple[bytes, Any]], msg_type: Any,
+                    drop: Callable[[str], None]) -> list[Any]:
+    """Decode taken ``(bytes, info)`` pairs; call ``drop(reason)`` for each bad one."""
+    samples = []
+    for data, info in raw:
+        if not info.valid_data:
+            continue  # a sample without data only announces a writer leaving
+        if len(data) > MAX_SAMPLE_BYTES:
+            drop(f"{len(data)} bytes, more than {MAX_SAMPLE_BYTES}")
+            continue
+        try:
+            samples.append(msg_type.deserialize(data))
+        except Exception as error:  # noqa: BLE001 - anything a hostile writer's bytes raise
+            drop(f"{type(error).__name__}: {str(error)[:200]}")
+    return samples
 
 
 class _DdsTimer(Timer):
@@ -297,7 +342,8 @@ class DdsNode(TransportNode):
         condition = ReadCondition(reader, _NOT_READ)
         self._waitset.attach(condition)
         self._entities += [condition, reader]
-        subscription = _DdsSubscription(reader, condition, cls, resolved, callback)
+        subscription = _DdsSubscription(reader, condition, cls, resolved, callback,
+                                        self._logger)
         self._subscriptions.append(subscription)
         return subscription
 
