@@ -58,7 +58,8 @@ from .msg_types import get_message_type, ros_type_name
 from .params import ParameterStore, RemapRule, parse_ros_args
 from .qos import Durability, History, QoSProfile, Reliability
 
-__all__ = ["DdsNode", "dds_qos", "ros_domain_id"]
+__all__ = ["DdsNode", "DdsSecurityError", "check_security_environment", "dds_qos",
+           "ros_domain_id"]
 
 # Samples taken per subscription per wake-up; the rest wait for the next one,
 # so one busy topic cannot starve timers.
@@ -92,6 +93,44 @@ def ros_domain_id(environ: dict[str, str] | None = None) -> int:
     if not 0 <= value <= 232:
         raise ValueError(f"ROS_DOMAIN_ID must be in 0..232, not {value}")
     return value
+
+
+class DdsSecurityError(ValueError):
+    """ROS 2 security is enforced, and this backend cannot provide it."""
+
+
+def check_security_environment(environ: dict[str, str] | None = None) -> str | None:
+    """Refuse to run in the clear when the environment enforces ROS 2 security.
+
+    rcl reads ``ROS_SECURITY_ENABLE`` (``true`` turns security on) and
+    ``ROS_SECURITY_STRATEGY`` (``Enforce``: never fall back to unsecured
+    traffic). The cyclonedds wheel has no DDS security plugins, so under
+    Enforce this backend must not start at all.
+
+    Returns
+    -------
+    str or None
+        A warning to log when security is enabled without Enforce (rcl's
+        Permissive strategy, which also runs unsecured when it cannot
+        secure); None when security is off.
+
+    Raises
+    ------
+    DdsSecurityError
+        If security is enabled with the Enforce strategy.
+    """
+    env = os.environ if environ is None else environ
+    if env.get("ROS_SECURITY_ENABLE", "") != "true":
+        return None
+    if env.get("ROS_SECURITY_STRATEGY", "") == "Enforce":
+        raise DdsSecurityError(
+            "ROS_SECURITY_ENABLE=true with ROS_SECURITY_STRATEGY=Enforce, but the DDS backend "
+            "(the cyclonedds wheel) has no DDS security plugins and would talk in the clear: "
+            "refusing to start. Run the node on rclpy (GEOMETRY_CORE_TRANSPORT=rclpy, with "
+            "ROS 2 sourced) for SROS2, or unset ROS_SECURITY_ENABLE.")
+    return ("ROS_SECURITY_ENABLE=true without ROS_SECURITY_STRATEGY=Enforce: the DDS backend "
+            "has no DDS security plugins, so this node talks unsecured (as rcl's Permissive "
+            "strategy does when it cannot secure)")
 
 
 def dds_qos(qos: QoSProfile) -> Qos:
@@ -251,6 +290,9 @@ class DdsNode(TransportNode):
     ------
     ParameterError
         For a malformed command line or parameter file.
+    DdsSecurityError
+        (a ValueError) If the environment enforces ROS 2 security
+        (:func:`check_security_environment`).
     ValueError
         For an invalid name, namespace or domain id, or a second, different
         ``dds_config`` for a domain already configured in this process.
@@ -268,6 +310,7 @@ class DdsNode(TransportNode):
         dds_config: str | None = None,
         log_stream: Any = None,
     ) -> None:
+        security_warning = check_security_environment()
         ros_args = parse_ros_args(sys.argv if args is None else args)
         self.name = validate_node_name(ros_args.node_name or name)
         self.namespace = validate_namespace(ros_args.namespace or namespace)
@@ -276,6 +319,8 @@ class DdsNode(TransportNode):
         self._logger = NodeLogger(
             self.fully_qualified_name, ros_args.log_level or "info", stream=log_stream
         )
+        if security_warning is not None:
+            self._logger.warn(security_warning)
         self.domain_id = ros_domain_id() if domain_id is None else int(domain_id)
         if not 0 <= self.domain_id <= 232:
             raise ValueError(f"domain_id must be in 0..232, not {domain_id!r}")

@@ -1,8 +1,10 @@
-"""The DDS backend against a hostile writer.
+"""The DDS backend against a hostile writer, and under enforced ROS 2 security.
 
 A sample whose bytes do not decode (a string that is not UTF-8; Cyclone
 itself refuses truncated CDR before Python sees it) is counted, logged at a
 rate limit and dropped; the subscription and every other one keep receiving.
+With ``ROS_SECURITY_ENABLE=true`` and ``ROS_SECURITY_STRATEGY=Enforce`` the
+backend refuses to create a node.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from geometry_core_nodes.transport import TF, create_node, loopback_config
+from geometry_core_nodes.transport.dds import DdsSecurityError, check_security_environment
 
 _spec = importlib.util.spec_from_file_location(
     "hostile", Path(__file__).parent.parent / "hostile.py")
@@ -72,3 +75,25 @@ def test_undecodable_samples_are_dropped_and_the_subscriptions_keep_working():
     finally:
         writer.close()
         node.shutdown()
+
+
+def test_enforced_security_refuses_to_start_with_a_reason(monkeypatch):
+    monkeypatch.setenv("ROS_SECURITY_ENABLE", "true")
+    monkeypatch.setenv("ROS_SECURITY_STRATEGY", "Enforce")
+    with pytest.raises(DdsSecurityError, match="has no DDS security plugins and would talk "
+                                               "in the clear: refusing to start"):
+        create_node("secured", [], backend="dds", domain_id=DOMAIN,
+                    dds_config=loopback_config())
+
+
+@pytest.mark.parametrize("environ, warns", [
+    ({}, False),
+    ({"ROS_SECURITY_ENABLE": "false", "ROS_SECURITY_STRATEGY": "Enforce"}, False),
+    ({"ROS_SECURITY_ENABLE": "true"}, True),
+    ({"ROS_SECURITY_ENABLE": "true", "ROS_SECURITY_STRATEGY": "Permissive"}, True),
+])
+def test_security_without_enforce_runs_with_a_warning(environ, warns):
+    warning = check_security_environment(environ)
+    assert (warning is not None) == warns
+    if warns:
+        assert "talks unsecured" in warning
