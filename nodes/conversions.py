@@ -135,11 +135,15 @@ class PoseError(ValueError):
         The frame (child) the pose was for; ``""`` if the message names none.
     message : str
         What is wrong, naming the frame and the field.
+    kind : str
+        The kind of drop, for counters and log rate limits: ``bad_pose``
+        (a number), ``bad_stamp`` or ``bad_name``.
     """
 
-    def __init__(self, frame: str, message: str) -> None:
+    def __init__(self, frame: str, message: str, kind: str = "bad_pose") -> None:
         super().__init__(message)
         self.frame = frame
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -230,7 +234,7 @@ def _frame_name(value: Any, field: str, frame: str) -> str:
     if len(name) > MAX_FRAME_NAME_LENGTH:
         # The name is not stored nor logged whole: it could be megabytes.
         raise PoseError(frame, f"{field} is {len(name)} characters long, more than "
-                               f"{MAX_FRAME_NAME_LENGTH}: {short_name(name)!r}")
+                               f"{MAX_FRAME_NAME_LENGTH}: {short_name(name)!r}", "bad_name")
     return name.lstrip("/")
 
 
@@ -238,7 +242,7 @@ def _stamp_ns(stamp: Any, frame: str) -> int:
     try:
         return stamp_to_ns(stamp)
     except ValueError as err:
-        raise PoseError(frame, f"frame {frame!r}: {err}") from None
+        raise PoseError(frame, f"frame {frame!r}: {err}", "bad_stamp") from None
 
 
 def short_name(name: str) -> str:

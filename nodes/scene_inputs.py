@@ -205,9 +205,12 @@ class SceneInputs:
         None until a scene is loaded.
     buffer : TfBuffer
     counters : collections.Counter
-        Dropped inputs by kind: ``bad_pose``, ``unknown_frame``,
+        Dropped inputs by kind: ``bad_pose``, ``bad_stamp``, ``bad_name``,
+        ``unknown_frame``,
         ``wrong_parent``, ``disconnected``, ``bad_scene``,
         ``too_many_transforms``, ``evicted_frame``.
+    taken : collections.Counter
+        Messages taken by input: ``tf``, ``tf_static``, ``pose``.
 
     Raises
     ------
@@ -225,6 +228,7 @@ class SceneInputs:
         self.buffer = TfBuffer()
         self._log = _Log()
         self.counters = self._log.counters
+        self.taken: Counter = Counter()
         self.scene_graph: SceneGraph | None = None
         self.names: GeometryNames | None = None
         self._frames: list[_SceneFrame] = []
@@ -253,7 +257,10 @@ class SceneInputs:
                                   f"the {node.resolve_topic('robot_description')} topic")
 
     def report_dropped(self) -> None:
-        """Log how many inputs of each kind were dropped (nothing when none were)."""
+        """Log how many messages were taken, and how many inputs of each kind were dropped."""
+        if self.taken:
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(self.taken.items()))
+            self._logger.info(f"messages taken: {counts}")
         if self.counters:
             counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counters.items()))
             self._logger.info(f"dropped inputs: {counts}")
@@ -355,9 +362,11 @@ class SceneInputs:
     # ------------------------------------------------------------- callbacks
 
     def _on_tf(self, msg: Any) -> None:
+        self.taken["tf"] += 1
         self._store_tf(msg, static=False)
 
     def _on_tf_static(self, msg: Any) -> None:
+        self.taken["tf_static"] += 1
         self._store_tf(msg, static=True)
 
     def _store_tf(self, msg: Any, static: bool) -> None:
@@ -370,12 +379,13 @@ class SceneInputs:
                        f"{extra} beyond the first {MAX_TRANSFORMS_PER_MESSAGE} are dropped")
         poses, errors = tf_message_to_frame_poses(msg, MAX_TRANSFORMS_PER_MESSAGE)
         for err in errors:
-            self._drop("bad_pose", f"dropped a transform: {err}")
+            self._drop(err.kind, f"dropped a transform: {err}")
         for pose in poses:
             self._store(pose, static)
 
     def _pose_callback(self, frame: str) -> Callable[[Any], None]:
         def on_pose(msg: Any) -> None:
+            self.taken["pose"] += 1
             if self.scene_graph is not None and frame not in self._frame_index:
                 self._drop("unknown_frame",
                            f"pose topic for frame {frame!r}, which the scene does not have")
@@ -383,7 +393,7 @@ class SceneInputs:
             try:
                 pose = pose_stamped_to_frame_pose(msg, frame, self.params.world_frame)
             except PoseError as err:
-                self._drop("bad_pose", f"dropped a pose: {err}")
+                self._drop(err.kind, f"dropped a pose: {err}")
                 return
             self._store(pose, static=False)
         return on_pose

@@ -91,6 +91,15 @@ def test_bad_transforms_raise_naming_frame_and_field(kwargs, match):
     assert len(str(info.value)) < 200
 
 
+def test_bad_stamps_and_names_are_their_own_kinds_of_drop():
+    with pytest.raises(PoseError, match="nanosec") as stamp:
+        transform_stamped_to_frame_pose(_transform(nanosec=10**9))
+    with pytest.raises(PoseError, match="characters long") as name:
+        pose_stamped_to_frame_pose(_pose_stamped(frame_id="w" * 257), "gripper", "world")
+    assert (stamp.value.kind, name.value.kind) == ("bad_stamp", "bad_name")
+    assert PoseError("f", "m").kind == "bad_pose"
+
+
 @pytest.mark.parametrize("norm", [1e-300, 1e-200, 1e200, 1e300])
 def test_any_finite_nonzero_quaternion_length_gives_its_rotation(norm):
     # Norm 1e300 was read as the identity: squaring overflowed before scaling.
