@@ -491,5 +491,3 @@ class SceneInputs:
             self._log.reported.update(("missing", name) for name in new)
             self._logger.info(f"no pose yet for frame(s) {', '.join(new)}: their geometry is left "
                               "out of the results until /tf (or a pose topic) gives one")
-
-
