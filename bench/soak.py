@@ -223,7 +223,10 @@ def hostile(domain: int, rounds: int) -> dict:
             cpu0, t0 = _cpu_s(node.process.pid), time.monotonic()
             X = scenario.demo_poses(0)["base"][1]
             kinds = attacks.hostile_messages(T)
+            memory = []
             for n in range(rounds):
+                if n % max(1, rounds // 10) == 0:
+                    memory.append((n, _rss_kb(node.process.pid)))
                 for make in kinds.values():
                     message = make(n)
                     if isinstance(message, bytes):
@@ -244,6 +247,7 @@ def hostile(domain: int, rounds: int) -> dict:
             expected = scenario.reference(scenario.T_CONTACT)["penetrations"]
             scenario.assert_pairs_match(scenario.pairs_as_dicts(msg), expected)
             rss_after = _rss_kb(node.process.pid)
+            memory.append((rounds, rss_after))
             cpu = _cpu_s(node.process.pid) - cpu0
         finally:
             raw.close()
@@ -254,6 +258,7 @@ def hostile(domain: int, rounds: int) -> dict:
     return {
         "rounds": rounds, "kinds": list(kinds), "seconds": elapsed,
         "node_cpu_s": cpu, "rss_before_kb": rss_before, "rss_after_kb": rss_after,
+        "rss_kb_by_round": memory,
         "rss_growth": (rss_after - rss_before) / rss_before, "valid_pose_answered": True,
         "log_lines": len(node.lines), "counts": counts, "returncode": returncode,
         "tracebacks": sum("Traceback" in line for line in node.lines),
