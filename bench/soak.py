@@ -33,7 +33,6 @@ import argparse
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import threading
@@ -48,16 +47,8 @@ from geometry_core_nodes.transport import (
     TF,
     create_node,
     loopback_config,
-    loopback_environment,
 )
 
-_PARAMS = """scene_graph_node:
-  ros__parameters:
-    scene_file: "builtin:demo"
-    max_distance: 0.1
-    rate_hz: 0.0
-    publish_markers: false
-"""
 _TEST_NODES = Path(__file__).resolve().parent.parent / "test" / "nodes"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -67,6 +58,9 @@ def _load(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+_scenario = _load("node_scenario")
 
 
 def _rss_kb(pid: int) -> int:
@@ -87,50 +81,28 @@ def _stamp_ns(msg) -> int:
     return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
-class _Node:
-    """The node process with its log collected."""
+def _start_node(domain: int, folder: str):
+    """The node process (``node_scenario.NodeProcess``: loopback only, log collected)."""
+    params = _scenario.write_params(Path(folder) / "params.yaml", scene_file="builtin:demo",
+                                    max_distance=0.1, rate_hz=0.0, publish_markers=False)
+    return _scenario.NodeProcess("scene_graph_node", params, domain)
 
-    def __init__(self, domain: int, folder: str) -> None:
-        params = Path(folder) / "params.yaml"
-        params.write_text(_PARAMS)
-        env = loopback_environment(domain)
-        env["PYTHONUNBUFFERED"] = "1"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "geometry_core_nodes.scene_graph_node", "--ros-args",
-             "--params-file", str(params)],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
 
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self.lines.append(line)
-
-    def stop(self) -> int:
-        self.process.send_signal(2)
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self._reader.join(5)
-        return self.process.returncode
-
-    def taken(self) -> int | None:
-        for line in self.lines:
-            if "messages taken:" in line:
-                for item in line.split("messages taken:")[1].split(","):
-                    key, value = item.split()
-                    if key == "tf":
-                        return int(value)
-        return None
+def _taken(lines: list[str]) -> int | None:
+    """/tf messages the node took, from its log at shutdown."""
+    for line in lines:
+        if "messages taken:" in line:
+            for item in line.split("messages taken:")[1].split(","):
+                key, value = item.split()
+                if key == "tf":
+                    return int(value)
+    return None
 
 
 def soak(domain: int, duration: float, rate: float, sample: float) -> dict:
     """Publish /tf at ``rate`` for ``duration`` s; see the module docstring."""
     with tempfile.TemporaryDirectory() as folder:
-        node = _Node(domain, folder)
+        node = _start_node(domain, folder)
         peer = create_node("soak_peer", [], backend="dds", domain_id=domain,
                            dds_config=loopback_config())
         talker = create_node("soak_talker", [], backend="dds", domain_id=domain,
@@ -194,7 +166,7 @@ def soak(domain: int, duration: float, rate: float, sample: float) -> dict:
     latencies = np.array([(r - s) * 1e-6 for s, r in received if s >= sent[0]])
     warm = [kb for t, kb in memory if t >= min(60.0, duration / 10)]
     return {
-        "duration_s": elapsed, "rate_hz": rate, "sent": len(sent), "taken": node.taken(),
+        "duration_s": elapsed, "rate_hz": rate, "sent": len(sent), "taken": _taken(node.lines),
         "outputs": len(received), "answered_last": answered_last,
         "latency_ms": {q: float(np.percentile(latencies, q)) for q in (50, 90, 99, 99.9)}
         | {"max": float(latencies.max())},
@@ -207,10 +179,10 @@ def soak(domain: int, duration: float, rate: float, sample: float) -> dict:
 
 def hostile(domain: int, rounds: int) -> dict:
     """Every hostile input ``rounds`` times, then a valid pose; see the module docstring."""
-    scenario = _load("node_scenario")
+    scenario = _scenario
     attacks = _load("hostile")
     with tempfile.TemporaryDirectory() as folder:
-        node = _Node(domain, folder)
+        node = _start_node(domain, folder)
         peer = scenario.Peer(domain)
         raw = attacks.RawWriter(domain, "/tf", "tf2_msgs/msg/TFMessage", TF)
         T = peer.message_type

@@ -105,6 +105,11 @@ def target(tmp_path_factory):
     assert "Traceback" not in log, log
 
 
+def _assert_library_penetrations(msg) -> None:
+    expected = scenario.reference(scenario.T_CONTACT)["penetrations"]
+    scenario.assert_pairs_match(scenario.pairs_as_dicts(msg), expected)
+
+
 def _tf(T, *transforms):
     return T("tf2_msgs/msg/TFMessage")(transforms=list(transforms))
 
@@ -157,8 +162,7 @@ def test_quaternion_of_norm_1e300_gives_the_right_rotation(target):
     answer = target.peer.wait_for("penetrations",
                                   lambda m: scenario.stamp_ns_of(m) == stamp,
                                   repeat=lambda: target.peer.tf.publish(msg))
-    expected = scenario.reference(scenario.T_CONTACT)["penetrations"]
-    scenario.assert_pairs_match(scenario.pairs_as_dicts(answer), expected)
+    _assert_library_penetrations(answer)
     target.assert_answers()
 
 
@@ -268,8 +272,7 @@ def test_stamps_from_1970_and_2038_are_answered_with_their_stamp(target, sec, na
         "penetrations",
         lambda m: (m.header.stamp.sec, m.header.stamp.nanosec) == (sec, nanosec),
         repeat=lambda: target.peer.tf.publish(arm))
-    expected = scenario.reference(scenario.T_CONTACT)["penetrations"]
-    scenario.assert_pairs_match(scenario.pairs_as_dicts(msg), expected)
+    _assert_library_penetrations(msg)
     target.assert_answers()
 
 
@@ -330,8 +333,7 @@ def test_bad_messages_latched_on_tf_static_do_not_crash_restarted_nodes(tmp_path
                 msg = peer.wait_for("penetrations",
                                     lambda m, stamp=stamp: scenario.stamp_ns_of(m) == stamp,
                                     repeat=lambda valid=valid: peer.tf.publish(valid))
-                expected = scenario.reference(scenario.T_CONTACT)["penetrations"]
-                scenario.assert_pairs_match(scenario.pairs_as_dicts(msg), expected)
+                _assert_library_penetrations(msg)
             assert node.process.returncode == 0, node.output
     finally:
         latched.close()
