@@ -38,7 +38,7 @@ import rclpy.qos
 from rcl_interfaces.msg import ParameterDescriptor
 
 from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
-from .msg_parser import normalize_type_name
+from .interfaces import normalize_type_name
 from .params import ParameterError, ParameterStore, coerce_parameter_value
 from .qos import Durability, History, QoSProfile, Reliability
 
@@ -87,15 +87,15 @@ def _is_rosidl_class(cls: type) -> bool:
 def _to_rosidl(value: Any, cls: type) -> Any:
     """Copy a DDS-backend message into the rosidl class ``cls``, recursively."""
     kwargs = {}
-    for field in type(value).__ros_spec__.fields:
+    for field in type(value).__ros_fields__:
         item = getattr(value, field.name)
-        if not field.type.is_primitive:
-            nested = _rosidl_class(field.type.base)
-            if field.type.array is None:
+        if not field.is_primitive:
+            nested = _rosidl_class(field.base)
+            if not field.is_array:
                 item = _to_rosidl(item, nested)
             else:
                 item = [_to_rosidl(element, nested) for element in item]
-        elif field.type.base == "byte" and field.type.array is not None:
+        elif field.base == "byte" and field.is_array:
             item = [bytes([element]) for element in item]
         kwargs[field.name] = item
     return cls(**kwargs)
