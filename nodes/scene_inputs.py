@@ -373,10 +373,9 @@ class SceneInputs:
         extra = len(msg.transforms) - MAX_TRANSFORMS_PER_MESSAGE
         if extra > 0:
             # Converting costs ~50 µs a transform: a huge message must not stall a cycle.
-            self.counters["too_many_transforms"] += extra - 1
             self._drop("too_many_transforms",
                        f"a TFMessage of {len(msg.transforms)} transforms: the "
-                       f"{extra} beyond the first {MAX_TRANSFORMS_PER_MESSAGE} are dropped")
+                       f"{extra} beyond the first {MAX_TRANSFORMS_PER_MESSAGE} are dropped", extra)
         poses, errors = tf_message_to_frame_poses(msg, MAX_TRANSFORMS_PER_MESSAGE)
         for err in errors:
             self._drop(err.kind, f"dropped a transform: {err}")
@@ -419,8 +418,8 @@ class SceneInputs:
             self._drop("evicted_frame", f"more than {self.buffer.max_foreign_frames} frames "
                        "outside the scene on /tf: forgot the one updated least recently")
 
-    def _drop(self, kind: str, message: str) -> None:
-        self.counters[kind] += 1
+    def _drop(self, kind: str, message: str, count: int = 1) -> None:
+        self.counters[kind] += count
         now = time.monotonic()
         last = self._log.logged_at.get(kind)
         if last is None or now - last >= LOG_PERIOD_S:
