@@ -18,7 +18,8 @@ takes from DDS (on either backend), so a burst of poses costs one query,
 not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
 when new poses arrived. The header stamp of every output is the newest pose
 stamp used; frames whose pose is older than ``stale_after_s`` are listed in
-``stale_frames``.
+``stale_frames``, and scene frames without a usable pose (none yet, or a
+/tf chain that stopped reaching the world) in ``lost_frames``.
 
 Run: ``ros2 run geometry_core_ros scene_graph_node --ros-args --params-file
 p.yaml`` in a ROS 2 workspace, or without ROS ``python -m
@@ -196,10 +197,11 @@ class SceneGraphNode(ServedNode):
         names = self.inputs.names
         message_type = self.node.message_type
         self._penetration_pub.publish(penetrations_to_msg(
-            penetrations, names, state.stamp_ns, state.stale_frames, message_type))
+            penetrations, names, state.stamp_ns, state.stale_frames, message_type,
+            state.missing_frames))
         clearance = signed_distances_to_msg(
             distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
-            state.stale_frames, message_type)
+            state.stale_frames, message_type, state.missing_frames)
         self._clearance_pub.publish(clearance)
         # Markers cost as much to serialise as the results: only for a listening RViz.
         if self._markers_pub is not None and self._markers_pub.get_subscription_count() > 0:

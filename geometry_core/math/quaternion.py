@@ -9,9 +9,11 @@ through ``transforms3d.quaternions``; the only exception is the vectorised
 :func:`quaternions_to_rotation_matrices` (transforms3d has no batch form),
 which is tested against ``transforms3d.quaternions.quat2mat`` row by row.
 
-A quaternion passed in need not have unit length (it is normalised), but a
-zero quaternion (norm below ``ZERO_QUATERNION_NORM``) or one with NaN/inf
-entries is refused with ``ValueError``.
+A quaternion passed in need not have unit length (it is normalised, scaled
+by its largest entry first so that any finite non-zero length works, from
+1e-300 to 1e300); a zero quaternion (all four entries zero, Drake's
+``ThrowIfAllElementsInQuaternionAreZero``) or one with NaN/inf entries is
+refused with ``ValueError``.
 
 This module must never import scene_graph, proximity, fcl, lcm or ROS.
 """
@@ -23,7 +25,6 @@ from transforms3d import euler as _t3d_euler
 from transforms3d import quaternions as _t3d_quaternions
 
 from geometry_core.math import _checks
-from geometry_core.tolerances import ZERO_QUATERNION_NORM
 
 __all__ = [
     "normalize_quaternion",
@@ -56,16 +57,16 @@ def normalize_quaternion(q_wxyz: object, name: str = "quaternion") -> np.ndarray
     TypeError
         If ``q_wxyz`` is not an array of real numbers.
     ValueError
-        If the shape is not (4,), an entry is NaN/inf, or the norm is below
-        ``ZERO_QUATERNION_NORM``.
+        If the shape is not (4,), an entry is NaN/inf, or all entries are zero.
     """
     q = _checks.as_float_array(name, q_wxyz, (4,))
-    norm = float(np.sqrt(q @ q))
-    if norm < ZERO_QUATERNION_NORM:
-        raise ValueError(
-            f"{name} is zero (norm {norm:.3g} < {ZERO_QUATERNION_NORM:g}) and has no rotation"
-        )
-    return q / norm
+    # Squaring first overflows to inf above ~1e154 (and underflows to 0 below
+    # ~1e-154): scale by the largest magnitude so the sum of squares is in [1, 4].
+    scale = float(np.max(np.abs(q)))
+    if scale == 0.0:
+        raise ValueError(f"{name} is zero (all four entries are 0) and has no rotation")
+    q = q / scale
+    return q / float(np.sqrt(q @ q))
 
 
 def quaternion_to_rotation_matrix(q_wxyz: object, name: str = "quaternion") -> np.ndarray:
@@ -159,14 +160,15 @@ def quaternions_to_rotation_matrices(q_wxyz: object, name: str = "q_wxyz") -> np
     if not finite.all():
         row = int(np.argmin(finite))
         raise ValueError(f"{name}[{row}] contains NaN or inf: {q[row].tolist()}")
-    norm_squared = np.einsum("ij,ij->i", q, q)
-    zero = norm_squared < ZERO_QUATERNION_NORM**2
+    # Scaled by each row's largest magnitude, as in normalize_quaternion, so
+    # that squaring neither overflows nor underflows.
+    scale = np.abs(q).max(axis=1)
+    zero = scale == 0.0
     if zero.any():
         row = int(np.argmax(zero))
-        raise ValueError(
-            f"{name}[{row}] is a zero quaternion (norm {np.sqrt(norm_squared[row]):.3g}"
-            f" < {ZERO_QUATERNION_NORM:g}): {q[row].tolist()}"
-        )
+        raise ValueError(f"{name}[{row}] is a zero quaternion (all four entries are 0)")
+    q = q / scale[:, None]
+    norm_squared = np.einsum("ij,ij->i", q, q)
     # Same algebra as transforms3d.quaternions.quat2mat, one column per element.
     s = 2.0 / norm_squared
     w, x, y, z = q.T
