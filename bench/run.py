@@ -175,12 +175,14 @@ def run(quick: bool) -> str:
     return "\n".join(lines)
 
 
-def write_readme(table: str, path: str = "README.md") -> None:
+def write_readme(table: str, path: str = "README.md", start: str = README_START,
+                 end: str = README_END) -> None:
+    """Replace the text between the ``start`` and ``end`` markers of ``path`` by ``table``."""
     text = open(path).read()
-    pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
+    pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
     if not pattern.search(text):
-        raise SystemExit(f"{path} has no {README_START} ... {README_END} section")
-    text = pattern.sub(f"{README_START}\n{table}\n{README_END}", text)
+        raise SystemExit(f"{path} has no {start} ... {end} section")
+    text = pattern.sub(lambda _: f"{start}\n{table}\n{end}", text)
     open(path, "w").write(text)
 
 
