@@ -4,10 +4,11 @@ The library's quaternion is a numpy array ``[w, x, y, z]`` (scalar first, the
 order of transforms3d, Drake's ``Quaternion.wxyz()`` and LCM's viewer
 messages). ROS messages use ``x, y, z, w``; boundaries convert with
 :func:`quaternion_xyzw_to_wxyz` and :func:`quaternion_wxyz_to_xyzw` and
-nowhere else. Conversions between quaternions and rotation matrices go
-through ``transforms3d.quaternions``; the only exception is the vectorised
-:func:`quaternions_to_rotation_matrices` (transforms3d has no batch form),
-which is tested against ``transforms3d.quaternions.quat2mat`` row by row.
+nowhere else. Conversions of one quaternion use the closed forms of
+``_scalar`` (Drake's trace branch for a matrix to a quaternion, the product
+of half-angle quaternions for roll-pitch-yaw), tested against Drake and
+transforms3d; the vectorised :func:`quaternions_to_rotation_matrices` is
+tested against ``transforms3d.quaternions.quat2mat`` row by row.
 
 A quaternion passed in need not have unit length (it is normalised), but a
 zero quaternion (norm below ``ZERO_QUATERNION_NORM``) or one with NaN/inf
@@ -19,10 +20,9 @@ This module must never import scene_graph, proximity, fcl, lcm or ROS.
 from __future__ import annotations
 
 import numpy as np
-from transforms3d import euler as _t3d_euler
 from transforms3d import quaternions as _t3d_quaternions
 
-from geometry_core.math import _checks
+from geometry_core.math import _checks, _scalar
 from geometry_core.tolerances import ZERO_QUATERNION_NORM
 
 __all__ = [
@@ -88,7 +88,11 @@ def quaternion_to_rotation_matrix(q_wxyz: object, name: str = "quaternion") -> n
     TypeError, ValueError
         As :func:`normalize_quaternion`.
     """
-    return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
+    q = _scalar.quaternion4_or_none(q_wxyz)
+    unit = None if q is None else _scalar.unit_quaternion(*q, ZERO_QUATERNION_NORM)
+    if unit is None:  # anything unusual: the full checks and their messages
+        return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
+    return np.array(_scalar.rotation_from_unit_quaternion(*unit)).reshape(3, 3)
 
 
 def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
@@ -106,10 +110,7 @@ def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
         Unit quaternion with ``w >= 0``; ``q`` and ``-q`` are the same
         rotation, and Drake's ``ToQuaternion`` returns the one with ``w >= 0``.
     """
-    q = _t3d_quaternions.mat2quat(R_AB)
-    if q[0] < 0:
-        q = -q
-    return q / np.sqrt(q @ q)
+    return np.array(_scalar.quaternion_from_rotation(R_AB.tolist()))
 
 
 def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.ndarray:
@@ -126,7 +127,7 @@ def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.nd
         Unit quaternion, not canonicalised: like Drake's
         ``RollPitchYaw.ToQuaternion``, ``w`` may be negative.
     """
-    return _t3d_euler.euler2quat(roll, pitch, yaw, axes="sxyz")
+    return np.array(_scalar.quaternion_from_rpy(roll, pitch, yaw))
 
 
 def quaternions_to_rotation_matrices(q_wxyz: object, name: str = "q_wxyz") -> np.ndarray:

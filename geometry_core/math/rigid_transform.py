@@ -33,16 +33,21 @@ import math
 
 import numpy as np
 
-from geometry_core.math import _checks
+from geometry_core.math import _checks, _scalar
 from geometry_core.math.roll_pitch_yaw import RollPitchYaw
 from geometry_core.math.rotation_matrix import RotationMatrix, _vectors
-from geometry_core.tolerances import ORTHONORMALITY_TOLERANCE, USER_ROTATION_TOLERANCE
+from geometry_core.tolerances import (
+    ORTHONORMALITY_TOLERANCE,
+    USER_ROTATION_TOLERANCE,
+    ZERO_QUATERNION_NORM,
+)
 
 __all__ = ["RigidTransform"]
 
 _IDENTITY4 = np.eye(4)
 _IDENTITY4.flags.writeable = False
 _LAST_ROW = (0.0, 0.0, 0.0, 1.0)
+_IDENTITY4_ROWS = _IDENTITY4.tolist()
 
 
 class RigidTransform:
@@ -96,6 +101,10 @@ class RigidTransform:
             self._X = _IDENTITY4.copy()
             return
         if no_keywords and len(args) == 2 and _fast_pair(self, args[0], args[1]):
+            return
+        if (quaternion is not None and not args and R is None and rpy is None
+                and theta_lambda is None and pose is None
+                and _fast_quaternion(self, quaternion, p)):
             return
         if len(args) > 2:
             raise TypeError(f"RigidTransform takes at most 2 positional arguments, got {len(args)}")
@@ -227,6 +236,12 @@ class RigidTransform:
         ValueError
             For a zero/NaN quaternion or axis; this transform is then unchanged.
         """
+        if (type(R) is RotationMatrix and rpy is None and quaternion is None
+                and theta_lambda is None):
+            X = self._X.copy()
+            X[:3, :3] = R._R
+            self._X = X
+            return
         if isinstance(R, RollPitchYaw):
             R, rpy = None, _no_duplicate("rpy", rpy, R)
         elif R is not None and not isinstance(R, RotationMatrix):
@@ -258,13 +273,12 @@ class RigidTransform:
 
     def inverse(self) -> RigidTransform:
         """Return X_BA = X_AB⁻¹: ``R_BA = R_ABᵀ``, ``p_BoAo_B = -R_ABᵀ p_AoBo_A``."""
-        X = self._X
-        R_BA = X[:3, :3].T
-        X_BA = np.empty((4, 4))
-        X_BA[:3, :3] = R_BA
-        X_BA[:3, 3] = -(R_BA @ X[:3, 3])
-        X_BA[3] = _LAST_ROW
-        return RigidTransform._from_trusted_matrix4(X_BA)
+        (a, b, c, x), (d, e, f, y), (g, h, i, z), _ = self._X.tolist()
+        return RigidTransform._from_trusted_matrix4(np.array((
+            a, d, g, -(a * x + d * y + g * z),
+            b, e, h, -(b * x + e * y + h * z),
+            c, f, i, -(c * x + f * y + i * z),
+            0.0, 0.0, 0.0, 1.0)).reshape(4, 4))
 
     def multiply(self, other: RigidTransform | np.ndarray) -> RigidTransform | np.ndarray:
         """Compose with a transform, or transform points.
@@ -308,7 +322,7 @@ class RigidTransform:
 
     def is_exactly_identity(self) -> bool:
         """True if R_AB is exactly I and p_AoBo_A exactly zero."""
-        return bool((self._X == _IDENTITY4).all())
+        return self._X.tolist() == _IDENTITY4_ROWS
 
     def is_identity_to_epsilon(self, translation_tolerance: float) -> bool:
         """True if R_AB is identity within ``ORTHONORMALITY_TOLERANCE`` and |p|∞ <= tolerance.
@@ -323,11 +337,14 @@ class RigidTransform:
         TypeError, ValueError
             If ``translation_tolerance`` is not a finite real.
         """
-        tol = _checks.as_real_scalar("translation_tolerance", translation_tolerance)
-        X = self._X
-        return bool(
-            np.abs(X[:3, :3] - _IDENTITY4[:3, :3]).max() <= ORTHONORMALITY_TOLERANCE
-            and np.abs(X[:3, 3]).max() <= tol
+        tol = (translation_tolerance if type(translation_tolerance) is float
+               and math.isfinite(translation_tolerance)
+               else _checks.as_real_scalar("translation_tolerance", translation_tolerance))
+        (a, b, c, x), (d, e, f, y), (g, h, i, z), _ = self._X.tolist()
+        return (
+            max(abs(a - 1.0), abs(b), abs(c), abs(d), abs(e - 1.0), abs(f), abs(g), abs(h),
+                abs(i - 1.0)) <= ORTHONORMALITY_TOLERANCE
+            and max(abs(x), abs(y), abs(z)) <= tol
         )
 
     def is_nearby(self, other: RigidTransform, tolerance: float) -> bool:
@@ -343,8 +360,10 @@ class RigidTransform:
         """
         if not isinstance(other, RigidTransform):
             raise TypeError(f"other must be a RigidTransform, got {type(other).__name__}")
-        tol = _checks.as_real_scalar("tolerance", tolerance)
-        return bool(np.abs(self._X[:3] - other._X[:3]).max() <= tol)
+        tol = (tolerance if type(tolerance) is float and math.isfinite(tolerance)
+               else _checks.as_real_scalar("tolerance", tolerance))
+        mine, theirs = self._X.tolist(), other._X.tolist()
+        return max(max(abs(u - v) for u, v in zip(mine[k], theirs[k])) for k in range(3)) <= tol
 
     # --- python protocol ---------------------------------------------------
 
@@ -366,19 +385,42 @@ def _fast_pair(transform: RigidTransform, R: object, p: object) -> bool:
     # The common RigidTransform(R, p) with a RotationMatrix and a float64 (3,)
     # array, in about half the general path's time; anything else (including
     # every error) falls through to the general path and its messages.
-    if type(R) is not RotationMatrix or type(p) is not np.ndarray:
+    kind = type(R)
+    if kind is not RotationMatrix and kind is not RollPitchYaw:
         return False
-    if p.shape != (3,) or p.dtype != np.float64:
+    position = _scalar.vector3_or_none(p)
+    if position is None:
         return False
-    x, y, z = p.tolist()
-    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
-        return False
+    if kind is RollPitchYaw:
+        transform._X = _matrix4(_scalar.rotation_from_rpy(*R._rpy), position)
+        return True
     X = np.empty((4, 4))
     X[:3, :3] = R._R
     X[:3, 3] = p
     X[3] = _LAST_ROW
     transform._X = X
     return True
+
+
+def _fast_quaternion(transform: RigidTransform, quaternion: object, p: object) -> bool:
+    # RigidTransform(quaternion=q, p=p) with a float64 (4,) q and (3,) p (or no
+    # p), finite and q not zero; anything else takes the general path.
+    q = _scalar.quaternion4_or_none(quaternion)
+    position = [0.0, 0.0, 0.0] if p is None else _scalar.vector3_or_none(p)
+    if q is None or position is None:
+        return False
+    unit = _scalar.unit_quaternion(*q, ZERO_QUATERNION_NORM)
+    if unit is None:
+        return False
+    transform._X = _matrix4(_scalar.rotation_from_unit_quaternion(*unit), position)
+    return True
+
+
+def _matrix4(R: tuple[float, ...], p: list[float]) -> np.ndarray:
+    # One flat array call: numpy parses a flat tuple faster than nested lists
+    # or slice assignments into an empty array.
+    return np.array((R[0], R[1], R[2], p[0], R[3], R[4], R[5], p[1], R[6], R[7], R[8], p[2],
+                     0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
 
 
 def _no_duplicate(name: str, keyword_value: object, positional_value: object) -> object:

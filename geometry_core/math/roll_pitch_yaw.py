@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from geometry_core.math import _checks
+from geometry_core.math import _checks, _scalar
 from geometry_core.math.quaternion import (
     normalize_quaternion,
     quaternion_to_rotation_matrix,
@@ -32,6 +32,8 @@ from geometry_core.math.rotation_matrix import RotationMatrix, _validated_matrix
 from geometry_core.tolerances import GIMBAL_LOCK_COS_PITCH
 
 __all__ = ["RollPitchYaw"]
+
+_Rows = tuple[tuple[float, float, float], ...]
 
 _EPSILON = float(np.finfo(np.float64).eps)
 #: Distance of pitch from ±π/2 at which |cos(pitch)| = GIMBAL_LOCK_COS_PITCH, in degrees.
@@ -63,6 +65,8 @@ class RollPitchYaw:
         invalid rotation matrix.
     """
 
+    # The three angles as a tuple of Python floats: single objects take the
+    # scalar path (see ``_scalar``), with no numpy call per method.
     __slots__ = ("_rpy",)
 
     def __init__(
@@ -73,6 +77,11 @@ class RollPitchYaw:
         quaternion: np.ndarray | None = None,
         matrix: np.ndarray | None = None,
     ) -> None:
+        if (len(args) == 3 and type(args[0]) is float and type(args[1]) is float
+                and type(args[2]) is float and rpy is None and R is None and quaternion is None
+                and matrix is None and math.isfinite(args[0] + args[1] + args[2])):
+            self._rpy = args
+            return
         keywords = [k for k, v in (("rpy", rpy), ("R", R), ("quaternion", quaternion),
                                    ("matrix", matrix)) if v is not None]
         if len(keywords) + (1 if args else 0) != 1:
@@ -81,14 +90,14 @@ class RollPitchYaw:
                 f"quaternion=, matrix=; got {len(args)} positional and keywords {keywords}"
             )
         if len(args) == 3:
-            self._rpy = np.array([_checks.as_real_scalar(name, value)
-                                  for name, value in zip(("roll", "pitch", "yaw"), args)])
+            self._rpy = tuple(_checks.as_real_scalar(name, value)
+                              for name, value in zip(("roll", "pitch", "yaw"), args))
         elif len(args) == 1:
             self._rpy = _angles_from_positional(args[0])
         elif args:
             raise TypeError(f"RollPitchYaw takes 1 or 3 positional arguments, got {len(args)}")
         elif rpy is not None:
-            self._rpy = _checks.as_float_array("rpy", rpy, (3,))
+            self._rpy = tuple(_checks.as_float_array("rpy", rpy, (3,)).tolist())
         elif R is not None:
             if not isinstance(R, RotationMatrix):
                 raise TypeError(f"R must be a RotationMatrix, got {type(R).__name__}")
@@ -105,25 +114,26 @@ class RollPitchYaw:
 
     def vector(self) -> np.ndarray:
         """Return a copy of ``[roll, pitch, yaw]`` (radians), shape (3,)."""
-        return self._rpy.copy()
+        return np.array(self._rpy)
 
     def roll_angle(self) -> float:
         """Return the roll angle r (radians), about Ax."""
-        return float(self._rpy[0])
+        return self._rpy[0]
 
     def pitch_angle(self) -> float:
         """Return the pitch angle p (radians), about Ay."""
-        return float(self._rpy[1])
+        return self._rpy[1]
 
     def yaw_angle(self) -> float:
         """Return the yaw angle y (radians), about Az."""
-        return float(self._rpy[2])
+        return self._rpy[2]
 
     # --- conversions -------------------------------------------------------
 
     def to_rotation_matrix(self) -> RotationMatrix:
         """Return R_AD = Rz(y) Ry(p) Rx(r)."""
-        return RotationMatrix(rpy=self)
+        return RotationMatrix._from_trusted_matrix3(
+            np.array(_scalar.rotation_from_rpy(*self._rpy)).reshape(3, 3))
 
     def to_quaternion(self) -> np.ndarray:
         """Return the unit quaternion ``[w, x, y, z]`` of R_AD.
@@ -132,8 +142,7 @@ class RollPitchYaw:
         three half-angle quaternions and is not canonicalised (``w`` may be
         negative); ``RotationMatrix.to_quaternion`` returns ``w >= 0``.
         """
-        r, p, y = self._rpy.tolist()
-        return roll_pitch_yaw_to_quaternion(r, p, y)
+        return roll_pitch_yaw_to_quaternion(*self._rpy)
 
     # --- comparisons -------------------------------------------------------
 
@@ -151,7 +160,7 @@ class RollPitchYaw:
         """
         other = _require_rpy(other)
         tol = _checks.as_real_scalar("tolerance", tolerance)
-        return bool(np.abs(self._rpy - other._rpy).max() <= tol)
+        return max(abs(a - b) for a, b in zip(self._rpy, other._rpy)) <= tol
 
     def is_nearly_same_orientation(self, other: RollPitchYaw, tolerance: float) -> bool:
         """True if the rotation matrices of ``self`` and ``other`` differ by at most ``tolerance``.
@@ -184,8 +193,7 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
-        return self._matrix_parent_from_rpy_dt() @ rpy_dt
+        return np.array(_mv(self._matrix_parent_from_rpy_dt(), _vector3("rpyDt", rpyDt)))
 
     def calc_angular_velocity_in_child_from_rpy_dt(self, rpyDt: np.ndarray) -> np.ndarray:
         """Angular velocity w_AD_D of D in A, expressed in D, from ``[ṙ, ṗ, ẏ]``.
@@ -205,8 +213,7 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
-        return self._matrix_child_from_rpy_dt() @ rpy_dt
+        return np.array(_mv(self._matrix_child_from_rpy_dt(), _vector3("rpyDt", rpyDt)))
 
     def calc_rpy_dt_from_angular_velocity_in_parent(self, w_AD_A: np.ndarray) -> np.ndarray:
         """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_A of D in A, expressed in A.
@@ -229,8 +236,9 @@ class RollPitchYaw:
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``), where the
             map divides by cos(p).
         """
-        w = _checks.as_float_array("w_AD_A", w_AD_A, (3,))
-        return self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent") @ w
+        w = _vector3("w_AD_A", w_AD_A)
+        return np.array(_mv(
+            self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent"), w))
 
     def calc_rpy_dt_from_angular_velocity_in_child(self, w_AD_D: np.ndarray) -> np.ndarray:
         """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_D of D in A, expressed in D.
@@ -252,8 +260,9 @@ class RollPitchYaw:
         ValueError
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
         """
-        w = _checks.as_float_array("w_AD_D", w_AD_D, (3,))
-        return self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child") @ w
+        w = _vector3("w_AD_D", w_AD_D)
+        return np.array(_mv(
+            self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child"), w))
 
     def calc_rotation_matrix_dt(self, rpyDt: np.ndarray) -> np.ndarray:
         """Ṙ_AD, the time derivative of R_AD, from ``[ṙ, ṗ, ẏ]``.
@@ -277,9 +286,14 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        wx, wy, wz = self.calc_angular_velocity_in_parent_from_rpy_dt(rpyDt).tolist()
-        skew = np.array([[0.0, -wz, wy], [wz, 0.0, -wx], [-wy, wx, 0.0]])
-        return skew @ self.to_rotation_matrix()._R
+        wx, wy, wz = _mv(self._matrix_parent_from_rpy_dt(), _vector3("rpyDt", rpyDt))
+        R = _scalar.rotation_from_rpy(*self._rpy)
+        # [w]ₓ R column by column: the cross product of w with each column of R.
+        out = []
+        for j in range(3):
+            a, b, c = R[j], R[3 + j], R[6 + j]
+            out.append((wy * c - wz * b, wz * a - wx * c, wx * b - wy * a))
+        return np.array(out).T
 
     def calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent(
         self, rpyDt: np.ndarray, alpha_AD_A: np.ndarray
@@ -308,20 +322,20 @@ class RollPitchYaw:
         ValueError
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
         """
-        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
-        alpha = _checks.as_float_array("alpha_AD_A", alpha_AD_A, (3,))
+        rpy_dt = _vector3("rpyDt", rpyDt)
+        alpha = _vector3("alpha_AD_A", alpha_AD_A)
         M_inverse = self._inverse_of_parent_matrix(
             "calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent"
         )
-        _, p, y = self._rpy.tolist()
-        _, p_dt, y_dt = rpy_dt.tolist()
+        _, p, y = self._rpy
+        _, p_dt, y_dt = rpy_dt
         sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
-        M_dt = np.array([
-            [-sp * p_dt * cy - cp * sy * y_dt, -cy * y_dt, 0.0],
-            [-sp * p_dt * sy + cp * cy * y_dt, -sy * y_dt, 0.0],
-            [-cp * p_dt, 0.0, 0.0],
-        ])
-        return M_inverse @ (alpha - M_dt @ rpy_dt)
+        M_dt = (
+            (-sp * p_dt * cy - cp * sy * y_dt, -cy * y_dt, 0.0),
+            (-sp * p_dt * sy + cp * cy * y_dt, -sy * y_dt, 0.0),
+            (-cp * p_dt, 0.0, 0.0),
+        )
+        return np.array(_mv(M_inverse, _minus(alpha, _mv(M_dt, rpy_dt))))
 
     def calc_rpy_ddt_from_angular_accel_in_child(
         self, rpyDt: np.ndarray, alpha_AD_D: np.ndarray
@@ -351,56 +365,57 @@ class RollPitchYaw:
         ValueError
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
         """
-        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
-        alpha = _checks.as_float_array("alpha_AD_D", alpha_AD_D, (3,))
+        rpy_dt = _vector3("rpyDt", rpyDt)
+        alpha = _vector3("alpha_AD_D", alpha_AD_D)
         N_inverse = self._inverse_of_child_matrix("calc_rpy_ddt_from_angular_accel_in_child")
-        r, p, _ = self._rpy.tolist()
-        r_dt, p_dt, _ = rpy_dt.tolist()
+        r, p, _ = self._rpy
+        r_dt, p_dt, _ = rpy_dt
         sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
-        N_dt = np.array([
-            [0.0, 0.0, -cp * p_dt],
-            [0.0, -sr * r_dt, cr * cp * r_dt - sr * sp * p_dt],
-            [0.0, -cr * r_dt, -sr * cp * r_dt - cr * sp * p_dt],
-        ])
-        return N_inverse @ (alpha - N_dt @ rpy_dt)
+        N_dt = (
+            (0.0, 0.0, -cp * p_dt),
+            (0.0, -sr * r_dt, cr * cp * r_dt - sr * sp * p_dt),
+            (0.0, -cr * r_dt, -sr * cp * r_dt - cr * sp * p_dt),
+        )
+        return np.array(_mv(N_inverse, _minus(alpha, _mv(N_dt, rpy_dt))))
 
     # --- the matrices relating rpyDt and angular velocity --------------------
+    # Rows of floats: one 3x3 times a 3-vector is cheaper written out than in numpy.
 
-    def _matrix_parent_from_rpy_dt(self) -> np.ndarray:
+    def _matrix_parent_from_rpy_dt(self) -> _Rows:
         # w_AD_A = M rpyDt
-        _, p, y = self._rpy.tolist()
+        _, p, y = self._rpy
         sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
-        return np.array([[cp * cy, -sy, 0.0], [cp * sy, cy, 0.0], [-sp, 0.0, 1.0]])
+        return (cp * cy, -sy, 0.0), (cp * sy, cy, 0.0), (-sp, 0.0, 1.0)
 
-    def _matrix_child_from_rpy_dt(self) -> np.ndarray:
+    def _matrix_child_from_rpy_dt(self) -> _Rows:
         # w_AD_D = N rpyDt
-        r, p, _ = self._rpy.tolist()
+        r, p, _ = self._rpy
         sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
-        return np.array([[1.0, 0.0, -sp], [0.0, cr, sr * cp], [0.0, -sr, cr * cp]])
+        return (1.0, 0.0, -sp), (0.0, cr, sr * cp), (0.0, -sr, cr * cp)
 
-    def _inverse_of_parent_matrix(self, method: str) -> np.ndarray:
-        _, p, y = self._rpy.tolist()
+    def _inverse_of_parent_matrix(self, method: str) -> _Rows:
+        _, p, y = self._rpy
         sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
         self._refuse_gimbal_lock(method, cp)
-        return np.array([
-            [cy / cp, sy / cp, 0.0],
-            [-sy, cy, 0.0],
-            [cy * sp / cp, sy * sp / cp, 1.0],
-        ])
+        return (
+            (cy / cp, sy / cp, 0.0),
+            (-sy, cy, 0.0),
+            (cy * sp / cp, sy * sp / cp, 1.0),
+        )
 
-    def _inverse_of_child_matrix(self, method: str) -> np.ndarray:
-        r, p, _ = self._rpy.tolist()
+    def _inverse_of_child_matrix(self, method: str) -> _Rows:
+        r, p, _ = self._rpy
         sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
         self._refuse_gimbal_lock(method, cp)
-        return np.array([
-            [1.0, sr * sp / cp, cr * sp / cp],
-            [0.0, cr, -sr],
-            [0.0, sr / cp, cr / cp],
-        ])
+        return (
+            (1.0, sr * sp / cp, cr * sp / cp),
+            (0.0, cr, -sr),
+            (0.0, sr / cp, cr / cp),
+        )
 
     def _refuse_gimbal_lock(self, method: str, cos_pitch: float) -> None:
         if abs(cos_pitch) < GIMBAL_LOCK_COS_PITCH:
-            pitch = float(self._rpy[1])
+            pitch = self._rpy[1]
             raise ValueError(
                 f"RollPitchYaw.{method}(): gimbal lock: pitch = {pitch:.9g} rad "
                 f"({math.degrees(pitch):.6g} degrees) is within {_GIMBAL_LOCK_DEGREES:.6g} "
@@ -412,14 +427,28 @@ class RollPitchYaw:
     # --- python protocol ---------------------------------------------------
 
     def __copy__(self) -> RollPitchYaw:
-        return RollPitchYaw(self._rpy)
+        return RollPitchYaw(*self._rpy)
 
     def __deepcopy__(self, memo: dict) -> RollPitchYaw:
         return self.__copy__()
 
     def __repr__(self) -> str:
-        r, p, y = self._rpy.tolist()
+        r, p, y = self._rpy
         return f"RollPitchYaw(roll={r!r}, pitch={p!r}, yaw={y!r})"
+
+
+def _vector3(name: str, value: object) -> list[float]:
+    v = _scalar.vector3_or_none(value)
+    return v if v is not None else _checks.as_float_array(name, value, (3,)).tolist()
+
+
+def _mv(M: _Rows, v: list[float]) -> tuple[float, float, float]:
+    x, y, z = v
+    return tuple(a * x + b * y + c * z for a, b, c in M)
+
+
+def _minus(u: list[float], v: tuple[float, float, float]) -> tuple[float, float, float]:
+    return u[0] - v[0], u[1] - v[1], u[2] - v[2]
 
 
 def _require_rpy(other: object) -> RollPitchYaw:
@@ -430,7 +459,7 @@ def _require_rpy(other: object) -> RollPitchYaw:
 
 def _angles_from_positional(value: object) -> np.ndarray:
     if isinstance(value, RollPitchYaw):
-        return value._rpy.copy()
+        return value._rpy
     if isinstance(value, RotationMatrix):
         return _rpy_from_rotation(value)
     angles = _checks.as_float_array_any_shape("rpy", value)
@@ -447,14 +476,16 @@ def _angles_from_positional(value: object) -> np.ndarray:
     if angles.shape != (3,):
         raise ValueError(f"rpy must have shape (3,), got {angles.shape}")
     _checks.check_finite("rpy", angles)
-    return angles
+    return tuple(angles.tolist())
 
 
-def _rpy_from_rotation(R: RotationMatrix) -> np.ndarray:
+def _rpy_from_rotation(R: RotationMatrix) -> tuple[float, float, float]:
     return _rpy_from_quaternion_and_matrix(R.to_quaternion(), R._R)
 
 
-def _rpy_from_quaternion_and_matrix(q_wxyz: np.ndarray, R_AD: np.ndarray) -> np.ndarray:
+def _rpy_from_quaternion_and_matrix(
+    q_wxyz: np.ndarray, R_AD: np.ndarray
+) -> tuple[float, float, float]:
     """Roll-pitch-yaw of a unit quaternion and its rotation matrix (Drake's algorithm).
 
     Write a, b, c for half of roll, pitch, yaw. Multiplying out the three
@@ -483,7 +514,7 @@ def _rpy_from_quaternion_and_matrix(q_wxyz: np.ndarray, R_AD: np.ndarray) -> np.
                        else math.atan2(difference_y, difference_x))
     roll = _wrap_to_pi(half_sum - half_difference)
     yaw = _wrap_to_pi(half_sum + half_difference)
-    return np.array([roll, pitch, yaw])
+    return roll, pitch, yaw
 
 
 def _wrap_to_pi(angle: float) -> float:

@@ -19,13 +19,13 @@ This module must never import scene_graph, proximity, fcl, lcm or ROS.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 from transforms3d import axangles as _t3d_axangles
 
-from geometry_core.math import _checks
-from geometry_core.math.kernels import rotation_matrices_from_rpy
+from geometry_core.math import _checks, _scalar
 from geometry_core.math.quaternion import (
     quaternion_to_rotation_matrix,
     rotation_matrix_to_quaternion,
@@ -44,6 +44,7 @@ __all__ = ["RotationMatrix"]
 
 _IDENTITY3 = np.eye(3)
 _IDENTITY3.flags.writeable = False
+_IDENTITY3_ROWS = _IDENTITY3.tolist()
 
 
 class RotationMatrix:
@@ -145,7 +146,7 @@ class RotationMatrix:
         """
         c, s = _cos_sin("theta", theta)
         return RotationMatrix._from_trusted_matrix3(
-            np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+            np.array((1.0, 0.0, 0.0, 0.0, c, -s, 0.0, s, c)).reshape(3, 3)
         )
 
     @staticmethod
@@ -171,7 +172,7 @@ class RotationMatrix:
         """
         c, s = _cos_sin("theta", theta)
         return RotationMatrix._from_trusted_matrix3(
-            np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+            np.array((c, 0.0, s, 0.0, 1.0, 0.0, -s, 0.0, c)).reshape(3, 3)
         )
 
     @staticmethod
@@ -197,7 +198,7 @@ class RotationMatrix:
         """
         c, s = _cos_sin("theta", theta)
         return RotationMatrix._from_trusted_matrix3(
-            np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+            np.array((c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0)).reshape(3, 3)
         )
 
     @staticmethod
@@ -264,7 +265,8 @@ class RotationMatrix:
         ValueError
             If ``index`` is not in [0, 2].
         """
-        return self._R[:, _checks.as_index("index", index, 3)].copy()
+        i = index if type(index) is int and 0 <= index <= 2 else _checks.as_index("index", index, 3)
+        return self._R[:, i].copy()
 
     def row(self, index: int) -> np.ndarray:
         """Return row ``index`` of R_AB: A's unit vector Ax, Ay or Az expressed in B.
@@ -285,7 +287,8 @@ class RotationMatrix:
         ValueError
             If ``index`` is not in [0, 2].
         """
-        return self._R[_checks.as_index("index", index, 3)].copy()
+        i = index if type(index) is int and 0 <= index <= 2 else _checks.as_index("index", index, 3)
+        return self._R[i].copy()
 
     def set(self, R: np.ndarray) -> None:
         """Replace this rotation by the allegedly valid (3, 3) matrix ``R``.
@@ -359,18 +362,21 @@ class RotationMatrix:
         This is Drake's strict test (128 machine epsilons); a matrix accepted
         at construction with the looser ``USER_ROTATION_TOLERANCE`` may fail it.
         """
+        rows = self._R.tolist()
         return (
-            _checks.orthonormality_error(self._R) <= ORTHONORMALITY_TOLERANCE
-            and _checks.det3(self._R) > 0
+            _checks.orthonormality_error_of_rows(rows) <= ORTHONORMALITY_TOLERANCE
+            and _checks.det3_of_rows(rows) > 0
         )
 
     def is_exactly_identity(self) -> bool:
         """True if R_AB is exactly the identity matrix."""
-        return bool((self._R == _IDENTITY3).all())
+        return self._R.tolist() == _IDENTITY3_ROWS
 
     def is_identity_to_internal_tolerance(self) -> bool:
         """True if every element of R_AB is within ``ORTHONORMALITY_TOLERANCE`` of identity."""
-        return bool(np.abs(self._R - _IDENTITY3).max() <= ORTHONORMALITY_TOLERANCE)
+        (a, b, c), (d, e, f), (g, h, i) = self._R.tolist()
+        return max(abs(a - 1.0), abs(b), abs(c), abs(d), abs(e - 1.0), abs(f),
+                   abs(g), abs(h), abs(i - 1.0)) <= ORTHONORMALITY_TOLERANCE
 
     def is_nearby(self, other: RotationMatrix, tolerance: float) -> bool:
         """True if no element of R_AB differs from ``other``'s by more than ``tolerance``.
@@ -405,8 +411,9 @@ class RotationMatrix:
 
 
 def _cos_sin(name: str, theta: float) -> tuple[float, float]:
-    t = _checks.as_real_scalar(name, theta)
-    return float(np.cos(t)), float(np.sin(t))
+    t = theta if type(theta) is float and math.isfinite(theta) else _checks.as_real_scalar(
+        name, theta)
+    return math.cos(t), math.sin(t)
 
 
 def _validated_matrix(name: str, R: object) -> np.ndarray:
@@ -437,7 +444,12 @@ def _matrix_from_rpy(rpy: object) -> np.ndarray:
 
     if not isinstance(rpy, RollPitchYaw):
         raise TypeError(f"rpy must be a RollPitchYaw, got {type(rpy).__name__}")
-    return rotation_matrices_from_rpy(rpy.vector()[np.newaxis])[0]
+    return _matrix3(_scalar.rotation_from_rpy(*rpy._rpy))
+
+
+def _matrix3(rows: tuple[float, ...]) -> np.ndarray:
+    # One flat array call: numpy parses a flat tuple of floats faster than nested lists.
+    return np.array(rows).reshape(3, 3)
 
 
 def _matrix_from_angle_axis(theta_lambda: object) -> np.ndarray:
