@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bench.run import write_readme
+from bench.run import _version, write_readme
 
 README_START = "<!-- math-bench:start -->"
 README_END = "<!-- math-bench:end -->"
@@ -206,12 +206,6 @@ def measure(ours: Callable[[], object], drake: Callable[[], object], rounds: int
     return times_ours, times_drake
 
 
-def _drake_version() -> str:
-    from importlib.metadata import version
-
-    return version("drake")
-
-
 def run(quick: bool, only: str | None = None) -> tuple[str, list[float]]:
     """The markdown table and the list of median ratios, one per operation."""
     rounds = 5 if quick else 11
@@ -219,7 +213,7 @@ def run(quick: bool, only: str | None = None) -> tuple[str, list[float]]:
     lines = [
         f"Measured {datetime.date.today()} on {platform.machine()} "
         f"({os.cpu_count()} cores), Python {platform.python_version()}, numpy "
-        f"{np.__version__}, Drake {_drake_version()} (pydrake), one thread, {rounds} "
+        f"{np.__version__}, Drake {_version('drake')} (pydrake), one thread, {rounds} "
         "alternating rounds. Times are medians per call; the ratio is the per-round "
         "ours / pydrake, median (min–max). Lower is better.",
         "",
