@@ -18,6 +18,8 @@ import numbers
 
 import numpy as np
 
+from geometry_core.math import _scalar
+
 _NUMERIC_KINDS = ("i", "u", "f")
 _SMALL = 64
 
@@ -57,8 +59,9 @@ def as_float_array_any_shape(name: str, value: object, copy: bool = True) -> np.
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in _NUMERIC_KINDS:
             raise TypeError(f"{name} must hold real numbers, got an array of dtype {value.dtype}")
+        # C order: the single-object kernels (csrc/rotation.c) read rows in place.
         if copy:
-            return np.array(value, dtype=np.float64)
+            return np.array(value, dtype=np.float64, order="C")
         return np.asarray(value, dtype=np.float64)
     if isinstance(value, (list, tuple)):
         try:
@@ -167,6 +170,8 @@ def check_rotation(name: str, R: np.ndarray, tolerance: float) -> None:
         If ``R`` contains NaN/inf, if ``max |R Rᵀ - I| > tolerance`` (the
         message gives the error), or if ``det R < 0`` (a reflection).
     """
+    if _scalar.rotation_status(R, tolerance) == 0:
+        return
     rows = R.tolist()
     # NaN and inf make the sum non-finite; check_finite then names which.
     if not math.isfinite(sum(rows[0]) + sum(rows[1]) + sum(rows[2])):

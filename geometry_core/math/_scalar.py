@@ -1,21 +1,28 @@
-"""Closed-form formulas for one rotation at a time, on plain Python floats (private).
+"""One rotation or pose at a time: closed forms on floats, and their compiled twins (private).
 
 The classes for single objects (RotationMatrix, RollPitchYaw,
 RigidTransform) take this lean path; stacks of N poses go through the
 batched numpy kernels (``kernels.py``), whose per-call overhead (array
-checks, reductions, broadcasting) dwarfs the arithmetic of one 3x3. These
-are the same formulas as Drake's ``RollPitchYaw::ToRotationMatrix``,
-``RollPitchYaw::ToQuaternion`` and ``RotationMatrix::ToQuaternion`` (a
-branch on the trace), written out for floats. Matrices are row-major
-9-tuples ``(R00, R01, R02, R10, ..., R22)``.
+checks, reductions, broadcasting) dwarfs the arithmetic of one 3x3. The
+formulas are Drake's (``RollPitchYaw::ToRotationMatrix``,
+``RollPitchYaw::ToQuaternion``, ``RotationMatrix::ToQuaternion`` as a branch
+on the trace, ``RollPitchYaw(RotationMatrix)``), written out for floats.
+
+The array-valued operations (``matrix3_from_rpy``, ``multiply``,
+``invert``, ...) run in ``csrc/rotation.c`` when the extension is built: the
+Python side allocates the result with ``numpy.empty`` and one C call fills
+it. Without the extension (or with ``GEOMETRY_CORE_NATIVE=0``) the same
+functions run the Python formulas below, the reference that
+``test/math/test_native_math.py`` holds the C to.
 
 The ``*_or_none`` readers are fast paths: they accept only the common,
 valid input (a float64 ndarray of the right shape with finite entries) and
 return None for anything else, so that the caller falls back to the full
 checks in ``_checks`` and their error messages.
 
-This module imports the standard library and numpy only; it must never
-import scene_graph, proximity, fcl, lcm or ROS.
+This module imports the standard library, numpy and
+``geometry_core.compiled`` only; it must never import scene_graph,
+proximity, fcl, lcm or ROS.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from geometry_core.compiled import native as _native
 
 _ndarray = np.ndarray
 _float64 = np.dtype(np.float64)
@@ -122,3 +131,252 @@ def quaternion_from_rotation(m: list[list[float]]) -> tuple[float, float, float,
     if w < 0.0:
         scale = -scale
     return w * scale, x * scale, y * scale, z * scale
+
+
+def rpy_from_rotation(m: list[list[float]]) -> tuple[float, float, float]:
+    """Roll-pitch-yaw of rotation rows ``m`` (Drake's algorithm, by P. Mitiguy).
+
+    Write a, b, c for half of roll, pitch, yaw. Multiplying out the three
+    half-angle quaternions gives
+
+        x + z = (cos b - sin b) sin(a + c),   w - y = (cos b - sin b) cos(a + c),
+        z - x = (cos b + sin b) sin(c - a),   w + y = (cos b + sin b) cos(c - a),
+
+    so atan2 recovers a + c and c - a; for |pitch| < π/2 both scale factors
+    are positive. Near pitch = +π/2 the first pair vanishes and a + c is
+    poorly determined, but R then depends on yaw - roll alone, which the
+    second (well-scaled) pair fixes; symmetrically near -π/2. The pitch
+    comes from R, where ``-R[2, 0] = sin p`` and the four elements R00, R10,
+    R21, R22 give ``|cos p| = sqrt((R00² + R10² + R21² + R22²) / 2)``
+    without cancellation, so atan2 is accurate up to ±π/2.
+    """
+    return rpy_from_quaternion_and_rotation(quaternion_from_rotation(m), m)
+
+
+def rpy_from_quaternion_and_rotation(q: tuple[float, ...] | list[float],
+                                     m: list[list[float]]) -> tuple[float, float, float]:
+    """:func:`rpy_from_rotation` given the unit quaternion ``q`` of ``m`` too (either sign)."""
+    (R00, _, _), (R10, _, _), (R20, R21, R22) = m
+    pitch = math.atan2(-R20, math.sqrt((R22 * R22 + R21 * R21 + R10 * R10 + R00 * R00) / 2))
+    w, x, y, z = q
+    sum_y, sum_x = x + z, w - y
+    difference_y, difference_x = z - x, w + y
+    # Both atan2 arguments zero (to round-off): the half-angle is arbitrary; Drake picks 0.
+    half_sum = (0.0 if abs(sum_y) <= _EPSILON and abs(sum_x) <= _EPSILON
+                else math.atan2(sum_y, sum_x))
+    half_difference = (0.0 if abs(difference_y) <= _EPSILON and abs(difference_x) <= _EPSILON
+                       else math.atan2(difference_y, difference_x))
+    return (_wrap_to_pi(half_sum - half_difference), pitch,
+            _wrap_to_pi(half_sum + half_difference))
+
+
+_EPSILON = float(np.finfo(np.float64).eps)
+
+
+def _wrap_to_pi(angle: float) -> float:
+    # The half-angles are each in [-π, π], so one shift by 2π is enough.
+    if angle > math.pi:
+        return angle - 2 * math.pi
+    if angle < -math.pi:
+        return angle + 2 * math.pi
+    return angle
+
+
+def _rows(a: np.ndarray) -> list[list[float]]:
+    # The rotation rows of a (3, 3) or (4, 4) array as floats.
+    rows = a.tolist()
+    return rows if len(rows) == 3 else [row[:3] for row in rows[:3]]
+
+
+# --- array-valued operations: compiled when built, else the formulas above ---------
+
+_empty = np.empty
+_SHAPE3, _SHAPE4 = (3, 3), (4, 4)
+
+
+def _py_matrix3_from_rpy(r: float, p: float, y: float) -> np.ndarray:
+    return np.array(rotation_from_rpy(r, p, y)).reshape(3, 3)
+
+
+def _py_matrix4(R: tuple[float, ...], p: list[float]) -> np.ndarray:
+    return np.array((R[0], R[1], R[2], p[0], R[3], R[4], R[5], p[1], R[6], R[7], R[8], p[2],
+                     0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
+
+
+def _py_matrix4_from_rpy(r: float, p: float, y: float, position: list[float]) -> np.ndarray:
+    return _py_matrix4(rotation_from_rpy(r, p, y), position)
+
+
+def _py_matrix3_from_quaternion(q: np.ndarray, zero_norm: float) -> np.ndarray | None:
+    values = quaternion4_or_none(q)
+    unit = None if values is None else unit_quaternion(*values, zero_norm)
+    return None if unit is None else np.array(rotation_from_unit_quaternion(*unit)).reshape(3, 3)
+
+
+def _py_matrix4_from_quaternion(q: np.ndarray, p: np.ndarray,
+                                zero_norm: float) -> np.ndarray | None:
+    values, position = quaternion4_or_none(q), vector3_or_none(p)
+    unit = None if values is None else unit_quaternion(*values, zero_norm)
+    if unit is None or position is None:
+        return None
+    return _py_matrix4(rotation_from_unit_quaternion(*unit), position)
+
+
+def _py_quaternion_of(R: np.ndarray) -> np.ndarray:
+    return np.array(quaternion_from_rotation(_rows(R)))
+
+
+def _py_rpy_of(R: np.ndarray) -> tuple[float, float, float]:
+    return rpy_from_rotation(_rows(R))
+
+
+def _py_multiply(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    return A @ B
+
+
+def _py_invert(A: np.ndarray) -> np.ndarray:
+    if A.shape == _SHAPE3:
+        return A.T.copy()
+    (a, b, c, x), (d, e, f, y), (g, h, i, z), _ = A.tolist()
+    return np.array((a, d, g, -(a * x + d * y + g * z),
+                     b, e, h, -(b * x + e * y + h * z),
+                     c, f, i, -(c * x + f * y + i * z),
+                     0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
+
+
+def _py_rotation_status(R: np.ndarray, tolerance: float) -> int:
+    m = _rows(R)
+    if not all(map(math.isfinite, m[0] + m[1] + m[2])):
+        return 1
+    (a, b, c), (d, e, f), (g, h, i) = m
+    error = max(abs(a * a + b * b + c * c - 1.0), abs(d * d + e * e + f * f - 1.0),
+                abs(g * g + h * h + i * i - 1.0), abs(a * d + b * e + c * f),
+                abs(a * g + b * h + c * i), abs(d * g + e * h + f * i))
+    if not error <= tolerance:
+        return 2
+    return 3 if a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) < 0 else 0
+
+
+def _py_identity_errors(A: np.ndarray) -> tuple[float, float]:
+    rows = A.tolist()
+    rotation = max(abs(rows[i][j] - (1.0 if i == j else 0.0)) for i in range(3) for j in range(3))
+    translation = max(abs(rows[i][3]) for i in range(3)) if len(rows) == 4 else 0.0
+    return rotation, translation
+
+
+def _py_max_abs_difference(A: np.ndarray, B: np.ndarray) -> float:
+    a, b = A.tolist()[:3], B.tolist()[:3]
+    return max(abs(u - v) for row_a, row_b in zip(a, b) for u, v in zip(row_a, row_b))
+
+
+if _native is None:
+    matrix3_from_rpy = _py_matrix3_from_rpy
+    matrix4_from_rpy = _py_matrix4_from_rpy
+    matrix3_from_quaternion = _py_matrix3_from_quaternion
+    matrix4_from_quaternion = _py_matrix4_from_quaternion
+    quaternion_of = _py_quaternion_of
+    rpy_of = _py_rpy_of
+    multiply = _py_multiply
+    invert = _py_invert
+    rotation_status = _py_rotation_status
+    identity_errors = _py_identity_errors
+    max_abs_difference = _py_max_abs_difference
+else:
+    # The C functions take C-contiguous float64 buffers; a strided view (a
+    # transposed array handed in, a slice) raises ValueError there, and the
+    # Python formula, which takes any layout, answers instead.
+    _c = _native.rotation
+    _from_rpy, _from_quaternion, _to_quaternion = _c.from_rpy, _c.from_quaternion, _c.to_quaternion
+    _multiply, _invert, _rpy_of = _c.multiply, _c.invert, _c.rpy_from_rotation
+    _rotation_status, _identity_errors = _c.rotation_status, _c.identity_errors
+    _max_abs_difference = _c.max_abs_difference
+    _LAYOUT_ERRORS = (ValueError, TypeError, BufferError)
+
+    def rpy_of(R: np.ndarray) -> tuple[float, float, float]:
+        """Roll-pitch-yaw of the rotation in a (3, 3) or (4, 4) array (Drake's algorithm)."""
+        try:
+            return _rpy_of(R)
+        except _LAYOUT_ERRORS:
+            return _py_rpy_of(R)
+
+    def rotation_status(R: np.ndarray, tolerance: float) -> int:
+        """0 a proper rotation within tolerance, 1 NaN/inf, 2 not orthonormal, 3 reflection."""
+        try:
+            return _rotation_status(R, tolerance)
+        except _LAYOUT_ERRORS:
+            return _py_rotation_status(R, tolerance)
+
+    def identity_errors(A: np.ndarray) -> tuple[float, float]:
+        """(max |R - I|, max |p|) of a (3, 3) or (4, 4) array (p: 0 for a (3, 3))."""
+        try:
+            return _identity_errors(A)
+        except _LAYOUT_ERRORS:
+            return _py_identity_errors(A)
+
+    def max_abs_difference(A: np.ndarray, B: np.ndarray) -> float:
+        """Largest |A - B| over the rotation and translation entries."""
+        try:
+            return _max_abs_difference(A, B)
+        except _LAYOUT_ERRORS:
+            return _py_max_abs_difference(A, B)
+
+    def matrix3_from_rpy(r: float, p: float, y: float) -> np.ndarray:
+        """R = Rz(y) Ry(p) Rx(r) as a (3, 3) array; the angles must be finite floats."""
+        out = _empty(_SHAPE3)
+        _from_rpy(out, r, p, y)
+        return out
+
+    def matrix4_from_rpy(r: float, p: float, y: float, position: list[float]) -> np.ndarray:
+        """The pose [Rz(y) Ry(p) Rx(r), position] as a (4, 4) array; all finite floats."""
+        out = _empty(_SHAPE4)
+        _from_rpy(out, r, p, y, position[0], position[1], position[2])
+        return out
+
+    def matrix3_from_quaternion(q: np.ndarray, zero_norm: float) -> np.ndarray | None:
+        """The (3, 3) rotation of q; None unless q is a finite, non-zero float64 (4,) array."""
+        if type(q) is not _ndarray or q.dtype != _float64 or q.shape != (4,):
+            return None
+        out = _empty(_SHAPE3)
+        try:
+            return out if _from_quaternion(out, q, zero_norm) else None
+        except _LAYOUT_ERRORS:
+            return _py_matrix3_from_quaternion(q, zero_norm)
+
+    def matrix4_from_quaternion(q: np.ndarray, p: np.ndarray,
+                                zero_norm: float) -> np.ndarray | None:
+        """The (4, 4) pose [R(q), p]; None unless q and p are finite float64 (4,) and (3,)."""
+        if (type(q) is not _ndarray or q.dtype != _float64 or q.shape != (4,)
+                or type(p) is not _ndarray or p.dtype != _float64 or p.shape != (3,)):
+            return None
+        out = _empty(_SHAPE4)
+        try:
+            return out if _from_quaternion(out, q, zero_norm, p) else None
+        except _LAYOUT_ERRORS:
+            return _py_matrix4_from_quaternion(q, p, zero_norm)
+
+    def quaternion_of(R: np.ndarray) -> np.ndarray:
+        """Canonical unit quaternion [w, x, y, z] (w >= 0) of a (3, 3) or (4, 4) array."""
+        out = _empty(4)
+        try:
+            _to_quaternion(out, R)
+        except _LAYOUT_ERRORS:
+            return _py_quaternion_of(R)
+        return out
+
+    def multiply(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        """A B for two (3, 3) rotations or two (4, 4) rigid transforms."""
+        out = _empty(A.shape)
+        try:
+            _multiply(out, A, B)
+        except _LAYOUT_ERRORS:
+            return _py_multiply(A, B)
+        return out
+
+    def invert(A: np.ndarray) -> np.ndarray:
+        """The inverse of a (3, 3) rotation or a (4, 4) rigid transform."""
+        out = _empty(A.shape)
+        try:
+            _invert(out, A)
+        except _LAYOUT_ERRORS:
+            return _py_invert(A)
+        return out

@@ -88,11 +88,10 @@ def quaternion_to_rotation_matrix(q_wxyz: object, name: str = "quaternion") -> n
     TypeError, ValueError
         As :func:`normalize_quaternion`.
     """
-    q = _scalar.quaternion4_or_none(q_wxyz)
-    unit = None if q is None else _scalar.unit_quaternion(*q, ZERO_QUATERNION_NORM)
-    if unit is None:  # anything unusual: the full checks and their messages
+    R = _scalar.matrix3_from_quaternion(q_wxyz, ZERO_QUATERNION_NORM)
+    if R is None:  # anything unusual: the full checks and their messages
         return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
-    return np.array(_scalar.rotation_from_unit_quaternion(*unit)).reshape(3, 3)
+    return R
 
 
 def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
@@ -110,7 +109,7 @@ def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
         Unit quaternion with ``w >= 0``; ``q`` and ``-q`` are the same
         rotation, and Drake's ``ToQuaternion`` returns the one with ``w >= 0``.
     """
-    return np.array(_scalar.quaternion_from_rotation(R_AB.tolist()))
+    return _scalar.quaternion_of(R_AB)
 
 
 def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.ndarray:

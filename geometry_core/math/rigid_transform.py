@@ -47,7 +47,8 @@ __all__ = ["RigidTransform"]
 _IDENTITY4 = np.eye(4)
 _IDENTITY4.flags.writeable = False
 _LAST_ROW = (0.0, 0.0, 0.0, 1.0)
-_IDENTITY4_ROWS = _IDENTITY4.tolist()
+_ZERO3 = np.zeros(3)
+_ZERO3.flags.writeable = False
 
 
 class RigidTransform:
@@ -273,12 +274,7 @@ class RigidTransform:
 
     def inverse(self) -> RigidTransform:
         """Return X_BA = X_AB⁻¹: ``R_BA = R_ABᵀ``, ``p_BoAo_B = -R_ABᵀ p_AoBo_A``."""
-        (a, b, c, x), (d, e, f, y), (g, h, i, z), _ = self._X.tolist()
-        return RigidTransform._from_trusted_matrix4(np.array((
-            a, d, g, -(a * x + d * y + g * z),
-            b, e, h, -(b * x + e * y + h * z),
-            c, f, i, -(c * x + f * y + i * z),
-            0.0, 0.0, 0.0, 1.0)).reshape(4, 4))
+        return RigidTransform._from_trusted_matrix4(_scalar.invert(self._X))
 
     def multiply(self, other: RigidTransform | np.ndarray) -> RigidTransform | np.ndarray:
         """Compose with a transform, or transform points.
@@ -302,12 +298,12 @@ class RigidTransform:
             If a point array's shape is not (3,) or (3, N), or it has NaN/inf.
         """
         if isinstance(other, RigidTransform):
-            return RigidTransform._from_trusted_matrix4(self._X @ other._X)
+            return RigidTransform._from_trusted_matrix4(_scalar.multiply(self._X, other._X))
         return self._transform_points(_vectors("p_BoQ_B", other))
 
     def __matmul__(self, other: RigidTransform | np.ndarray) -> RigidTransform | np.ndarray:
         if isinstance(other, RigidTransform):
-            return RigidTransform._from_trusted_matrix4(self._X @ other._X)
+            return RigidTransform._from_trusted_matrix4(_scalar.multiply(self._X, other._X))
         if isinstance(other, (np.ndarray, list, tuple)):
             return self._transform_points(_vectors("p_BoQ_B", other))
         return NotImplemented
@@ -322,7 +318,7 @@ class RigidTransform:
 
     def is_exactly_identity(self) -> bool:
         """True if R_AB is exactly I and p_AoBo_A exactly zero."""
-        return self._X.tolist() == _IDENTITY4_ROWS
+        return _scalar.identity_errors(self._X) == (0.0, 0.0)
 
     def is_identity_to_epsilon(self, translation_tolerance: float) -> bool:
         """True if R_AB is identity within ``ORTHONORMALITY_TOLERANCE`` and |p|∞ <= tolerance.
@@ -340,12 +336,8 @@ class RigidTransform:
         tol = (translation_tolerance if type(translation_tolerance) is float
                and math.isfinite(translation_tolerance)
                else _checks.as_real_scalar("translation_tolerance", translation_tolerance))
-        (a, b, c, x), (d, e, f, y), (g, h, i, z), _ = self._X.tolist()
-        return (
-            max(abs(a - 1.0), abs(b), abs(c), abs(d), abs(e - 1.0), abs(f), abs(g), abs(h),
-                abs(i - 1.0)) <= ORTHONORMALITY_TOLERANCE
-            and max(abs(x), abs(y), abs(z)) <= tol
-        )
+        rotation_error, translation_error = _scalar.identity_errors(self._X)
+        return rotation_error <= ORTHONORMALITY_TOLERANCE and translation_error <= tol
 
     def is_nearby(self, other: RigidTransform, tolerance: float) -> bool:
         """True if no element of [R_AB | p_AoBo_A] differs from ``other``'s by over ``tolerance``.
@@ -362,8 +354,7 @@ class RigidTransform:
             raise TypeError(f"other must be a RigidTransform, got {type(other).__name__}")
         tol = (tolerance if type(tolerance) is float and math.isfinite(tolerance)
                else _checks.as_real_scalar("tolerance", tolerance))
-        mine, theirs = self._X.tolist(), other._X.tolist()
-        return max(max(abs(u - v) for u, v in zip(mine[k], theirs[k])) for k in range(3)) <= tol
+        return _scalar.max_abs_difference(self._X, other._X) <= tol
 
     # --- python protocol ---------------------------------------------------
 
@@ -392,7 +383,8 @@ def _fast_pair(transform: RigidTransform, R: object, p: object) -> bool:
     if position is None:
         return False
     if kind is RollPitchYaw:
-        transform._X = _matrix4(_scalar.rotation_from_rpy(*R._rpy), position)
+        r, p_, y = R._rpy
+        transform._X = _scalar.matrix4_from_rpy(r, p_, y, position)
         return True
     X = np.empty((4, 4))
     X[:3, :3] = R._R
@@ -405,22 +397,12 @@ def _fast_pair(transform: RigidTransform, R: object, p: object) -> bool:
 def _fast_quaternion(transform: RigidTransform, quaternion: object, p: object) -> bool:
     # RigidTransform(quaternion=q, p=p) with a float64 (4,) q and (3,) p (or no
     # p), finite and q not zero; anything else takes the general path.
-    q = _scalar.quaternion4_or_none(quaternion)
-    position = [0.0, 0.0, 0.0] if p is None else _scalar.vector3_or_none(p)
-    if q is None or position is None:
+    X = _scalar.matrix4_from_quaternion(quaternion, _ZERO3 if p is None else p,
+                                        ZERO_QUATERNION_NORM)
+    if X is None:
         return False
-    unit = _scalar.unit_quaternion(*q, ZERO_QUATERNION_NORM)
-    if unit is None:
-        return False
-    transform._X = _matrix4(_scalar.rotation_from_unit_quaternion(*unit), position)
+    transform._X = X
     return True
-
-
-def _matrix4(R: tuple[float, ...], p: list[float]) -> np.ndarray:
-    # One flat array call: numpy parses a flat tuple faster than nested lists
-    # or slice assignments into an empty array.
-    return np.array((R[0], R[1], R[2], p[0], R[3], R[4], R[5], p[1], R[6], R[7], R[8], p[2],
-                     0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
 
 
 def _no_duplicate(name: str, keyword_value: object, positional_value: object) -> object:

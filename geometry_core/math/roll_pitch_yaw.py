@@ -35,7 +35,6 @@ __all__ = ["RollPitchYaw"]
 
 _Rows = tuple[tuple[float, float, float], ...]
 
-_EPSILON = float(np.finfo(np.float64).eps)
 #: Distance of pitch from ±π/2 at which |cos(pitch)| = GIMBAL_LOCK_COS_PITCH, in degrees.
 _GIMBAL_LOCK_DEGREES = math.degrees(math.asin(GIMBAL_LOCK_COS_PITCH))
 
@@ -104,7 +103,8 @@ class RollPitchYaw:
             self._rpy = _rpy_from_rotation(R)
         elif quaternion is not None:
             q = normalize_quaternion(quaternion)
-            self._rpy = _rpy_from_quaternion_and_matrix(q, quaternion_to_rotation_matrix(q))
+            self._rpy = _scalar.rpy_from_quaternion_and_rotation(
+                q.tolist(), quaternion_to_rotation_matrix(q).tolist())
         else:
             self._rpy = _rpy_from_rotation(
                 RotationMatrix._from_trusted_matrix3(_validated_matrix("matrix", matrix))
@@ -132,8 +132,7 @@ class RollPitchYaw:
 
     def to_rotation_matrix(self) -> RotationMatrix:
         """Return R_AD = Rz(y) Ry(p) Rx(r)."""
-        return RotationMatrix._from_trusted_matrix3(
-            np.array(_scalar.rotation_from_rpy(*self._rpy)).reshape(3, 3))
+        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(*self._rpy))
 
     def to_quaternion(self) -> np.ndarray:
         """Return the unit quaternion ``[w, x, y, z]`` of R_AD.
@@ -480,47 +479,4 @@ def _angles_from_positional(value: object) -> np.ndarray:
 
 
 def _rpy_from_rotation(R: RotationMatrix) -> tuple[float, float, float]:
-    return _rpy_from_quaternion_and_matrix(R.to_quaternion(), R._R)
-
-
-def _rpy_from_quaternion_and_matrix(
-    q_wxyz: np.ndarray, R_AD: np.ndarray
-) -> tuple[float, float, float]:
-    """Roll-pitch-yaw of a unit quaternion and its rotation matrix (Drake's algorithm).
-
-    Write a, b, c for half of roll, pitch, yaw. Multiplying out the three
-    half-angle quaternions gives
-
-        x + z = (cos b - sin b) sin(a + c),   w - y = (cos b - sin b) cos(a + c),
-        z - x = (cos b + sin b) sin(c - a),   w + y = (cos b + sin b) cos(c - a),
-
-    so atan2 recovers a + c and c - a; for |pitch| < π/2 both scale factors
-    are positive. Near pitch = +π/2 the first pair vanishes and a + c is
-    poorly determined, but R then depends on yaw - roll alone, which the
-    second (well-scaled) pair fixes; symmetrically near -π/2. The pitch
-    comes from R, where ``-R[2, 0] = sin p`` and the four elements R00, R10,
-    R21, R22 give ``|cos p| = sqrt((R00² + R10² + R21² + R22²) / 2)``
-    without cancellation, so atan2 is accurate up to ±π/2.
-    """
-    (R00, _, _), (R10, _, _), (R20, R21, R22) = R_AD.tolist()
-    pitch = math.atan2(-R20, math.sqrt((R22 * R22 + R21 * R21 + R10 * R10 + R00 * R00) / 2))
-    w, x, y, z = q_wxyz.tolist()
-    sum_y, sum_x = x + z, w - y
-    difference_y, difference_x = z - x, w + y
-    # Both atan2 arguments zero (to round-off): the half-angle is arbitrary; Drake picks 0.
-    half_sum = (0.0 if abs(sum_y) <= _EPSILON and abs(sum_x) <= _EPSILON
-                else math.atan2(sum_y, sum_x))
-    half_difference = (0.0 if abs(difference_y) <= _EPSILON and abs(difference_x) <= _EPSILON
-                       else math.atan2(difference_y, difference_x))
-    roll = _wrap_to_pi(half_sum - half_difference)
-    yaw = _wrap_to_pi(half_sum + half_difference)
-    return roll, pitch, yaw
-
-
-def _wrap_to_pi(angle: float) -> float:
-    # The half-angles are each in [-π, π], so one shift by 2π is enough.
-    if angle > math.pi:
-        return angle - 2 * math.pi
-    if angle < -math.pi:
-        return angle + 2 * math.pi
-    return angle
+    return _scalar.rpy_of(R._R)

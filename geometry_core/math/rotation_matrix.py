@@ -44,7 +44,6 @@ __all__ = ["RotationMatrix"]
 
 _IDENTITY3 = np.eye(3)
 _IDENTITY3.flags.writeable = False
-_IDENTITY3_ROWS = _IDENTITY3.tolist()
 
 
 class RotationMatrix:
@@ -144,10 +143,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        c, s = _cos_sin("theta", theta)
         return RotationMatrix._from_trusted_matrix3(
-            np.array((1.0, 0.0, 0.0, 0.0, c, -s, 0.0, s, c)).reshape(3, 3)
-        )
+            _scalar.matrix3_from_rpy(_angle("theta", theta), 0.0, 0.0))
 
     @staticmethod
     def make_y_rotation(theta: float) -> RotationMatrix:
@@ -170,10 +167,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        c, s = _cos_sin("theta", theta)
         return RotationMatrix._from_trusted_matrix3(
-            np.array((c, 0.0, s, 0.0, 1.0, 0.0, -s, 0.0, c)).reshape(3, 3)
-        )
+            _scalar.matrix3_from_rpy(0.0, _angle("theta", theta), 0.0))
 
     @staticmethod
     def make_z_rotation(theta: float) -> RotationMatrix:
@@ -196,10 +191,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        c, s = _cos_sin("theta", theta)
         return RotationMatrix._from_trusted_matrix3(
-            np.array((c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0)).reshape(3, 3)
-        )
+            _scalar.matrix3_from_rpy(0.0, 0.0, _angle("theta", theta)))
 
     @staticmethod
     def project_to_rotation_matrix(M: np.ndarray) -> RotationMatrix:
@@ -304,7 +297,7 @@ class RotationMatrix:
 
     def transpose(self) -> RotationMatrix:
         """Return R_BA = R_ABᵀ."""
-        return RotationMatrix._from_trusted_matrix3(self._R.T.copy())
+        return RotationMatrix._from_trusted_matrix3(_scalar.invert(self._R))
 
     def inverse(self) -> RotationMatrix:
         """Return R_BA = R_AB⁻¹ (= R_ABᵀ)."""
@@ -332,12 +325,12 @@ class RotationMatrix:
             NaN/inf entries.
         """
         if isinstance(other, RotationMatrix):
-            return RotationMatrix._from_trusted_matrix3(self._R @ other._R)
+            return RotationMatrix._from_trusted_matrix3(_scalar.multiply(self._R, other._R))
         return self._R @ _vectors("v_B", other)
 
     def __matmul__(self, other: RotationMatrix | np.ndarray) -> RotationMatrix | np.ndarray:
         if isinstance(other, RotationMatrix):
-            return RotationMatrix._from_trusted_matrix3(self._R @ other._R)
+            return RotationMatrix._from_trusted_matrix3(_scalar.multiply(self._R, other._R))
         if isinstance(other, (np.ndarray, list, tuple)):
             return self._R @ _vectors("v_B", other)
         return NotImplemented
@@ -362,21 +355,15 @@ class RotationMatrix:
         This is Drake's strict test (128 machine epsilons); a matrix accepted
         at construction with the looser ``USER_ROTATION_TOLERANCE`` may fail it.
         """
-        rows = self._R.tolist()
-        return (
-            _checks.orthonormality_error_of_rows(rows) <= ORTHONORMALITY_TOLERANCE
-            and _checks.det3_of_rows(rows) > 0
-        )
+        return _scalar.rotation_status(self._R, ORTHONORMALITY_TOLERANCE) == 0
 
     def is_exactly_identity(self) -> bool:
         """True if R_AB is exactly the identity matrix."""
-        return self._R.tolist() == _IDENTITY3_ROWS
+        return _scalar.identity_errors(self._R)[0] == 0.0
 
     def is_identity_to_internal_tolerance(self) -> bool:
         """True if every element of R_AB is within ``ORTHONORMALITY_TOLERANCE`` of identity."""
-        (a, b, c), (d, e, f), (g, h, i) = self._R.tolist()
-        return max(abs(a - 1.0), abs(b), abs(c), abs(d), abs(e - 1.0), abs(f),
-                   abs(g), abs(h), abs(i - 1.0)) <= ORTHONORMALITY_TOLERANCE
+        return _scalar.identity_errors(self._R)[0] <= ORTHONORMALITY_TOLERANCE
 
     def is_nearby(self, other: RotationMatrix, tolerance: float) -> bool:
         """True if no element of R_AB differs from ``other``'s by more than ``tolerance``.
@@ -395,7 +382,7 @@ class RotationMatrix:
         if not isinstance(other, RotationMatrix):
             raise TypeError(f"other must be a RotationMatrix, got {type(other).__name__}")
         tol = _checks.as_real_scalar("tolerance", tolerance)
-        return bool(np.abs(self._R - other._R).max() <= tol)
+        return _scalar.max_abs_difference(self._R, other._R) <= tol
 
     # --- python protocol ---------------------------------------------------
 
@@ -410,10 +397,10 @@ class RotationMatrix:
         return f"RotationMatrix([\n{rows},\n])"
 
 
-def _cos_sin(name: str, theta: float) -> tuple[float, float]:
-    t = theta if type(theta) is float and math.isfinite(theta) else _checks.as_real_scalar(
-        name, theta)
-    return math.cos(t), math.sin(t)
+def _angle(name: str, theta: object) -> float:
+    if type(theta) is float and math.isfinite(theta):
+        return theta
+    return _checks.as_real_scalar(name, theta)
 
 
 def _validated_matrix(name: str, R: object) -> np.ndarray:
@@ -444,12 +431,7 @@ def _matrix_from_rpy(rpy: object) -> np.ndarray:
 
     if not isinstance(rpy, RollPitchYaw):
         raise TypeError(f"rpy must be a RollPitchYaw, got {type(rpy).__name__}")
-    return _matrix3(_scalar.rotation_from_rpy(*rpy._rpy))
-
-
-def _matrix3(rows: tuple[float, ...]) -> np.ndarray:
-    # One flat array call: numpy parses a flat tuple of floats faster than nested lists.
-    return np.array(rows).reshape(3, 3)
+    return _scalar.matrix3_from_rpy(*rpy._rpy)
 
 
 def _matrix_from_angle_axis(theta_lambda: object) -> np.ndarray:

@@ -1,0 +1,103 @@
+"""The compiled single-object kernels (csrc/rotation.c) against their Python twins.
+
+``geometry_core.math._scalar`` runs each array-valued operation in C when
+the extension is built and in Python otherwise; both must give the same
+answers to round-off, refuse the same inputs, and accept arrays in any
+memory layout (a strided view falls back to the Python formula).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from geometry_core.compiled import native
+from geometry_core.math import _scalar
+from geometry_core.tolerances import USER_ROTATION_TOLERANCE, ZERO_QUATERNION_NORM
+
+pytestmark = pytest.mark.skipif(native is None, reason="compiled kernels not built")
+
+ROUND_OFF = 4e-16
+
+
+def _rotations(rng, n):
+    return [_scalar.matrix3_from_rpy(*rng.uniform(-4.0, 4.0, 3).tolist()) for _ in range(n)]
+
+
+def _poses(rng, n):
+    return [_scalar.matrix4_from_rpy(*rng.uniform(-4.0, 4.0, 3).tolist(),
+                                     rng.uniform(-2.0, 2.0, 3).tolist()) for _ in range(n)]
+
+
+def test_constructions_match_the_python_formulas():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        r, p, y = rng.uniform(-7.0, 7.0, 3).tolist()
+        position = rng.uniform(-3.0, 3.0, 3)
+        np.testing.assert_allclose(_scalar.matrix3_from_rpy(r, p, y),
+                                   _scalar._py_matrix3_from_rpy(r, p, y), atol=ROUND_OFF)
+        np.testing.assert_allclose(_scalar.matrix4_from_rpy(r, p, y, position.tolist()),
+                                   _scalar._py_matrix4_from_rpy(r, p, y, position.tolist()),
+                                   atol=ROUND_OFF)
+        q = rng.standard_normal(4) * 10.0 ** rng.uniform(-10, 300)
+        np.testing.assert_allclose(
+            _scalar.matrix3_from_quaternion(q, ZERO_QUATERNION_NORM),
+            _scalar._py_matrix3_from_quaternion(q, ZERO_QUATERNION_NORM), atol=ROUND_OFF)
+        np.testing.assert_allclose(
+            _scalar.matrix4_from_quaternion(q, position, ZERO_QUATERNION_NORM),
+            _scalar._py_matrix4_from_quaternion(q, position, ZERO_QUATERNION_NORM),
+            atol=4 * ROUND_OFF)
+
+
+def test_both_refuse_what_the_python_checks_must_name():
+    zero, nan = np.zeros(4), np.array([1.0, np.nan, 0.0, 0.0])
+    for q in (zero, nan, np.full(4, 1e-300)):
+        assert _scalar.matrix3_from_quaternion(q, ZERO_QUATERNION_NORM) is None
+        assert _scalar._py_matrix3_from_quaternion(q, ZERO_QUATERNION_NORM) is None
+    bad_p = np.array([0.0, np.inf, 0.0])
+    assert _scalar.matrix4_from_quaternion(np.array([1.0, 0, 0, 0]), bad_p,
+                                           ZERO_QUATERNION_NORM) is None
+    assert _scalar._py_matrix4_from_quaternion(np.array([1.0, 0, 0, 0]), bad_p,
+                                               ZERO_QUATERNION_NORM) is None
+
+
+def test_conversions_products_inverses_and_checks_match():
+    rng = np.random.default_rng(1)
+    for A, B in zip(_rotations(rng, 100) + _poses(rng, 100),
+                    _rotations(rng, 100) + _poses(rng, 100)):
+        np.testing.assert_allclose(_scalar.multiply(A, B), _scalar._py_multiply(A, B),
+                                   atol=4 * ROUND_OFF)
+        np.testing.assert_allclose(_scalar.invert(A), _scalar._py_invert(A), atol=4 * ROUND_OFF)
+        np.testing.assert_allclose(_scalar.quaternion_of(A), _scalar._py_quaternion_of(A),
+                                   atol=ROUND_OFF)
+        np.testing.assert_allclose(_scalar.rpy_of(A), _scalar._py_rpy_of(A), atol=4 * ROUND_OFF)
+        assert _scalar.identity_errors(A) == pytest.approx(_scalar._py_identity_errors(A),
+                                                           abs=ROUND_OFF)
+        assert _scalar.max_abs_difference(A, B) == pytest.approx(
+            _scalar._py_max_abs_difference(A, B), abs=ROUND_OFF)
+        assert _scalar.rotation_status(A, USER_ROTATION_TOLERANCE) == 0
+
+
+@pytest.mark.parametrize("status, M", [
+    (1, np.array([[np.nan, 0, 0], [0, 1, 0], [0, 0, 1]])),
+    (2, np.diag([1.0, 1.0, 1.1])),
+    (3, np.diag([1.0, 1.0, -1.0])),
+])
+def test_rotation_status_names_the_same_fault(status, M):
+    assert _scalar.rotation_status(M, USER_ROTATION_TOLERANCE) == status
+    assert _scalar._py_rotation_status(M, USER_ROTATION_TOLERANCE) == status
+
+
+def test_strided_arrays_take_the_python_formula_with_the_same_answer():
+    rng = np.random.default_rng(2)
+    R, X = _rotations(rng, 1)[0], _poses(rng, 1)[0]
+    R_F, X_F = np.asfortranarray(R), np.asfortranarray(X)
+    assert not R_F.flags.c_contiguous
+    np.testing.assert_allclose(_scalar.multiply(R_F, R_F), R @ R, atol=ROUND_OFF)
+    np.testing.assert_allclose(_scalar.invert(X_F), _scalar.invert(X), atol=ROUND_OFF)
+    np.testing.assert_allclose(_scalar.quaternion_of(R_F), _scalar.quaternion_of(R),
+                               atol=ROUND_OFF)
+    assert _scalar.rpy_of(X_F) == pytest.approx(_scalar.rpy_of(X), abs=ROUND_OFF)
+    assert _scalar.rotation_status(R_F, USER_ROTATION_TOLERANCE) == 0
+    assert _scalar.identity_errors(X_F) == pytest.approx(_scalar.identity_errors(X))
+    assert _scalar.max_abs_difference(X_F, X) == pytest.approx(0.0, abs=ROUND_OFF)
