@@ -535,8 +535,8 @@ def _bullet_shape(pybullet, shape, client: int) -> int:
         return pybullet.createCollisionShape(pybullet.GEOM_CAPSULE, radius=shape.radius,
                                              height=shape.length, physicsClientId=client)
     if isinstance(shape, Ellipsoid):
-        theta, phi = np.meshgrid(np.linspace(0, np.pi, 8), np.linspace(0, 2 * np.pi, 16,
-                                                                        endpoint=False))
+        longitudes = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        theta, phi = np.meshgrid(np.linspace(0, np.pi, 8), longitudes)
         unit = np.stack([np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi),
                          np.cos(theta)], axis=-1).reshape(-1, 3)
         return pybullet.createCollisionShape(
