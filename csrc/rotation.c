@@ -21,14 +21,15 @@
 #include <float.h>
 #include <math.h>
 
-/* A float64 C-contiguous buffer of 9 or 16 elements (or `want` if > 0). */
+/* A float64 C-contiguous buffer of the size `want` asks for (see below). */
 static int read_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t want, int flags) {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | flags) < 0) return -1;
     const char *f = view->format ? view->format : "B";
     if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
     Py_ssize_t n = view->len / 8;
+    /* want > 0: exactly want elements; 0: a (3, 3) or (4, 4); -1: a (3,) or (4, 4). */
     int ok = f[0] == 'd' && f[1] == '\0' && view->itemsize == 8 &&
-             (want > 0 ? n == want : (n == 9 || n == 16));
+             (want > 0 ? n == want : (n == (want == 0 ? 9 : 3) || n == 16));
     if (!ok) {
         PyBuffer_Release(view);
         PyErr_SetString(PyExc_TypeError,
@@ -407,7 +408,75 @@ static PyObject *py_max_abs_difference(PyObject *self, PyObject *const *args, Py
     return PyFloat_FromDouble(error);
 }
 
+/* assemble(out (4, 4), R, p) -> bool: the pose [R, p], R the rotation of a
+ * (3, 3) or (4, 4), p a (3,) or the translation column of a (4, 4); False
+ * (out untouched) when p is not finite. */
+static PyObject *py_assemble(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 3) {
+        PyErr_SetString(PyExc_TypeError, "assemble(out, R, p)");
+        return NULL;
+    }
+    Py_buffer out, rv, pv;
+    if (out_buffer(args[0], &out, 16) < 0) return NULL;
+    if (matrix_buffer(args[1], &rv, 0) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    if (matrix_buffer(args[2], &pv, -1) < 0) {
+        PyBuffer_Release(&rv);
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    const double *P = pv.buf;
+    double p[3];
+    int ok = 1;
+    for (int k = 0; k < 3; k++) {
+        p[k] = pv.len / 8 == 16 ? P[4 * k + 3] : P[k];
+        if (!isfinite(p[k])) ok = 0;
+    }
+    if (ok) {
+        double R[9];
+        read_rotation(rv.buf, stride_of(&rv), R);
+        write_rotation(out.buf, 4, R);
+        finish_pose(out.buf, p);
+    }
+    PyBuffer_Release(&pv);
+    PyBuffer_Release(&rv);
+    PyBuffer_Release(&out);
+    return PyBool_FromLong(ok);
+}
+
+/* rpy_to_quaternion(out (4,), r, p, y): the product of the half-angle
+ * quaternions, not canonicalised (Drake's RollPitchYaw::ToQuaternion). */
+static PyObject *py_rpy_to_quaternion(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 4) {
+        PyErr_SetString(PyExc_TypeError, "rpy_to_quaternion(out, r, p, y)");
+        return NULL;
+    }
+    double a[3];
+    for (int k = 0; k < 3; k++) {
+        a[k] = PyFloat_AsDouble(args[k + 1]);
+        if (a[k] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    Py_buffer out;
+    if (out_buffer(args[0], &out, 4) < 0) return NULL;
+    double c0 = cos(0.5 * a[0]), s0 = sin(0.5 * a[0]), c1 = cos(0.5 * a[1]), s1 = sin(0.5 * a[1]);
+    double c2 = cos(0.5 * a[2]), s2 = sin(0.5 * a[2]);
+    double c1_c2 = c1 * c2, s1_s2 = s1 * s2, s1_c2 = s1 * c2, c1_s2 = c1 * s2;
+    double *q = out.buf;
+    q[0] = c0 * c1_c2 + s0 * s1_s2;
+    q[1] = s0 * c1_c2 - c0 * s1_s2;
+    q[2] = c0 * s1_c2 + s0 * c1_s2;
+    q[3] = c0 * c1_s2 - s0 * s1_c2;
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef rotation_methods[] = {
+    {"assemble", (PyCFunction)(void (*)(void))py_assemble, METH_FASTCALL,
+     "assemble(out (4, 4), R, p) -> False when p is not finite"},
+    {"rpy_to_quaternion", (PyCFunction)(void (*)(void))py_rpy_to_quaternion, METH_FASTCALL,
+     "rpy_to_quaternion(out (4,), r, p, y): Drake's RollPitchYaw::ToQuaternion"},
     {"from_rpy", (PyCFunction)(void (*)(void))py_from_rpy, METH_FASTCALL,
      "from_rpy(out, r, p, y[, px, py, pz]): R = Rz(y) Ry(p) Rx(r) into a (3, 3), or the pose "
      "[R, p] into a (4, 4)"},

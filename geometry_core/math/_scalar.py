@@ -230,6 +230,21 @@ def _py_rpy_of(R: np.ndarray) -> tuple[float, float, float]:
     return rpy_from_rotation(_rows(R))
 
 
+def _py_assemble(R: np.ndarray, p: np.ndarray) -> np.ndarray | None:
+    position = p[:3, 3] if p.shape == _SHAPE4 else p
+    if not np.isfinite(position).all():
+        return None
+    X = _empty(_SHAPE4)
+    X[:3, :3] = R[:3, :3]
+    X[:3, 3] = position
+    X[3] = (0.0, 0.0, 0.0, 1.0)
+    return X
+
+
+def _py_rpy_quaternion(r: float, p: float, y: float) -> np.ndarray:
+    return np.array(quaternion_from_rpy(r, p, y))
+
+
 def _py_multiply(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return A @ B
 
@@ -270,6 +285,8 @@ def _py_max_abs_difference(A: np.ndarray, B: np.ndarray) -> float:
 
 
 if _native is None:
+    assemble = _py_assemble
+    rpy_quaternion = _py_rpy_quaternion
     matrix3_from_rpy = _py_matrix3_from_rpy
     matrix4_from_rpy = _py_matrix4_from_rpy
     matrix3_from_quaternion = _py_matrix3_from_quaternion
@@ -290,7 +307,23 @@ else:
     _multiply, _invert, _rpy_of = _c.multiply, _c.invert, _c.rpy_from_rotation
     _rotation_status, _identity_errors = _c.rotation_status, _c.identity_errors
     _max_abs_difference = _c.max_abs_difference
+    _assemble, _rpy_quaternion = _c.assemble, _c.rpy_to_quaternion
     _LAYOUT_ERRORS = (ValueError, TypeError, BufferError)
+
+    def assemble(R: np.ndarray, p: np.ndarray) -> np.ndarray | None:
+        """The (4, 4) pose [R, p] (R: rotation of a (3, 3) or (4, 4); p: a (3,) or the
+        translation of a (4, 4)); None when p is not finite."""
+        out = _empty(_SHAPE4)
+        try:
+            return out if _assemble(out, R, p) else None
+        except _LAYOUT_ERRORS:
+            return _py_assemble(R, p)
+
+    def rpy_quaternion(r: float, p: float, y: float) -> np.ndarray:
+        """Quaternion [w, x, y, z] of Rz(y) Ry(p) Rx(r), not canonicalised."""
+        out = _empty(4)
+        _rpy_quaternion(out, r, p, y)
+        return out
 
     def rpy_of(R: np.ndarray) -> tuple[float, float, float]:
         """Roll-pitch-yaw of the rotation in a (3, 3) or (4, 4) array (Drake's algorithm)."""

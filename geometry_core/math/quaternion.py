@@ -126,7 +126,7 @@ def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.nd
         Unit quaternion, not canonicalised: like Drake's
         ``RollPitchYaw.ToQuaternion``, ``w`` may be negative.
     """
-    return np.array(_scalar.quaternion_from_rpy(roll, pitch, yaw))
+    return _scalar.rpy_quaternion(roll, pitch, yaw)
 
 
 def quaternions_to_rotation_matrices(q_wxyz: object, name: str = "q_wxyz") -> np.ndarray:

@@ -101,6 +101,9 @@ class RigidTransform:
         if no_keywords and not args:
             self._X = _IDENTITY4.copy()
             return
+        if no_keywords and len(args) == 1 and type(args[0]) is RigidTransform:
+            self._X = args[0]._X.copy()
+            return
         if no_keywords and len(args) == 2 and _fast_pair(self, args[0], args[1]):
             return
         if (quaternion is not None and not args and R is None and rpy is None
@@ -204,6 +207,10 @@ class RigidTransform:
         """
         if not isinstance(R, RotationMatrix):
             raise TypeError(f"R must be a RotationMatrix, got {type(R).__name__}")
+        X = _scalar.assemble(R._R, p) if _is_vector3(p) else None
+        if X is not None:
+            self._X = X
+            return
         position = _checks.as_float_array("p", p, (3,), copy=False)
         X = _IDENTITY4.copy()
         X[:3, :3] = R._R
@@ -239,9 +246,7 @@ class RigidTransform:
         """
         if (type(R) is RotationMatrix and rpy is None and quaternion is None
                 and theta_lambda is None):
-            X = self._X.copy()
-            X[:3, :3] = R._R
-            self._X = X
+            self._X = _scalar.assemble(R._R, self._X)
             return
         if isinstance(R, RollPitchYaw):
             R, rpy = None, _no_duplicate("rpy", rpy, R)
@@ -265,6 +270,10 @@ class RigidTransform:
             If ``p`` is not a finite (3,) array of reals; this transform is
             then unchanged.
         """
+        X = _scalar.assemble(self._X, p) if _is_vector3(p) else None
+        if X is not None:
+            self._X = X
+            return
         position = _checks.as_float_array("p", p, (3,), copy=False)
         X = self._X.copy()
         X[:3, 3] = position
@@ -386,12 +395,15 @@ def _fast_pair(transform: RigidTransform, R: object, p: object) -> bool:
         r, p_, y = R._rpy
         transform._X = _scalar.matrix4_from_rpy(r, p_, y, position)
         return True
-    X = np.empty((4, 4))
-    X[:3, :3] = R._R
-    X[:3, 3] = p
-    X[3] = _LAST_ROW
+    X = _scalar.assemble(R._R, p)
+    if X is None:
+        return False
     transform._X = X
     return True
+
+
+def _is_vector3(p: object) -> bool:
+    return type(p) is np.ndarray and p.shape == (3,) and p.dtype == np.float64
 
 
 def _fast_quaternion(transform: RigidTransform, quaternion: object, p: object) -> bool:
@@ -433,6 +445,9 @@ def _rotation_block(
 
 
 def _matrix4_from_pose(pose: object) -> np.ndarray:
+    X = _pose_or_none(pose)
+    if X is not None:
+        return X
     a = _checks.as_float_array_any_shape("pose", pose, copy=False)
     if a.shape == (4,):
         raise ValueError(
@@ -451,4 +466,26 @@ def _matrix4_from_pose(pose: object) -> np.ndarray:
         raise ValueError(f"pose's last row must be exactly [0, 0, 0, 1], got {a[3].tolist()}")
     _checks.check_rotation("pose's rotation block", a[:3, :3], USER_ROTATION_TOLERANCE)
     X[:3] = a[:3]
+    return X
+
+
+def _pose_or_none(pose: object) -> np.ndarray | None:
+    # A float64 (4, 4) with last row exactly [0, 0, 0, 1], or a (3, 4), whose
+    # rotation passes and whose translation is finite; else None, and the
+    # checked path names what is wrong.
+    if type(pose) is not np.ndarray or pose.dtype != np.float64:
+        return None
+    if pose.shape == (4, 4):
+        if pose[3].tolist() != [0.0, 0.0, 0.0, 1.0]:
+            return None
+        X = pose.copy()
+    elif pose.shape == (3, 4):
+        X = np.empty((4, 4))
+        X[:3] = pose
+        X[3] = _LAST_ROW
+    else:
+        return None
+    x, y, z = X[:3, 3].tolist()
+    if not math.isfinite(x + y + z) or _scalar.rotation_status(X, USER_ROTATION_TOLERANCE):
+        return None
     return X

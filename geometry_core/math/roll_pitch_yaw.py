@@ -29,7 +29,7 @@ from geometry_core.math.quaternion import (
     roll_pitch_yaw_to_quaternion,
 )
 from geometry_core.math.rotation_matrix import RotationMatrix, _validated_matrix
-from geometry_core.tolerances import GIMBAL_LOCK_COS_PITCH
+from geometry_core.tolerances import GIMBAL_LOCK_COS_PITCH, ZERO_QUATERNION_NORM
 
 __all__ = ["RollPitchYaw"]
 
@@ -102,6 +102,10 @@ class RollPitchYaw:
                 raise TypeError(f"R must be a RotationMatrix, got {type(R).__name__}")
             self._rpy = _rpy_from_rotation(R)
         elif quaternion is not None:
+            R_AD = _scalar.matrix3_from_quaternion(quaternion, ZERO_QUATERNION_NORM)
+            if R_AD is not None:
+                self._rpy = _scalar.rpy_of(R_AD)
+                return
             q = normalize_quaternion(quaternion)
             self._rpy = _scalar.rpy_from_quaternion_and_rotation(
                 q.tolist(), quaternion_to_rotation_matrix(q).tolist())
@@ -109,6 +113,13 @@ class RollPitchYaw:
             self._rpy = _rpy_from_rotation(
                 RotationMatrix._from_trusted_matrix3(_validated_matrix("matrix", matrix))
             )
+
+    @classmethod
+    def _from_trusted_angles(cls, rpy: tuple[float, float, float]) -> RollPitchYaw:
+        # Internal: three finite Python floats the caller computed.
+        angles = object.__new__(cls)
+        angles._rpy = rpy
+        return angles
 
     # --- accessors ---------------------------------------------------------
 
@@ -443,7 +454,8 @@ def _vector3(name: str, value: object) -> list[float]:
 
 def _mv(M: _Rows, v: list[float]) -> tuple[float, float, float]:
     x, y, z = v
-    return tuple(a * x + b * y + c * z for a, b, c in M)
+    (a, b, c), (d, e, f), (g, h, i) = M
+    return a * x + b * y + c * z, d * x + e * y + f * z, g * x + h * y + i * z
 
 
 def _minus(u: list[float], v: tuple[float, float, float]) -> tuple[float, float, float]:

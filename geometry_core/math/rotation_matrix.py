@@ -90,6 +90,13 @@ class RotationMatrix:
         quaternion: np.ndarray | None = None,
         theta_lambda: tuple[float, np.ndarray] | None = None,
     ) -> None:
+        if rpy is None and quaternion is None and theta_lambda is None:
+            if R is None:
+                self._R = _IDENTITY3.copy()
+                return
+            if type(R) is RotationMatrix:
+                self._R = R._R.copy()
+                return
         given = [k for k, v in (("R", R), ("rpy", rpy), ("quaternion", quaternion),
                                 ("theta_lambda", theta_lambda)) if v is not None]
         if len(given) > 1:
@@ -345,7 +352,7 @@ class RotationMatrix:
         """Return the RollPitchYaw of this rotation (see ``RollPitchYaw(R)``)."""
         from geometry_core.math.roll_pitch_yaw import RollPitchYaw
 
-        return RollPitchYaw(self)
+        return RollPitchYaw._from_trusted_angles(_scalar.rpy_of(self._R))
 
     # --- predicates --------------------------------------------------------
 
@@ -435,6 +442,9 @@ def _matrix_from_rpy(rpy: object) -> np.ndarray:
 
 
 def _matrix_from_angle_axis(theta_lambda: object) -> np.ndarray:
+    R = _angle_axis_or_none(theta_lambda)
+    if R is not None:
+        return R
     if not isinstance(theta_lambda, tuple) or len(theta_lambda) != 2:
         raise TypeError(
             "theta_lambda must be a tuple (theta, axis) of an angle in radians and a "
@@ -449,6 +459,25 @@ def _matrix_from_angle_axis(theta_lambda: object) -> np.ndarray:
             "no direction"
         )
     return _t3d_axangles.axangle2mat(axis / norm, theta, is_normalized=True)
+
+
+def _angle_axis_or_none(theta_lambda: object) -> np.ndarray | None:
+    # A float angle and a finite float64 (3,) axis that is not zero: through the
+    # unit quaternion (cos θ/2, sin θ/2 λ/|λ|); anything else (and every error)
+    # takes the checked path.
+    if type(theta_lambda) is not tuple or len(theta_lambda) != 2:
+        return None
+    theta, axis = theta_lambda
+    v = _scalar.vector3_or_none(axis)
+    if type(theta) is not float or not math.isfinite(theta) or v is None:
+        return None
+    x, y, z = v
+    norm = math.sqrt(x * x + y * y + z * z)
+    if not norm >= ZERO_AXIS_NORM:
+        return None
+    s = math.sin(0.5 * theta) / norm
+    return _scalar.matrix3_from_quaternion(np.array((math.cos(0.5 * theta), s * x, s * y, s * z)),
+                                           0.0)
 
 
 def _vectors(name: str, v: object) -> np.ndarray:

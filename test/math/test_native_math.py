@@ -101,3 +101,18 @@ def test_strided_arrays_take_the_python_formula_with_the_same_answer():
     assert _scalar.rotation_status(R_F, USER_ROTATION_TOLERANCE) == 0
     assert _scalar.identity_errors(X_F) == pytest.approx(_scalar.identity_errors(X))
     assert _scalar.max_abs_difference(X_F, X) == pytest.approx(0.0, abs=ROUND_OFF)
+
+
+def test_assembled_poses_and_rpy_quaternions_match():
+    rng = np.random.default_rng(3)
+    for R, X in zip(_rotations(rng, 50), _poses(rng, 50)):
+        p = rng.uniform(-2.0, 2.0, 3)
+        for rotation, translation in ((R, p), (X, p), (R, X), (X, X)):
+            np.testing.assert_array_equal(_scalar.assemble(rotation, translation),
+                                          _scalar._py_assemble(rotation, translation))
+        r, pitch, y = rng.uniform(-7.0, 7.0, 3).tolist()
+        np.testing.assert_allclose(_scalar.rpy_quaternion(r, pitch, y),
+                                   _scalar._py_rpy_quaternion(r, pitch, y), atol=ROUND_OFF)
+    bad = np.array([0.0, np.nan, 0.0])
+    assert _scalar.assemble(np.eye(3), bad) is None
+    assert _scalar._py_assemble(np.eye(3), bad) is None
