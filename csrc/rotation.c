@@ -1,72 +1,115 @@
 /* Single-object kernels of geometry_core.math: one rotation or pose at a time.
  *
  * RotationMatrix and RigidTransform keep a float64 (3, 3) or (4, 4) numpy
- * array; the Python side allocates the result array (numpy.empty) and these
- * functions fill it, so that one call replaces a handful of numpy calls whose
- * fixed cost (about a microsecond each) dwarfs the arithmetic of one 3x3.
- * Arrays come in through the buffer protocol: C-contiguous float64 with 9
- * elements (a rotation, rows of 3) or 16 (a pose, rows of 4, the rotation in
- * the top-left block). Each function has a pure-Python twin in
- * geometry_core/math/_scalar.py (the same formulas, the fallback when the
- * extension is not built), and test/math/test_native_math.py holds them
- * to the same answers.
+ * array. One call here replaces the handful of numpy calls an operation on
+ * one of them would take, whose fixed cost (about a microsecond each) dwarfs
+ * the arithmetic of one 3x3. Arrays come in through the buffer protocol
+ * (float64, any strides); results go out as new arrays made by numpy.empty,
+ * which geometry_core/math/_scalar.py hands in once with set_allocator (no
+ * numpy headers here). Each function has a pure-Python twin in _scalar.py
+ * (the same formulas, the fallback when the extension is not built), and
+ * test/math/test_native_math.py holds them to the same answers.
  *
- * The checks that name a culprit stay in Python: a function that meets input
- * it does not handle (NaN, a zero quaternion) returns False, and the caller
- * takes the Python path that raises the right error.
+ * The checks that name a culprit stay in Python: a constructor that meets
+ * input it does not handle (NaN, a zero quaternion) returns None, and the
+ * caller takes the Python path that raises the right error.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
-/* A float64 C-contiguous buffer of the size `want` asks for (see below). */
-static int read_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t want, int flags) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | flags) < 0) return -1;
-    const char *f = view->format ? view->format : "B";
+/* A float64 array of ndim 1 or 2 (any strides) copied row-major into dst
+ * (at most 16 elements); *rows and *cols give its shape (cols 1 for ndim 1,
+ * rows holding the length). Returns -1 with TypeError when it is not one. */
+static int load(PyObject *obj, double dst[16], Py_ssize_t *rows, Py_ssize_t *cols) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_RECORDS_RO) < 0) return -1;
+    const char *f = v.format ? v.format : "B";
     if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
-    Py_ssize_t n = view->len / 8;
-    /* want > 0: exactly want elements; 0: a (3, 3) or (4, 4); -1: a (3,) or (4, 4). */
-    int ok = f[0] == 'd' && f[1] == '\0' && view->itemsize == 8 &&
-             (want > 0 ? n == want : (n == (want == 0 ? 9 : 3) || n == 16));
+    int ok = f[0] == 'd' && f[1] == '\0' && v.itemsize == 8 && (v.ndim == 1 || v.ndim == 2);
+    Py_ssize_t r = ok ? v.shape[0] : 0, c = ok && v.ndim == 2 ? v.shape[1] : 1;
+    ok = ok && r * c <= 16;
     if (!ok) {
-        PyBuffer_Release(view);
-        PyErr_SetString(PyExc_TypeError,
-                        "expected a C-contiguous float64 array of the expected size");
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_TypeError, "expected a float64 array of at most 16 elements");
         return -1;
     }
+    const char *base = v.buf;
+    for (Py_ssize_t i = 0; i < r; i++)
+        for (Py_ssize_t j = 0; j < c; j++) {
+            const char *at = base + i * v.strides[0] + (v.ndim == 2 ? j * v.strides[1] : 0);
+            memcpy(&dst[i * c + j], at, sizeof(double));
+        }
+    *rows = r;
+    *cols = c;
+    PyBuffer_Release(&v);
     return 0;
 }
 
-static int matrix_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t want) {
-    return read_buffer(obj, view, want, 0);
-}
-
-/* The result array, written in place. */
-static int out_buffer(PyObject *obj, Py_buffer *view, Py_ssize_t want) {
-    return read_buffer(obj, view, want, PyBUF_WRITABLE);
-}
-
-/* Stride of the rotation rows: 3 in a (3, 3), 4 in a (4, 4). */
-static inline Py_ssize_t stride_of(const Py_buffer *view) { return view->len / 8 == 9 ? 3 : 4; }
-
-static void write_rotation(double *out, Py_ssize_t s, const double R[9]) {
+/* load() of a (3, 3) or (4, 4): the rotation rows into R (and the pose into X). */
+static int load_matrix(PyObject *obj, double R[9], double X[16], Py_ssize_t *size) {
+    double a[16];
+    Py_ssize_t r, c;
+    if (load(obj, a, &r, &c) < 0) return -1;
+    if (!((r == 3 && c == 3) || (r == 4 && c == 4))) {
+        PyErr_SetString(PyExc_TypeError, "expected a (3, 3) or (4, 4) array");
+        return -1;
+    }
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) out[i * s + j] = R[3 * i + j];
+        for (int j = 0; j < 3; j++) R[3 * i + j] = a[i * c + j];
+    if (X != NULL && r == 4) memcpy(X, a, sizeof(double) * 16);
+    *size = r;
+    return 0;
 }
 
-static void read_rotation(const double *in, Py_ssize_t s, double R[9]) {
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) R[3 * i + j] = in[i * s + j];
+/* numpy.empty, handed in once by geometry_core.math._scalar (no numpy headers here). */
+static PyObject *empty_fn = NULL, *shape3 = NULL, *shape4 = NULL, *shape_q = NULL;
+
+/* A new C-contiguous float64 array of shape (n, n) (n = 3 or 4) or (4,) (n = 0)
+ * whose data is copied from src. */
+static PyObject *new_array(int n, const double *src) {
+    if (empty_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "rotation.set_allocator(numpy.empty) was not called");
+        return NULL;
+    }
+    PyObject *a = PyObject_CallOneArg(empty_fn, n == 3 ? shape3 : (n == 4 ? shape4 : shape_q));
+    if (a == NULL) return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(a, &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    memcpy(v.buf, src, (size_t)v.len);
+    PyBuffer_Release(&v);
+    return a;
 }
 
-static void finish_pose(double *out, const double p[3]) {
-    out[3] = p[0];
-    out[7] = p[1];
-    out[11] = p[2];
-    out[12] = out[13] = out[14] = 0.0;
-    out[15] = 1.0;
+static PyObject *py_set_allocator(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1 || !PyCallable_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "set_allocator(numpy.empty)");
+        return NULL;
+    }
+    Py_XSETREF(empty_fn, Py_NewRef(args[0]));
+    if (shape3 == NULL) {
+        shape3 = Py_BuildValue("(ii)", 3, 3);
+        shape4 = Py_BuildValue("(ii)", 4, 4);
+        shape_q = Py_BuildValue("(i)", 4);
+        if (shape3 == NULL || shape4 == NULL || shape_q == NULL) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* The pose [R, p; 0 0 0 1] as 16 row-major doubles. */
+static void pose_of(const double R[9], const double p[3], double X[16]) {
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) X[4 * i + j] = R[3 * i + j];
+        X[4 * i + 3] = p[i];
+    }
+    X[12] = X[13] = X[14] = 0.0;
+    X[15] = 1.0;
 }
 
 static void rotation_from_rpy(double r, double p, double y, double R[9]) {
@@ -147,7 +190,7 @@ static double wrap_to_pi(double angle) {
     return angle;
 }
 
-/* Drake's RollPitchYaw(RotationMatrix) (see _rpy_from_quaternion_and_matrix). */
+/* Drake's RollPitchYaw(RotationMatrix) (see _scalar.rpy_from_rotation). */
 static void rpy_from_rotation(const double m[9], double rpy[3]) {
     double q[4];
     quaternion_from_rotation(m, q);
@@ -163,85 +206,68 @@ static void rpy_from_rotation(const double m[9], double rpy[3]) {
     rpy[2] = wrap_to_pi(half_sum + half_difference);
 }
 
-/* from_rpy(out, r, p, y[, px, py, pz]): out (3, 3) gets R; out (4, 4) the pose. */
-static PyObject *py_from_rpy(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-    if (n != 4 && n != 7) {
-        PyErr_SetString(PyExc_TypeError, "from_rpy(out, r, p, y[, px, py, pz])");
+static int doubles(PyObject *const *args, Py_ssize_t n, double *out) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        out[k] = PyFloat_AsDouble(args[k]);
+        if (out[k] == -1.0 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+/* rpy_matrix(r, p, y[, px, py, pz]) -> new (3, 3) R = Rz(y) Ry(p) Rx(r), or the
+ * (4, 4) pose [R, p]. The angles are trusted finite. */
+static PyObject *py_rpy_matrix(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 3 && n != 6) {
+        PyErr_SetString(PyExc_TypeError, "rpy_matrix(r, p, y[, px, py, pz])");
         return NULL;
     }
-    double v[6];
-    for (Py_ssize_t k = 1; k < n; k++) {
-        v[k - 1] = PyFloat_AsDouble(args[k]);
-        if (v[k - 1] == -1.0 && PyErr_Occurred()) return NULL;
-    }
-    Py_buffer out;
-    if (out_buffer(args[0], &out, n == 7 ? 16 : 0) < 0) return NULL;
-    double R[9];
+    double v[6], R[9], X[16];
+    if (doubles(args, n, v) < 0) return NULL;
     rotation_from_rpy(v[0], v[1], v[2], R);
-    write_rotation(out.buf, stride_of(&out), R);
-    if (n == 7) finish_pose(out.buf, v + 3);
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
+    if (n == 3) return new_array(3, R);
+    pose_of(R, v + 3, X);
+    return new_array(4, X);
 }
 
-/* from_quaternion(out, q (4,), zero_norm[, p (3,)]) -> bool: False (out
- * untouched) when q or p is not finite or q is zero. */
-static PyObject *py_from_quaternion(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-    if (n != 3 && n != 4) {
-        PyErr_SetString(PyExc_TypeError, "from_quaternion(out, q, zero_norm[, p])");
+/* quaternion_matrix(q, zero_norm[, p]) -> new (3, 3) rotation of q, or (4, 4)
+ * pose [R(q), p]; None unless q is a finite float64 (4,) with |q| >= zero_norm
+ * and p a finite float64 (3,) (the caller's checks then name the fault). */
+static PyObject *py_quaternion_matrix(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2 && n != 3) {
+        PyErr_SetString(PyExc_TypeError, "quaternion_matrix(q, zero_norm[, p])");
         return NULL;
     }
-    double zero = PyFloat_AsDouble(args[2]);
+    double zero = PyFloat_AsDouble(args[1]);
     if (zero == -1.0 && PyErr_Occurred()) return NULL;
-    Py_buffer out, qv, pv;
-    if (out_buffer(args[0], &out, n == 4 ? 16 : 0) < 0) return NULL;
-    if (matrix_buffer(args[1], &qv, 4) < 0) {
-        PyBuffer_Release(&out);
-        return NULL;
+    double q[16], p[16], u[4], R[9], X[16];
+    Py_ssize_t r, c;
+    if (load(args[0], q, &r, &c) < 0 || r != 4 || c != 1) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
     }
-    double u[4], p[3] = {0.0, 0.0, 0.0};
-    int ok = unit_quaternion(qv.buf, zero, u);
-    PyBuffer_Release(&qv);
-    if (ok && n == 4) {
-        if (matrix_buffer(args[3], &pv, 3) < 0) {
-            PyBuffer_Release(&out);
-            return NULL;
-        }
-        const double *pp = pv.buf;
-        for (int k = 0; k < 3; k++) {
-            p[k] = pp[k];
-            if (!isfinite(p[k])) ok = 0;
-        }
-        PyBuffer_Release(&pv);
+    if (!unit_quaternion(q, zero, u)) Py_RETURN_NONE;
+    rotation_from_unit_quaternion(u, R);
+    if (n == 2) return new_array(3, R);
+    if (load(args[2], p, &r, &c) < 0 || r != 3 || c != 1) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
     }
-    if (ok) {
-        double R[9];
-        rotation_from_unit_quaternion(u, R);
-        write_rotation(out.buf, stride_of(&out), R);
-        if (n == 4) finish_pose(out.buf, p);
-    }
-    PyBuffer_Release(&out);
-    return PyBool_FromLong(ok);
+    if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) Py_RETURN_NONE;
+    pose_of(R, p, X);
+    return new_array(4, X);
 }
 
-/* to_quaternion(out (4,), R): canonical unit quaternion [w, x, y, z], w >= 0. */
+/* to_quaternion(R) -> new (4,) canonical unit quaternion [w, x, y, z], w >= 0. */
 static PyObject *py_to_quaternion(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-    if (n != 2) {
-        PyErr_SetString(PyExc_TypeError, "to_quaternion(out, R)");
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "to_quaternion(R)");
         return NULL;
     }
-    Py_buffer out, in;
-    if (out_buffer(args[0], &out, 4) < 0) return NULL;
-    if (matrix_buffer(args[1], &in, 0) < 0) {
-        PyBuffer_Release(&out);
-        return NULL;
-    }
-    double R[9];
-    read_rotation(in.buf, stride_of(&in), R);
-    quaternion_from_rotation(R, out.buf);
-    PyBuffer_Release(&in);
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
+    double R[9], q[4];
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, NULL, &size) < 0) return NULL;
+    quaternion_from_rotation(R, q);
+    return new_array(0, q);
 }
 
 /* rpy_from_rotation(R) -> (roll, pitch, yaw). */
@@ -250,84 +276,55 @@ static PyObject *py_rpy_from_rotation(PyObject *self, PyObject *const *args, Py_
         PyErr_SetString(PyExc_TypeError, "rpy_from_rotation(R)");
         return NULL;
     }
-    Py_buffer in;
-    if (matrix_buffer(args[0], &in, 0) < 0) return NULL;
     double R[9], rpy[3];
-    read_rotation(in.buf, stride_of(&in), R);
-    PyBuffer_Release(&in);
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, NULL, &size) < 0) return NULL;
     rpy_from_rotation(R, rpy);
     return Py_BuildValue("(ddd)", rpy[0], rpy[1], rpy[2]);
 }
 
-/* multiply(out, A, B): out = A B, three (3, 3) or three rigid (4, 4). */
+/* multiply(A, B) -> new A B, for two (3, 3) rotations or two rigid (4, 4). */
 static PyObject *py_multiply(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-    if (n != 3) {
-        PyErr_SetString(PyExc_TypeError, "multiply(out, A, B)");
+    if (n != 2) {
+        PyErr_SetString(PyExc_TypeError, "multiply(A, B)");
         return NULL;
     }
-    Py_buffer out, a, b;
-    if (out_buffer(args[0], &out, 0) < 0) return NULL;
-    Py_ssize_t size = out.len / 8;
-    if (matrix_buffer(args[1], &a, size) < 0) {
-        PyBuffer_Release(&out);
+    double RA[9], RB[9], XA[16], XB[16], R[9], X[16];
+    Py_ssize_t size_a, size_b;
+    if (load_matrix(args[0], RA, XA, &size_a) < 0 || load_matrix(args[1], RB, XB, &size_b) < 0)
+        return NULL;
+    if (size_a != size_b) {
+        PyErr_SetString(PyExc_TypeError, "multiply(A, B) needs two arrays of one shape");
         return NULL;
     }
-    if (matrix_buffer(args[2], &b, size) < 0) {
-        PyBuffer_Release(&a);
-        PyBuffer_Release(&out);
-        return NULL;
-    }
-    const double *A = a.buf, *B = b.buf;
-    double C[16];
-    Py_ssize_t s = stride_of(&out);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            C[i * s + j] = A[i * s] * B[j] + A[i * s + 1] * B[s + j] + A[i * s + 2] * B[2 * s + j];
-        if (s == 4)
-            C[i * 4 + 3] = A[i * 4] * B[3] + A[i * 4 + 1] * B[7] + A[i * 4 + 2] * B[11] + A[i * 4 + 3];
-    }
-    double *O = out.buf;
-    for (Py_ssize_t k = 0; k < 3 * s; k++) O[k] = C[k];
-    if (s == 4) {
-        O[12] = O[13] = O[14] = 0.0;
-        O[15] = 1.0;
-    }
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
+            R[3 * i + j] = RA[3 * i] * RB[j] + RA[3 * i + 1] * RB[3 + j] + RA[3 * i + 2] * RB[6 + j];
+    if (size_a == 3) return new_array(3, R);
+    double p[3];
+    for (int i = 0; i < 3; i++)
+        p[i] = RA[3 * i] * XB[3] + RA[3 * i + 1] * XB[7] + RA[3 * i + 2] * XB[11] + XA[4 * i + 3];
+    pose_of(R, p, X);
+    return new_array(4, X);
 }
 
-/* invert(out, A): Rᵀ of a (3, 3); [Rᵀ, -Rᵀ p; 0 0 0 1] of a rigid (4, 4). */
+/* invert(A) -> new inverse: Rᵀ of a (3, 3); [Rᵀ, -Rᵀ p] of a rigid (4, 4). */
 static PyObject *py_invert(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-    if (n != 2) {
-        PyErr_SetString(PyExc_TypeError, "invert(out, A)");
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "invert(A)");
         return NULL;
     }
-    Py_buffer out, a;
-    if (out_buffer(args[0], &out, 0) < 0) return NULL;
-    if (matrix_buffer(args[1], &a, out.len / 8) < 0) {
-        PyBuffer_Release(&out);
-        return NULL;
-    }
-    const double *A = a.buf;
-    double *O = out.buf, R[9], T[9];
-    Py_ssize_t s = stride_of(&out);
-    read_rotation(A, s, R);
+    double R[9], X[16], T[9], Y[16];
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, X, &size) < 0) return NULL;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) T[3 * i + j] = R[3 * j + i];
-    if (s == 4) {
-        double p[3];
-        for (int i = 0; i < 3; i++)
-            p[i] = -(T[3 * i] * A[3] + T[3 * i + 1] * A[7] + T[3 * i + 2] * A[11]);
-        write_rotation(O, 4, T);
-        finish_pose(O, p);
-    } else {
-        write_rotation(O, 3, T);
-    }
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
+    if (size == 3) return new_array(3, T);
+    double p[3];
+    for (int i = 0; i < 3; i++)
+        p[i] = -(T[3 * i] * X[3] + T[3 * i + 1] * X[7] + T[3 * i + 2] * X[11]);
+    pose_of(T, p, Y);
+    return new_array(4, Y);
 }
 
 /* rotation_status(R, tolerance) -> 0 a proper rotation within tolerance,
@@ -339,11 +336,9 @@ static PyObject *py_rotation_status(PyObject *self, PyObject *const *args, Py_ss
     }
     double tolerance = PyFloat_AsDouble(args[1]);
     if (tolerance == -1.0 && PyErr_Occurred()) return NULL;
-    Py_buffer in;
-    if (matrix_buffer(args[0], &in, 0) < 0) return NULL;
     double m[9];
-    read_rotation(in.buf, stride_of(&in), m);
-    PyBuffer_Release(&in);
+    Py_ssize_t size;
+    if (load_matrix(args[0], m, NULL, &size) < 0) return NULL;
     for (int k = 0; k < 9; k++)
         if (!isfinite(m[k])) return PyLong_FromLong(1);
     double error = 0.0;
@@ -365,22 +360,20 @@ static PyObject *py_identity_errors(PyObject *self, PyObject *const *args, Py_ss
         PyErr_SetString(PyExc_TypeError, "identity_errors(A)");
         return NULL;
     }
-    Py_buffer in;
-    if (matrix_buffer(args[0], &in, 0) < 0) return NULL;
-    const double *A = in.buf;
-    Py_ssize_t s = stride_of(&in);
+    double R[9], X[16];
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, X, &size) < 0) return NULL;
     double rotation = 0.0, translation = 0.0;
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
-            double e = fabs(A[i * s + j] - (i == j ? 1.0 : 0.0));
-            if (!(e <= rotation)) rotation = e;  /* NaN propagates */
+            double e = fabs(R[3 * i + j] - (i == j ? 1.0 : 0.0));
+            if (!(e <= rotation)) rotation = e; /* NaN propagates */
         }
-        if (s == 4) {
-            double e = fabs(A[i * 4 + 3]);
+        if (size == 4) {
+            double e = fabs(X[4 * i + 3]);
             if (!(e <= translation)) translation = e;
         }
     }
-    PyBuffer_Release(&in);
     return Py_BuildValue("(dd)", rotation, translation);
 }
 
@@ -390,112 +383,94 @@ static PyObject *py_max_abs_difference(PyObject *self, PyObject *const *args, Py
         PyErr_SetString(PyExc_TypeError, "max_abs_difference(A, B)");
         return NULL;
     }
-    Py_buffer a, b;
-    if (matrix_buffer(args[0], &a, 0) < 0) return NULL;
-    if (matrix_buffer(args[1], &b, a.len / 8) < 0) {
-        PyBuffer_Release(&a);
+    double RA[9], RB[9], XA[16], XB[16];
+    Py_ssize_t size_a, size_b;
+    if (load_matrix(args[0], RA, XA, &size_a) < 0 || load_matrix(args[1], RB, XB, &size_b) < 0)
+        return NULL;
+    if (size_a != size_b) {
+        PyErr_SetString(PyExc_TypeError, "max_abs_difference(A, B) needs one shape");
         return NULL;
     }
-    const double *A = a.buf, *B = b.buf;
-    Py_ssize_t count = stride_of(&a) * 3;
     double error = 0.0;
-    for (Py_ssize_t k = 0; k < count; k++) {
-        double e = fabs(A[k] - B[k]);
+    for (int k = 0; k < 9; k++) {
+        double e = fabs(RA[k] - RB[k]);
         if (!(e <= error)) error = e;
     }
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&a);
+    if (size_a == 4)
+        for (int i = 0; i < 3; i++) {
+            double e = fabs(XA[4 * i + 3] - XB[4 * i + 3]);
+            if (!(e <= error)) error = e;
+        }
     return PyFloat_FromDouble(error);
 }
 
-/* assemble(out (4, 4), R, p) -> bool: the pose [R, p], R the rotation of a
- * (3, 3) or (4, 4), p a (3,) or the translation column of a (4, 4); False
- * (out untouched) when p is not finite. */
+/* assemble(R, p) -> new (4, 4) pose [R, p] (R: the rotation of a (3, 3) or
+ * (4, 4); p: a (3,) or the translation of a (4, 4)); None when p is not finite. */
 static PyObject *py_assemble(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-    if (n != 3) {
-        PyErr_SetString(PyExc_TypeError, "assemble(out, R, p)");
+    if (n != 2) {
+        PyErr_SetString(PyExc_TypeError, "assemble(R, p)");
         return NULL;
     }
-    Py_buffer out, rv, pv;
-    if (out_buffer(args[0], &out, 16) < 0) return NULL;
-    if (matrix_buffer(args[1], &rv, 0) < 0) {
-        PyBuffer_Release(&out);
+    double R[9], a[16], p[3], X[16];
+    Py_ssize_t size, r, c;
+    if (load_matrix(args[0], R, NULL, &size) < 0 || load(args[1], a, &r, &c) < 0) return NULL;
+    if (r == 3 && c == 1) {
+        memcpy(p, a, sizeof p);
+    } else if (r == 4 && c == 4) {
+        p[0] = a[3];
+        p[1] = a[7];
+        p[2] = a[11];
+    } else {
+        PyErr_SetString(PyExc_TypeError, "assemble(R, p): p must be a (3,) or (4, 4) array");
         return NULL;
     }
-    if (matrix_buffer(args[2], &pv, -1) < 0) {
-        PyBuffer_Release(&rv);
-        PyBuffer_Release(&out);
-        return NULL;
-    }
-    const double *P = pv.buf;
-    double p[3];
-    int ok = 1;
-    for (int k = 0; k < 3; k++) {
-        p[k] = pv.len / 8 == 16 ? P[4 * k + 3] : P[k];
-        if (!isfinite(p[k])) ok = 0;
-    }
-    if (ok) {
-        double R[9];
-        read_rotation(rv.buf, stride_of(&rv), R);
-        write_rotation(out.buf, 4, R);
-        finish_pose(out.buf, p);
-    }
-    PyBuffer_Release(&pv);
-    PyBuffer_Release(&rv);
-    PyBuffer_Release(&out);
-    return PyBool_FromLong(ok);
+    if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) Py_RETURN_NONE;
+    pose_of(R, p, X);
+    return new_array(4, X);
 }
 
-/* rpy_to_quaternion(out (4,), r, p, y): the product of the half-angle
+/* rpy_quaternion(r, p, y) -> new (4,): the product of the half-angle
  * quaternions, not canonicalised (Drake's RollPitchYaw::ToQuaternion). */
-static PyObject *py_rpy_to_quaternion(PyObject *self, PyObject *const *args, Py_ssize_t n) {
-    if (n != 4) {
-        PyErr_SetString(PyExc_TypeError, "rpy_to_quaternion(out, r, p, y)");
+static PyObject *py_rpy_quaternion(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 3) {
+        PyErr_SetString(PyExc_TypeError, "rpy_quaternion(r, p, y)");
         return NULL;
     }
-    double a[3];
-    for (int k = 0; k < 3; k++) {
-        a[k] = PyFloat_AsDouble(args[k + 1]);
-        if (a[k] == -1.0 && PyErr_Occurred()) return NULL;
-    }
-    Py_buffer out;
-    if (out_buffer(args[0], &out, 4) < 0) return NULL;
+    double a[3], q[4];
+    if (doubles(args, 3, a) < 0) return NULL;
     double c0 = cos(0.5 * a[0]), s0 = sin(0.5 * a[0]), c1 = cos(0.5 * a[1]), s1 = sin(0.5 * a[1]);
     double c2 = cos(0.5 * a[2]), s2 = sin(0.5 * a[2]);
     double c1_c2 = c1 * c2, s1_s2 = s1 * s2, s1_c2 = s1 * c2, c1_s2 = c1 * s2;
-    double *q = out.buf;
     q[0] = c0 * c1_c2 + s0 * s1_s2;
     q[1] = s0 * c1_c2 - c0 * s1_s2;
     q[2] = c0 * s1_c2 + s0 * c1_s2;
     q[3] = c0 * c1_s2 - s0 * s1_c2;
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
+    return new_array(0, q);
 }
 
+#define FASTCALL(name) (PyCFunction)(void (*)(void))(name), METH_FASTCALL
+
 static PyMethodDef rotation_methods[] = {
-    {"assemble", (PyCFunction)(void (*)(void))py_assemble, METH_FASTCALL,
-     "assemble(out (4, 4), R, p) -> False when p is not finite"},
-    {"rpy_to_quaternion", (PyCFunction)(void (*)(void))py_rpy_to_quaternion, METH_FASTCALL,
-     "rpy_to_quaternion(out (4,), r, p, y): Drake's RollPitchYaw::ToQuaternion"},
-    {"from_rpy", (PyCFunction)(void (*)(void))py_from_rpy, METH_FASTCALL,
-     "from_rpy(out, r, p, y[, px, py, pz]): R = Rz(y) Ry(p) Rx(r) into a (3, 3), or the pose "
-     "[R, p] into a (4, 4)"},
-    {"from_quaternion", (PyCFunction)(void (*)(void))py_from_quaternion, METH_FASTCALL,
-     "from_quaternion(out, q, zero_norm[, p]) -> False when q or p is unusable"},
-    {"to_quaternion", (PyCFunction)(void (*)(void))py_to_quaternion, METH_FASTCALL,
-     "to_quaternion(out (4,), R): canonical [w, x, y, z], w >= 0"},
-    {"rpy_from_rotation", (PyCFunction)(void (*)(void))py_rpy_from_rotation, METH_FASTCALL,
+    {"set_allocator", FASTCALL(py_set_allocator), "set_allocator(numpy.empty)"},
+    {"rpy_matrix", FASTCALL(py_rpy_matrix),
+     "rpy_matrix(r, p, y[, px, py, pz]) -> (3, 3) Rz(y) Ry(p) Rx(r), or the (4, 4) pose"},
+    {"quaternion_matrix", FASTCALL(py_quaternion_matrix),
+     "quaternion_matrix(q, zero_norm[, p]) -> (3, 3) or (4, 4), or None for unusable input"},
+    {"to_quaternion", FASTCALL(py_to_quaternion),
+     "to_quaternion(R) -> canonical [w, x, y, z], w >= 0"},
+    {"rpy_from_rotation", FASTCALL(py_rpy_from_rotation),
      "rpy_from_rotation(R) -> (roll, pitch, yaw), Drake's algorithm"},
-    {"multiply", (PyCFunction)(void (*)(void))py_multiply, METH_FASTCALL,
-     "multiply(out, A, B): out = A B for (3, 3) rotations or (4, 4) rigid transforms"},
-    {"invert", (PyCFunction)(void (*)(void))py_invert, METH_FASTCALL,
-     "invert(out, A): inverse of a (3, 3) rotation or a (4, 4) rigid transform"},
-    {"rotation_status", (PyCFunction)(void (*)(void))py_rotation_status, METH_FASTCALL,
+    {"multiply", FASTCALL(py_multiply), "multiply(A, B) -> A B (rotations or rigid transforms)"},
+    {"invert", FASTCALL(py_invert), "invert(A) -> inverse of a rotation or rigid transform"},
+    {"rotation_status", FASTCALL(py_rotation_status),
      "rotation_status(R, tolerance) -> 0 ok, 1 NaN/inf, 2 not orthonormal, 3 reflection"},
-    {"identity_errors", (PyCFunction)(void (*)(void))py_identity_errors, METH_FASTCALL,
+    {"identity_errors", FASTCALL(py_identity_errors),
      "identity_errors(A) -> (max |R - I|, max |p|)"},
-    {"max_abs_difference", (PyCFunction)(void (*)(void))py_max_abs_difference, METH_FASTCALL,
+    {"max_abs_difference", FASTCALL(py_max_abs_difference),
      "max_abs_difference(A, B) over the rotation and translation entries"},
+    {"assemble", FASTCALL(py_assemble), "assemble(R, p) -> (4, 4) pose, None when p is not finite"},
+    {"rpy_quaternion", FASTCALL(py_rpy_quaternion),
+     "rpy_quaternion(r, p, y) -> [w, x, y, z], Drake's RollPitchYaw::ToQuaternion"},
     {NULL, NULL, 0, NULL},
 };
 

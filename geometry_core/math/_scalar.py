@@ -9,10 +9,9 @@ formulas are Drake's (``RollPitchYaw::ToRotationMatrix``,
 on the trace, ``RollPitchYaw(RotationMatrix)``), written out for floats.
 
 The array-valued operations (``matrix3_from_rpy``, ``multiply``,
-``invert``, ...) run in ``csrc/rotation.c`` when the extension is built: the
-Python side allocates the result with ``numpy.empty`` and one C call fills
-it. Without the extension (or with ``GEOMETRY_CORE_NATIVE=0``) the same
-functions run the Python formulas below, the reference that
+``invert``, ...) run in ``csrc/rotation.c`` when the extension is built, one
+C call each (it allocates its result through ``numpy.empty``). Without the
+extension (or with ``GEOMETRY_CORE_NATIVE=0``) the same functions run the Python formulas below, the reference that
 ``test/math/test_native_math.py`` holds the C to.
 
 The ``*_or_none`` readers are fast paths: they accept only the common,
@@ -198,13 +197,14 @@ def _py_matrix3_from_rpy(r: float, p: float, y: float) -> np.ndarray:
     return np.array(rotation_from_rpy(r, p, y)).reshape(3, 3)
 
 
-def _py_matrix4(R: tuple[float, ...], p: list[float]) -> np.ndarray:
+def _py_matrix4(R: tuple[float, ...], p: list[float] | tuple[float, ...]) -> np.ndarray:
     return np.array((R[0], R[1], R[2], p[0], R[3], R[4], R[5], p[1], R[6], R[7], R[8], p[2],
                      0.0, 0.0, 0.0, 1.0)).reshape(4, 4)
 
 
-def _py_matrix4_from_rpy(r: float, p: float, y: float, position: list[float]) -> np.ndarray:
-    return _py_matrix4(rotation_from_rpy(r, p, y), position)
+def _py_matrix4_from_rpy(r: float, p: float, y: float, px: float, py: float,
+                         pz: float) -> np.ndarray:
+    return _py_matrix4(rotation_from_rpy(r, p, y), (px, py, pz))
 
 
 def _py_matrix3_from_quaternion(q: np.ndarray, zero_norm: float) -> np.ndarray | None:
@@ -213,8 +213,8 @@ def _py_matrix3_from_quaternion(q: np.ndarray, zero_norm: float) -> np.ndarray |
     return None if unit is None else np.array(rotation_from_unit_quaternion(*unit)).reshape(3, 3)
 
 
-def _py_matrix4_from_quaternion(q: np.ndarray, p: np.ndarray,
-                                zero_norm: float) -> np.ndarray | None:
+def _py_matrix4_from_quaternion(q: np.ndarray, zero_norm: float,
+                                p: np.ndarray) -> np.ndarray | None:
     values, position = quaternion4_or_none(q), vector3_or_none(p)
     unit = None if values is None else unit_quaternion(*values, zero_norm)
     if unit is None or position is None:
@@ -299,117 +299,20 @@ if _native is None:
     identity_errors = _py_identity_errors
     max_abs_difference = _py_max_abs_difference
 else:
-    # The C functions take C-contiguous float64 buffers; a strided view (a
-    # transposed array handed in, a slice) raises ValueError there, and the
-    # Python formula, which takes any layout, answers instead.
+    # The compiled twins, bound directly: they read arrays of any layout and
+    # allocate their results with numpy.empty, so no Python frame stands between.
     _c = _native.rotation
-    _from_rpy, _from_quaternion, _to_quaternion = _c.from_rpy, _c.from_quaternion, _c.to_quaternion
-    _multiply, _invert, _rpy_of = _c.multiply, _c.invert, _c.rpy_from_rotation
-    _rotation_status, _identity_errors = _c.rotation_status, _c.identity_errors
-    _max_abs_difference = _c.max_abs_difference
-    _assemble, _rpy_quaternion = _c.assemble, _c.rpy_to_quaternion
-    _LAYOUT_ERRORS = (ValueError, TypeError, BufferError)
-
-    def assemble(R: np.ndarray, p: np.ndarray) -> np.ndarray | None:
-        """The (4, 4) pose [R, p] (R: rotation of a (3, 3) or (4, 4); p: a (3,) or the
-        translation of a (4, 4)); None when p is not finite."""
-        out = _empty(_SHAPE4)
-        try:
-            return out if _assemble(out, R, p) else None
-        except _LAYOUT_ERRORS:
-            return _py_assemble(R, p)
-
-    def rpy_quaternion(r: float, p: float, y: float) -> np.ndarray:
-        """Quaternion [w, x, y, z] of Rz(y) Ry(p) Rx(r), not canonicalised."""
-        out = _empty(4)
-        _rpy_quaternion(out, r, p, y)
-        return out
-
-    def rpy_of(R: np.ndarray) -> tuple[float, float, float]:
-        """Roll-pitch-yaw of the rotation in a (3, 3) or (4, 4) array (Drake's algorithm)."""
-        try:
-            return _rpy_of(R)
-        except _LAYOUT_ERRORS:
-            return _py_rpy_of(R)
-
-    def rotation_status(R: np.ndarray, tolerance: float) -> int:
-        """0 a proper rotation within tolerance, 1 NaN/inf, 2 not orthonormal, 3 reflection."""
-        try:
-            return _rotation_status(R, tolerance)
-        except _LAYOUT_ERRORS:
-            return _py_rotation_status(R, tolerance)
-
-    def identity_errors(A: np.ndarray) -> tuple[float, float]:
-        """(max |R - I|, max |p|) of a (3, 3) or (4, 4) array (p: 0 for a (3, 3))."""
-        try:
-            return _identity_errors(A)
-        except _LAYOUT_ERRORS:
-            return _py_identity_errors(A)
-
-    def max_abs_difference(A: np.ndarray, B: np.ndarray) -> float:
-        """Largest |A - B| over the rotation and translation entries."""
-        try:
-            return _max_abs_difference(A, B)
-        except _LAYOUT_ERRORS:
-            return _py_max_abs_difference(A, B)
-
-    def matrix3_from_rpy(r: float, p: float, y: float) -> np.ndarray:
-        """R = Rz(y) Ry(p) Rx(r) as a (3, 3) array; the angles must be finite floats."""
-        out = _empty(_SHAPE3)
-        _from_rpy(out, r, p, y)
-        return out
-
-    def matrix4_from_rpy(r: float, p: float, y: float, position: list[float]) -> np.ndarray:
-        """The pose [Rz(y) Ry(p) Rx(r), position] as a (4, 4) array; all finite floats."""
-        out = _empty(_SHAPE4)
-        _from_rpy(out, r, p, y, position[0], position[1], position[2])
-        return out
-
-    def matrix3_from_quaternion(q: np.ndarray, zero_norm: float) -> np.ndarray | None:
-        """The (3, 3) rotation of q; None unless q is a finite, non-zero float64 (4,) array."""
-        if type(q) is not _ndarray or q.dtype != _float64 or q.shape != (4,):
-            return None
-        out = _empty(_SHAPE3)
-        try:
-            return out if _from_quaternion(out, q, zero_norm) else None
-        except _LAYOUT_ERRORS:
-            return _py_matrix3_from_quaternion(q, zero_norm)
-
-    def matrix4_from_quaternion(q: np.ndarray, p: np.ndarray,
-                                zero_norm: float) -> np.ndarray | None:
-        """The (4, 4) pose [R(q), p]; None unless q and p are finite float64 (4,) and (3,)."""
-        if (type(q) is not _ndarray or q.dtype != _float64 or q.shape != (4,)
-                or type(p) is not _ndarray or p.dtype != _float64 or p.shape != (3,)):
-            return None
-        out = _empty(_SHAPE4)
-        try:
-            return out if _from_quaternion(out, q, zero_norm, p) else None
-        except _LAYOUT_ERRORS:
-            return _py_matrix4_from_quaternion(q, p, zero_norm)
-
-    def quaternion_of(R: np.ndarray) -> np.ndarray:
-        """Canonical unit quaternion [w, x, y, z] (w >= 0) of a (3, 3) or (4, 4) array."""
-        out = _empty(4)
-        try:
-            _to_quaternion(out, R)
-        except _LAYOUT_ERRORS:
-            return _py_quaternion_of(R)
-        return out
-
-    def multiply(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        """A B for two (3, 3) rotations or two (4, 4) rigid transforms."""
-        out = _empty(A.shape)
-        try:
-            _multiply(out, A, B)
-        except _LAYOUT_ERRORS:
-            return _py_multiply(A, B)
-        return out
-
-    def invert(A: np.ndarray) -> np.ndarray:
-        """The inverse of a (3, 3) rotation or a (4, 4) rigid transform."""
-        out = _empty(A.shape)
-        try:
-            _invert(out, A)
-        except _LAYOUT_ERRORS:
-            return _py_invert(A)
-        return out
+    _c.set_allocator(np.empty)
+    matrix3_from_rpy = _c.rpy_matrix
+    matrix4_from_rpy = _c.rpy_matrix
+    matrix3_from_quaternion = _c.quaternion_matrix
+    matrix4_from_quaternion = _c.quaternion_matrix
+    quaternion_of = _c.to_quaternion
+    rpy_of = _c.rpy_from_rotation
+    multiply = _c.multiply
+    invert = _c.invert
+    rotation_status = _c.rotation_status
+    identity_errors = _c.identity_errors
+    max_abs_difference = _c.max_abs_difference
+    assemble = _c.assemble
+    rpy_quaternion = _c.rpy_quaternion

@@ -393,7 +393,7 @@ def _fast_pair(transform: RigidTransform, R: object, p: object) -> bool:
         return False
     if kind is RollPitchYaw:
         r, p_, y = R._rpy
-        transform._X = _scalar.matrix4_from_rpy(r, p_, y, position)
+        transform._X = _scalar.matrix4_from_rpy(r, p_, y, *position)
         return True
     X = _scalar.assemble(R._R, p)
     if X is None:
@@ -409,8 +409,8 @@ def _is_vector3(p: object) -> bool:
 def _fast_quaternion(transform: RigidTransform, quaternion: object, p: object) -> bool:
     # RigidTransform(quaternion=q, p=p) with a float64 (4,) q and (3,) p (or no
     # p), finite and q not zero; anything else takes the general path.
-    X = _scalar.matrix4_from_quaternion(quaternion, _ZERO3 if p is None else p,
-                                        ZERO_QUATERNION_NORM)
+    X = _scalar.matrix4_from_quaternion(quaternion, ZERO_QUATERNION_NORM,
+                                        _ZERO3 if p is None else p)
     if X is None:
         return False
     transform._X = X

@@ -76,11 +76,19 @@ class RollPitchYaw:
         quaternion: np.ndarray | None = None,
         matrix: np.ndarray | None = None,
     ) -> None:
-        if (len(args) == 3 and type(args[0]) is float and type(args[1]) is float
-                and type(args[2]) is float and rpy is None and R is None and quaternion is None
-                and matrix is None and math.isfinite(args[0] + args[1] + args[2])):
-            self._rpy = args
-            return
+        if rpy is None and R is None and quaternion is None and matrix is None:
+            # The common forms, finite floats or a finite float64 (3,) array; the
+            # rest (and every error) below.
+            if len(args) == 3:
+                if (type(args[0]) is float and type(args[1]) is float
+                        and type(args[2]) is float and math.isfinite(args[0] + args[1] + args[2])):
+                    self._rpy = args
+                    return
+            elif len(args) == 1:
+                angles = _scalar.vector3_or_none(args[0])
+                if angles is not None:
+                    self._rpy = tuple(angles)
+                    return
         keywords = [k for k, v in (("rpy", rpy), ("R", R), ("quaternion", quaternion),
                                    ("matrix", matrix)) if v is not None]
         if len(keywords) + (1 if args else 0) != 1:
