@@ -11,8 +11,9 @@ on the trace, ``RollPitchYaw(RotationMatrix)``), written out for floats.
 The array-valued operations (``matrix3_from_rpy``, ``multiply``,
 ``invert``, ...) run in ``csrc/rotation.c`` when the extension is built, one
 C call each (it allocates its result through ``numpy.empty``). Without the
-extension (or with ``GEOMETRY_CORE_NATIVE=0``) the same functions run the Python formulas below, the reference that
-``test/math/test_native_math.py`` holds the C to.
+extension (or with ``GEOMETRY_CORE_NATIVE=0``) the same functions run the
+Python formulas below, the reference that ``test/math/test_native_math.py``
+holds the C to.
 
 The ``*_or_none`` readers are fast paths: they accept only the common,
 valid input (a float64 ndarray of the right shape with finite entries) and
