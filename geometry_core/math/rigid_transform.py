@@ -35,7 +35,7 @@ import numpy as np
 
 from geometry_core.math import _checks, _scalar
 from geometry_core.math.roll_pitch_yaw import RollPitchYaw
-from geometry_core.math.rotation_matrix import RotationMatrix, _vectors
+from geometry_core.math.rotation_matrix import RotationMatrix, _angle_axis_or_none, _vectors
 from geometry_core.tolerances import (
     ORTHONORMALITY_TOLERANCE,
     USER_ROTATION_TOLERANCE,
@@ -110,6 +110,13 @@ class RigidTransform:
                 and theta_lambda is None and pose is None
                 and _fast_quaternion(self, quaternion, p)):
             return
+        if (theta_lambda is not None and not args and R is None and rpy is None
+                and quaternion is None and pose is None and (p is None or _is_vector3(p))):
+            R_AB = _angle_axis_or_none(theta_lambda)
+            X = None if R_AB is None else _scalar.assemble(R_AB, _ZERO3 if p is None else p)
+            if X is not None:
+                self._X = X
+                return
         if len(args) > 2:
             raise TypeError(f"RigidTransform takes at most 2 positional arguments, got {len(args)}")
         if len(args) == 1 and isinstance(args[0], RigidTransform):

@@ -305,13 +305,13 @@ class RollPitchYaw:
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
         wx, wy, wz = _mv(self._matrix_parent_from_rpy_dt(), _vector3("rpyDt", rpyDt))
-        R = _scalar.rotation_from_rpy(*self._rpy)
-        # [w]ₓ R column by column: the cross product of w with each column of R.
-        out = []
-        for j in range(3):
-            a, b, c = R[j], R[3 + j], R[6 + j]
-            out.append((wy * c - wz * b, wz * a - wx * c, wx * b - wy * a))
-        return np.array(out).T
+        a, b, c, d, e, f, g, h, i = _scalar.rotation_from_rpy(*self._rpy)
+        # [w]ₓ R: row k of the skew matrix times R, written out.
+        return np.array((
+            wy * g - wz * d, wy * h - wz * e, wy * i - wz * f,
+            wz * a - wx * g, wz * b - wx * h, wz * c - wx * i,
+            wx * d - wy * a, wx * e - wy * b, wx * f - wy * c,
+        )).reshape(3, 3)
 
     def calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent(
         self, rpyDt: np.ndarray, alpha_AD_A: np.ndarray

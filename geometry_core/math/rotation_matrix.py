@@ -150,8 +150,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        return RotationMatrix._from_trusted_matrix3(
-            _scalar.matrix3_from_rpy(_angle("theta", theta), 0.0, 0.0))
+        t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
+        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(t, 0.0, 0.0))
 
     @staticmethod
     def make_y_rotation(theta: float) -> RotationMatrix:
@@ -174,8 +174,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        return RotationMatrix._from_trusted_matrix3(
-            _scalar.matrix3_from_rpy(0.0, _angle("theta", theta), 0.0))
+        t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
+        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(0.0, t, 0.0))
 
     @staticmethod
     def make_z_rotation(theta: float) -> RotationMatrix:
@@ -198,8 +198,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        return RotationMatrix._from_trusted_matrix3(
-            _scalar.matrix3_from_rpy(0.0, 0.0, _angle("theta", theta)))
+        t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
+        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(0.0, 0.0, t))
 
     @staticmethod
     def project_to_rotation_matrix(M: np.ndarray) -> RotationMatrix:
@@ -308,7 +308,7 @@ class RotationMatrix:
 
     def inverse(self) -> RotationMatrix:
         """Return R_BA = R_AB⁻¹ (= R_ABᵀ)."""
-        return self.transpose()
+        return RotationMatrix._from_trusted_matrix3(_scalar.invert(self._R))
 
     def multiply(self, other: RotationMatrix | np.ndarray) -> RotationMatrix | np.ndarray:
         """Compose with a rotation or rotate vectors.
@@ -350,9 +350,7 @@ class RotationMatrix:
 
     def to_roll_pitch_yaw(self) -> RollPitchYaw:
         """Return the RollPitchYaw of this rotation (see ``RollPitchYaw(R)``)."""
-        from geometry_core.math.roll_pitch_yaw import RollPitchYaw
-
-        return RollPitchYaw._from_trusted_angles(_scalar.rpy_of(self._R))
+        return _roll_pitch_yaw_class()._from_trusted_angles(_scalar.rpy_of(self._R))
 
     # --- predicates --------------------------------------------------------
 
@@ -402,6 +400,19 @@ class RotationMatrix:
     def __repr__(self) -> str:
         rows = ",\n".join(f"  {row}" for row in self._R.tolist())
         return f"RotationMatrix([\n{rows},\n])"
+
+
+def _roll_pitch_yaw_class() -> type:
+    # roll_pitch_yaw imports this module; import it once, at first use.
+    global _RollPitchYaw
+    if _RollPitchYaw is None:
+        from geometry_core.math.roll_pitch_yaw import RollPitchYaw
+
+        _RollPitchYaw = RollPitchYaw
+    return _RollPitchYaw
+
+
+_RollPitchYaw = None
 
 
 def _angle(name: str, theta: object) -> float:
