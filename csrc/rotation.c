@@ -448,6 +448,71 @@ static PyObject *py_rpy_quaternion(PyObject *self, PyObject *const *args, Py_ssi
     return new_array(0, q);
 }
 
+/* polar_rotation(M (3, 3)) -> new (3, 3) rotation closest to M, or None.
+ *
+ * Newton's iteration for the orthogonal polar factor, X <- (g X + X^-T / g) / 2
+ * with Higham's Frobenius-norm scaling g, which converges quadratically to
+ * U Vᵀ of M's SVD. It answers only where that is the closest proper rotation
+ * and the iteration is well conditioned: finite M with det M > 0 and
+ * det M / |M|_F³ (a lower bound on the smallest over the largest singular
+ * value) above 1e-8. Anything else returns None and the caller's SVD answers,
+ * with its checks for singular and reflecting M. */
+static PyObject *py_polar_rotation(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "polar_rotation(M)");
+        return NULL;
+    }
+    double X[9], Y[9], a[16];
+    Py_ssize_t r, c;
+    if (load(args[0], a, &r, &c) < 0 || r != 3 || c != 3) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    memcpy(X, a, sizeof X);
+    double norm2 = 0.0;
+    for (int k = 0; k < 9; k++) {
+        if (!isfinite(X[k])) Py_RETURN_NONE;
+        norm2 += X[k] * X[k];
+    }
+    double det = X[0] * (X[4] * X[8] - X[5] * X[7]) - X[1] * (X[3] * X[8] - X[5] * X[6]) +
+                 X[2] * (X[3] * X[7] - X[4] * X[6]);
+    if (!(norm2 > 0.0) || !(det / (norm2 * sqrt(norm2)) > 1e-8)) Py_RETURN_NONE;
+    for (int iteration = 0; iteration < 100; iteration++) {
+        /* X^-T = cofactor(X) / det X */
+        double C[9] = {
+            X[4] * X[8] - X[5] * X[7], X[5] * X[6] - X[3] * X[8], X[3] * X[7] - X[4] * X[6],
+            X[2] * X[7] - X[1] * X[8], X[0] * X[8] - X[2] * X[6], X[1] * X[6] - X[0] * X[7],
+            X[1] * X[5] - X[2] * X[4], X[2] * X[3] - X[0] * X[5], X[0] * X[4] - X[1] * X[3]};
+        double d = X[0] * C[0] + X[1] * C[1] + X[2] * C[2];
+        if (!(d > 0.0)) Py_RETURN_NONE;
+        double nx = 0.0, ni = 0.0;
+        for (int k = 0; k < 9; k++) {
+            C[k] /= d;
+            nx += X[k] * X[k];
+            ni += C[k] * C[k];
+        }
+        double g = sqrt(sqrt(ni / nx)), change = 0.0;
+        for (int k = 0; k < 9; k++) {
+            Y[k] = 0.5 * (g * X[k] + C[k] / g);
+            change += (Y[k] - X[k]) * (Y[k] - X[k]);
+        }
+        memcpy(X, Y, sizeof X);
+        /* Quadratic convergence: a step of 1e-9 leaves round-off behind. */
+        if (change <= 1e-18) {
+            if (change == 0.0 || iteration > 0) {
+                double C2[9] = {
+                    X[4] * X[8] - X[5] * X[7], X[5] * X[6] - X[3] * X[8], X[3] * X[7] - X[4] * X[6],
+                    X[2] * X[7] - X[1] * X[8], X[0] * X[8] - X[2] * X[6], X[1] * X[6] - X[0] * X[7],
+                    X[1] * X[5] - X[2] * X[4], X[2] * X[3] - X[0] * X[5], X[0] * X[4] - X[1] * X[3]};
+                double d2 = X[0] * C2[0] + X[1] * C2[1] + X[2] * C2[2];
+                for (int k = 0; k < 9; k++) X[k] = 0.5 * (X[k] + C2[k] / d2);
+                return new_array(3, X);
+            }
+        }
+    }
+    Py_RETURN_NONE;
+}
+
 #define FASTCALL(name) (PyCFunction)(void (*)(void))(name), METH_FASTCALL
 
 static PyMethodDef rotation_methods[] = {
@@ -469,6 +534,8 @@ static PyMethodDef rotation_methods[] = {
     {"max_abs_difference", FASTCALL(py_max_abs_difference),
      "max_abs_difference(A, B) over the rotation and translation entries"},
     {"assemble", FASTCALL(py_assemble), "assemble(R, p) -> (4, 4) pose, None when p is not finite"},
+    {"polar_rotation", FASTCALL(py_polar_rotation),
+     "polar_rotation(M) -> closest rotation by Newton's polar iteration, or None"},
     {"rpy_quaternion", FASTCALL(py_rpy_quaternion),
      "rpy_quaternion(r, p, y) -> [w, x, y, z], Drake's RollPitchYaw::ToQuaternion"},
     {NULL, NULL, 0, NULL},

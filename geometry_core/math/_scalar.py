@@ -246,6 +246,11 @@ def _py_rpy_quaternion(r: float, p: float, y: float) -> np.ndarray:
     return np.array(quaternion_from_rpy(r, p, y))
 
 
+def _py_polar_rotation(M: object) -> None:
+    # Without the extension the SVD in project_to_rotation_matrix answers alone.
+    return None
+
+
 def _py_multiply(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return A @ B
 
@@ -288,6 +293,7 @@ def _py_max_abs_difference(A: np.ndarray, B: np.ndarray) -> float:
 if _native is None:
     assemble = _py_assemble
     rpy_quaternion = _py_rpy_quaternion
+    polar_rotation = _py_polar_rotation
     matrix3_from_rpy = _py_matrix3_from_rpy
     matrix4_from_rpy = _py_matrix4_from_rpy
     matrix3_from_quaternion = _py_matrix3_from_quaternion
@@ -317,3 +323,4 @@ else:
     max_abs_difference = _c.max_abs_difference
     assemble = _c.assemble
     rpy_quaternion = _c.rpy_quaternion
+    polar_rotation = _c.polar_rotation

@@ -229,6 +229,11 @@ class RotationMatrix:
             ``PROJECTION_SINGULAR_VALUE_RATIO``; the closest rotation is then
             not unique).
         """
+        # The compiled polar iteration answers well-conditioned M with det M > 0
+        # (the common case, a rotation gone slightly off); the SVD the rest.
+        R = _scalar.polar_rotation(M)
+        if R is not None:
+            return RotationMatrix._from_trusted_matrix3(R)
         A = _checks.as_float_array("M", M, (3, 3))
         U, s, Vt = np.linalg.svd(A)
         if s[2] <= s[0] * PROJECTION_SINGULAR_VALUE_RATIO:

@@ -116,3 +116,21 @@ def test_assembled_poses_and_rpy_quaternions_match():
     bad = np.array([0.0, np.nan, 0.0])
     assert _scalar.assemble(np.eye(3), bad) is None
     assert _scalar._py_assemble(np.eye(3), bad) is None
+
+
+def test_polar_rotation_is_the_svd_projection_where_it_answers():
+    rng = np.random.default_rng(4)
+    answered = 0
+    for k in range(400):
+        M = rng.standard_normal((3, 3)) if k % 2 else (
+            _rotations(rng, 1)[0] + 0.05 * rng.standard_normal((3, 3)))
+        R = _scalar.polar_rotation(M)
+        if R is None:
+            assert np.linalg.det(M) <= 0 or np.linalg.cond(M) > 100
+            continue
+        answered += 1
+        U, _, Vt = np.linalg.svd(M)
+        np.testing.assert_allclose(R, U @ Vt, atol=1e-14)
+    assert answered > 250
+    assert _scalar.polar_rotation(np.diag([1.0, 1.0, -1.0])) is None
+    assert _scalar.polar_rotation(np.diag([1.0, 1.0, 1e-12])) is None
