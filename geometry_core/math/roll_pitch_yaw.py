@@ -33,6 +33,8 @@ from geometry_core.tolerances import GIMBAL_LOCK_COS_PITCH, ZERO_QUATERNION_NORM
 
 __all__ = ["RollPitchYaw"]
 
+_sin, _cos = math.sin, math.cos
+
 _Rows = tuple[tuple[float, float, float], ...]
 
 #: Distance of pitch from ±π/2 at which |cos(pitch)| = GIMBAL_LOCK_COS_PITCH, in degrees.
@@ -256,7 +258,7 @@ class RollPitchYaw:
         """
         w = _vector3("w_AD_A", w_AD_A)
         return np.array(_mv(
-            self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent"), w))
+            self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent")[0], w))
 
     def calc_rpy_dt_from_angular_velocity_in_child(self, w_AD_D: np.ndarray) -> np.ndarray:
         """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_D of D in A, expressed in D.
@@ -280,7 +282,7 @@ class RollPitchYaw:
         """
         w = _vector3("w_AD_D", w_AD_D)
         return np.array(_mv(
-            self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child"), w))
+            self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child")[0], w))
 
     def calc_rotation_matrix_dt(self, rpyDt: np.ndarray) -> np.ndarray:
         """Ṙ_AD, the time derivative of R_AD, from ``[ṙ, ṗ, ẏ]``.
@@ -342,12 +344,10 @@ class RollPitchYaw:
         """
         rpy_dt = _vector3("rpyDt", rpyDt)
         alpha = _vector3("alpha_AD_A", alpha_AD_A)
-        M_inverse = self._inverse_of_parent_matrix(
+        M_inverse, (sp, cp, sy, cy) = self._inverse_of_parent_matrix(
             "calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent"
         )
-        _, p, y = self._rpy
         _, p_dt, y_dt = rpy_dt
-        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
         M_dt = (
             (-sp * p_dt * cy - cp * sy * y_dt, -cy * y_dt, 0.0),
             (-sp * p_dt * sy + cp * cy * y_dt, -sy * y_dt, 0.0),
@@ -385,10 +385,9 @@ class RollPitchYaw:
         """
         rpy_dt = _vector3("rpyDt", rpyDt)
         alpha = _vector3("alpha_AD_D", alpha_AD_D)
-        N_inverse = self._inverse_of_child_matrix("calc_rpy_ddt_from_angular_accel_in_child")
-        r, p, _ = self._rpy
+        N_inverse, (sr, cr, sp, cp) = self._inverse_of_child_matrix(
+            "calc_rpy_ddt_from_angular_accel_in_child")
         r_dt, p_dt, _ = rpy_dt
-        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
         N_dt = (
             (0.0, 0.0, -cp * p_dt),
             (0.0, -sr * r_dt, cr * cp * r_dt - sr * sp * p_dt),
@@ -402,34 +401,36 @@ class RollPitchYaw:
     def _matrix_parent_from_rpy_dt(self) -> _Rows:
         # w_AD_A = M rpyDt
         _, p, y = self._rpy
-        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
+        sp, cp, sy, cy = _sin(p), _cos(p), _sin(y), _cos(y)
         return (cp * cy, -sy, 0.0), (cp * sy, cy, 0.0), (-sp, 0.0, 1.0)
 
     def _matrix_child_from_rpy_dt(self) -> _Rows:
         # w_AD_D = N rpyDt
         r, p, _ = self._rpy
-        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
+        sr, cr, sp, cp = _sin(r), _cos(r), _sin(p), _cos(p)
         return (1.0, 0.0, -sp), (0.0, cr, sr * cp), (0.0, -sr, cr * cp)
 
-    def _inverse_of_parent_matrix(self, method: str) -> _Rows:
+    def _inverse_of_parent_matrix(self, method: str) -> tuple[_Rows, tuple[float, ...]]:
+        # M⁻¹, and the sines and cosines of pitch and yaw for the caller's Ṁ.
         _, p, y = self._rpy
-        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
+        sp, cp, sy, cy = _sin(p), _cos(p), _sin(y), _cos(y)
         self._refuse_gimbal_lock(method, cp)
         return (
             (cy / cp, sy / cp, 0.0),
             (-sy, cy, 0.0),
             (cy * sp / cp, sy * sp / cp, 1.0),
-        )
+        ), (sp, cp, sy, cy)
 
-    def _inverse_of_child_matrix(self, method: str) -> _Rows:
+    def _inverse_of_child_matrix(self, method: str) -> tuple[_Rows, tuple[float, ...]]:
+        # N⁻¹, and the sines and cosines of roll and pitch for the caller's Ṅ.
         r, p, _ = self._rpy
-        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
+        sr, cr, sp, cp = _sin(r), _cos(r), _sin(p), _cos(p)
         self._refuse_gimbal_lock(method, cp)
         return (
             (1.0, sr * sp / cp, cr * sp / cp),
             (0.0, cr, -sr),
             (0.0, sr / cp, cr / cp),
-        )
+        ), (sr, cr, sp, cp)
 
     def _refuse_gimbal_lock(self, method: str, cos_pitch: float) -> None:
         if abs(cos_pitch) < GIMBAL_LOCK_COS_PITCH:
@@ -456,8 +457,10 @@ class RollPitchYaw:
 
 
 def _vector3(name: str, value: object) -> list[float]:
-    v = _scalar.vector3_or_none(value)
-    return v if v is not None else _checks.as_float_array(name, value, (3,)).tolist()
+    return _vector3_or_none(value) or _checks.as_float_array(name, value, (3,)).tolist()
+
+
+_vector3_or_none = _scalar.vector3_or_none
 
 
 def _mv(M: _Rows, v: list[float]) -> tuple[float, float, float]:
