@@ -47,6 +47,7 @@ __all__ = ["RigidTransform"]
 _IDENTITY4 = np.eye(4)
 _IDENTITY4.flags.writeable = False
 _LAST_ROW = (0.0, 0.0, 0.0, 1.0)
+_new = object.__new__
 _ZERO3 = np.zeros(3)
 _ZERO3.flags.writeable = False
 
@@ -170,7 +171,9 @@ class RigidTransform:
     @staticmethod
     def identity() -> RigidTransform:
         """Return the identity transform (coincident frames)."""
-        return RigidTransform._from_trusted_matrix4(_IDENTITY4.copy())
+        transform = _new(RigidTransform)
+        transform._X = _IDENTITY4.copy()
+        return transform
 
     def set_identity(self) -> RigidTransform:
         """Make this the identity transform and return ``self``."""
@@ -189,7 +192,9 @@ class RigidTransform:
 
     def rotation(self) -> RotationMatrix:
         """Return R_AB (a copy)."""
-        return RotationMatrix._from_trusted_matrix3(self._X[:3, :3].copy())
+        rotation = _new(RotationMatrix)
+        rotation._R = self._X[:3, :3].copy()
+        return rotation
 
     def translation(self) -> np.ndarray:
         """Return p_AoBo_A, shape (3,) (a copy), metres."""

@@ -44,6 +44,7 @@ __all__ = ["RotationMatrix"]
 
 _IDENTITY3 = np.eye(3)
 _IDENTITY3.flags.writeable = False
+_new = object.__new__
 
 
 class RotationMatrix:
@@ -127,7 +128,9 @@ class RotationMatrix:
     @staticmethod
     def identity() -> RotationMatrix:
         """Return the identity rotation (frames A and B aligned)."""
-        return RotationMatrix._from_trusted_matrix3(_IDENTITY3.copy())
+        rotation = _new(RotationMatrix)
+        rotation._R = _IDENTITY3.copy()
+        return rotation
 
     @staticmethod
     def make_x_rotation(theta: float) -> RotationMatrix:
