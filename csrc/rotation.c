@@ -66,16 +66,18 @@ static int load_matrix(PyObject *obj, double R[9], double X[16], Py_ssize_t *siz
 }
 
 /* numpy.empty, handed in once by geometry_core.math._scalar (no numpy headers here). */
-static PyObject *empty_fn = NULL, *shape3 = NULL, *shape4 = NULL, *shape_q = NULL;
+static PyObject *empty_fn = NULL, *shape3 = NULL, *shape4 = NULL, *shape_q = NULL,
+                *shape_v = NULL;
 
-/* A new C-contiguous float64 array of shape (n, n) (n = 3 or 4) or (4,) (n = 0)
- * whose data is copied from src. */
+/* A new C-contiguous float64 array of shape (n, n) (n = 3 or 4), (4,) (n = 0)
+ * or (3,) (n = 1) whose data is copied from src. */
 static PyObject *new_array(int n, const double *src) {
     if (empty_fn == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "rotation.set_allocator(numpy.empty) was not called");
         return NULL;
     }
-    PyObject *a = PyObject_CallOneArg(empty_fn, n == 3 ? shape3 : (n == 4 ? shape4 : shape_q));
+    PyObject *shape = n == 3 ? shape3 : (n == 4 ? shape4 : (n == 0 ? shape_q : shape_v));
+    PyObject *a = PyObject_CallOneArg(empty_fn, shape);
     if (a == NULL) return NULL;
     Py_buffer v;
     if (PyObject_GetBuffer(a, &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
@@ -97,7 +99,8 @@ static PyObject *py_set_allocator(PyObject *self, PyObject *const *args, Py_ssiz
         shape3 = Py_BuildValue("(ii)", 3, 3);
         shape4 = Py_BuildValue("(ii)", 4, 4);
         shape_q = Py_BuildValue("(i)", 4);
-        if (shape3 == NULL || shape4 == NULL || shape_q == NULL) return NULL;
+        shape_v = Py_BuildValue("(i)", 3);
+        if (shape3 == NULL || shape4 == NULL || shape_q == NULL || shape_v == NULL) return NULL;
     }
     Py_RETURN_NONE;
 }
@@ -513,6 +516,84 @@ static PyObject *py_polar_rotation(PyObject *self, PyObject *const *args, Py_ssi
     Py_RETURN_NONE;
 }
 
+/* rpy_rates(kind, gimbal_cos, r, p, y, v0, v1, v2[, a0, a1, a2]) -> new array or
+ * None: RollPitchYaw's rate methods (see roll_pitch_yaw.py, whose Python is the
+ * twin). kind 0: w_AD_A from rpyDt; 1: w_AD_D from rpyDt; 2: rpyDt from w_AD_A;
+ * 3: rpyDt from w_AD_D; 4: the (3, 3) derivative of R_AD from rpyDt; 5: rpyDDt
+ * from rpyDt and alpha_AD_A; 6: rpyDDt from rpyDt and alpha_AD_D. Kinds 2, 3,
+ * 5 and 6 divide by cos(pitch) and return None where |cos(pitch)| < gimbal_cos,
+ * so that Python raises the gimbal-lock error. */
+static PyObject *py_rpy_rates(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 8 && n != 11) {
+        PyErr_SetString(PyExc_TypeError, "rpy_rates(kind, gimbal_cos, r, p, y, v0, v1, v2[, a...])");
+        return NULL;
+    }
+    long kind = PyLong_AsLong(args[0]);
+    if (kind == -1 && PyErr_Occurred()) return NULL;
+    double x[10];
+    if (doubles(args + 1, n - 1, x) < 0) return NULL;
+    double gimbal = x[0], r = x[1], p = x[2], y = x[3];
+    const double *v = x + 4, *a = x + 7;
+    double sr = sin(r), cr = cos(r), sp = sin(p), cp = cos(p), sy = sin(y), cy = cos(y);
+    double out[16];
+    if ((kind == 2 || kind == 3 || kind == 5 || kind == 6) && !(fabs(cp) >= gimbal))
+        Py_RETURN_NONE;
+    if ((kind == 5 || kind == 6) && n != 11) {
+        PyErr_SetString(PyExc_TypeError, "rpy_rates: kinds 5 and 6 take an acceleration");
+        return NULL;
+    }
+    switch (kind) {
+    case 0: case 4: {
+        out[0] = cp * cy * v[0] - sy * v[1];
+        out[1] = cp * sy * v[0] + cy * v[1];
+        out[2] = -sp * v[0] + v[2];
+        if (kind == 0) return new_array(1, out);
+        double R[9], D[9], wx = out[0], wy = out[1], wz = out[2];
+        rotation_from_rpy(r, p, y, R);
+        for (int j = 0; j < 3; j++) {
+            D[j] = wy * R[6 + j] - wz * R[3 + j];
+            D[3 + j] = wz * R[j] - wx * R[6 + j];
+            D[6 + j] = wx * R[3 + j] - wy * R[j];
+        }
+        return new_array(3, D);
+    }
+    case 1:
+        out[0] = v[0] - sp * v[2];
+        out[1] = cr * v[1] + sr * cp * v[2];
+        out[2] = -sr * v[1] + cr * cp * v[2];
+        return new_array(1, out);
+    case 2: case 5: {
+        double b[3] = {v[0], v[1], v[2]};
+        if (kind == 5) { /* alpha - Ṁ rpyDt */
+            double p_dt = v[1], y_dt = v[2];
+            b[0] = a[0] - ((-sp * p_dt * cy - cp * sy * y_dt) * v[0] - cy * y_dt * v[1]);
+            b[1] = a[1] - ((-sp * p_dt * sy + cp * cy * y_dt) * v[0] - sy * y_dt * v[1]);
+            b[2] = a[2] - (-cp * p_dt * v[0]);
+        }
+        out[0] = cy / cp * b[0] + sy / cp * b[1];
+        out[1] = -sy * b[0] + cy * b[1];
+        out[2] = cy * sp / cp * b[0] + sy * sp / cp * b[1] + b[2];
+        return new_array(1, out);
+    }
+    case 3: case 6: {
+        double b[3] = {v[0], v[1], v[2]};
+        if (kind == 6) { /* alpha - Ṅ rpyDt */
+            double r_dt = v[0], p_dt = v[1];
+            b[0] = a[0] - (-cp * p_dt * v[2]);
+            b[1] = a[1] - (-sr * r_dt * v[1] + (cr * cp * r_dt - sr * sp * p_dt) * v[2]);
+            b[2] = a[2] - (-cr * r_dt * v[1] + (-sr * cp * r_dt - cr * sp * p_dt) * v[2]);
+        }
+        out[0] = b[0] + sr * sp / cp * b[1] + cr * sp / cp * b[2];
+        out[1] = cr * b[1] - sr * b[2];
+        out[2] = sr / cp * b[1] + cr / cp * b[2];
+        return new_array(1, out);
+    }
+    default:
+        PyErr_SetString(PyExc_ValueError, "rpy_rates: kind must be 0 to 6");
+        return NULL;
+    }
+}
+
 #define FASTCALL(name) (PyCFunction)(void (*)(void))(name), METH_FASTCALL
 
 static PyMethodDef rotation_methods[] = {
@@ -536,6 +617,8 @@ static PyMethodDef rotation_methods[] = {
     {"assemble", FASTCALL(py_assemble), "assemble(R, p) -> (4, 4) pose, None when p is not finite"},
     {"polar_rotation", FASTCALL(py_polar_rotation),
      "polar_rotation(M) -> closest rotation by Newton's polar iteration, or None"},
+    {"rpy_rates", FASTCALL(py_rpy_rates),
+     "rpy_rates(kind, gimbal_cos, r, p, y, v0, v1, v2[, a0, a1, a2]) -> RollPitchYaw rates"},
     {"rpy_quaternion", FASTCALL(py_rpy_quaternion),
      "rpy_quaternion(r, p, y) -> [w, x, y, z], Drake's RollPitchYaw::ToQuaternion"},
     {NULL, NULL, 0, NULL},

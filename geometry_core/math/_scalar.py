@@ -294,6 +294,8 @@ if _native is None:
     assemble = _py_assemble
     rpy_quaternion = _py_rpy_quaternion
     polar_rotation = _py_polar_rotation
+    #: RollPitchYaw's rate methods run their own Python without the extension.
+    rpy_rates = None
     matrix3_from_rpy = _py_matrix3_from_rpy
     matrix4_from_rpy = _py_matrix4_from_rpy
     matrix3_from_quaternion = _py_matrix3_from_quaternion
@@ -324,3 +326,4 @@ else:
     assemble = _c.assemble
     rpy_quaternion = _c.rpy_quaternion
     polar_rotation = _c.polar_rotation
+    rpy_rates = _c.rpy_rates

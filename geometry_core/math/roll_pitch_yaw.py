@@ -213,7 +213,10 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        return np.array(_mv(self._matrix_parent_from_rpy_dt(), _vector3("rpyDt", rpyDt)))
+        v = _vector3("rpyDt", rpyDt)
+        if _rates is not None:
+            return _rates(0, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
+        return np.array(_mv(self._matrix_parent_from_rpy_dt(), v))
 
     def calc_angular_velocity_in_child_from_rpy_dt(self, rpyDt: np.ndarray) -> np.ndarray:
         """Angular velocity w_AD_D of D in A, expressed in D, from ``[ṙ, ṗ, ẏ]``.
@@ -233,7 +236,10 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        return np.array(_mv(self._matrix_child_from_rpy_dt(), _vector3("rpyDt", rpyDt)))
+        v = _vector3("rpyDt", rpyDt)
+        if _rates is not None:
+            return _rates(1, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
+        return np.array(_mv(self._matrix_child_from_rpy_dt(), v))
 
     def calc_rpy_dt_from_angular_velocity_in_parent(self, w_AD_A: np.ndarray) -> np.ndarray:
         """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_A of D in A, expressed in A.
@@ -257,6 +263,9 @@ class RollPitchYaw:
             map divides by cos(p).
         """
         w = _vector3("w_AD_A", w_AD_A)
+        found = None if _rates is None else _rates(2, GIMBAL_LOCK_COS_PITCH, *self._rpy, *w)
+        if found is not None:
+            return found
         return np.array(_mv(
             self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent")[0], w))
 
@@ -281,6 +290,9 @@ class RollPitchYaw:
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
         """
         w = _vector3("w_AD_D", w_AD_D)
+        found = None if _rates is None else _rates(3, GIMBAL_LOCK_COS_PITCH, *self._rpy, *w)
+        if found is not None:
+            return found
         return np.array(_mv(
             self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child")[0], w))
 
@@ -306,7 +318,10 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        wx, wy, wz = _mv(self._matrix_parent_from_rpy_dt(), _vector3("rpyDt", rpyDt))
+        v = _vector3("rpyDt", rpyDt)
+        if _rates is not None:
+            return _rates(4, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
+        wx, wy, wz = _mv(self._matrix_parent_from_rpy_dt(), v)
         a, b, c, d, e, f, g, h, i = _scalar.rotation_from_rpy(*self._rpy)
         # [w]ₓ R: row k of the skew matrix times R, written out.
         return np.array((
@@ -344,6 +359,10 @@ class RollPitchYaw:
         """
         rpy_dt = _vector3("rpyDt", rpyDt)
         alpha = _vector3("alpha_AD_A", alpha_AD_A)
+        found = (None if _rates is None
+                 else _rates(5, GIMBAL_LOCK_COS_PITCH, *self._rpy, *rpy_dt, *alpha))
+        if found is not None:
+            return found
         M_inverse, (sp, cp, sy, cy) = self._inverse_of_parent_matrix(
             "calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent"
         )
@@ -385,6 +404,10 @@ class RollPitchYaw:
         """
         rpy_dt = _vector3("rpyDt", rpyDt)
         alpha = _vector3("alpha_AD_D", alpha_AD_D)
+        found = (None if _rates is None
+                 else _rates(6, GIMBAL_LOCK_COS_PITCH, *self._rpy, *rpy_dt, *alpha))
+        if found is not None:
+            return found
         N_inverse, (sr, cr, sp, cp) = self._inverse_of_child_matrix(
             "calc_rpy_ddt_from_angular_accel_in_child")
         r_dt, p_dt, _ = rpy_dt
@@ -461,6 +484,9 @@ def _vector3(name: str, value: object) -> list[float]:
 
 
 _vector3_or_none = _scalar.vector3_or_none
+# The compiled rate methods (csrc/rotation.c), None without the extension; they
+# return None at gimbal lock, where the Python below raises.
+_rates = _scalar.rpy_rates
 
 
 def _mv(M: _Rows, v: list[float]) -> tuple[float, float, float]:
