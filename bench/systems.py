@@ -160,20 +160,16 @@ class OursArray(Ours):
             self.sg.set_poses_array(self.src, self.frames, self.X_PF[c])
 
 
-def _drake_shape(shape):
-    from pydrake import geometry as dg
-
-    if isinstance(shape, Sphere):
-        return dg.Sphere(shape.radius)
-    if isinstance(shape, Box):
-        return dg.Box(shape.width, shape.depth, shape.height)
-    if isinstance(shape, Cylinder):
-        return dg.Cylinder(shape.radius, shape.length)
-    if isinstance(shape, Capsule):
-        return dg.Capsule(shape.radius, shape.length)
-    if isinstance(shape, Ellipsoid):
-        return dg.Ellipsoid(shape.a, shape.b, shape.c)
-    raise TypeError(f"no Drake shape for {shape!r} in the benchmark")
+def _primitive(module, shape):
+    """``shape`` built by ``module`` (pydrake.geometry or coal): both name the
+    primitives as we do and take the same sizes (full box sides, full
+    cylinder and capsule lengths, ellipsoid semi-axes)."""
+    sizes = {Sphere: lambda s: (s.radius,), Box: lambda s: (s.width, s.depth, s.height),
+             Cylinder: lambda s: (s.radius, s.length), Capsule: lambda s: (s.radius, s.length),
+             Ellipsoid: lambda s: (s.a, s.b, s.c)}.get(type(shape))
+    if sizes is None:
+        raise TypeError(f"no {module.__name__} shape for {shape!r} in the benchmark")
+    return getattr(module, type(shape).__name__)(*sizes(shape))
 
 
 class Drake:
@@ -199,7 +195,7 @@ class Drake:
             else:
                 self.frames.append(self.sg.RegisterFrame(src, self.frames[parent], frame))
         for g, shape in enumerate(spec.shapes):
-            instance = dg.GeometryInstance(DrakeTransform(spec.X_FG[g]), _drake_shape(shape),
+            instance = dg.GeometryInstance(DrakeTransform(spec.X_FG[g]), _primitive(dg, shape),
                                            f"g{g}")
             if spec.frame_of[g] < 0:
                 gid = self.sg.RegisterAnchoredGeometry(src, instance)
@@ -356,7 +352,7 @@ class Coal:
         self.moving, self.anchored = coal.DynamicAABBTreeCollisionManager(), None
         self.objects, self.frame_of = [], []
         for g, shape in enumerate(spec.shapes):
-            geometry = _coal_shape(coal, shape)
+            geometry = _primitive(coal, shape)
             # A contact names its geometries, not its objects: the tag maps it back.
             geometry.cost_density = float(g)
             X = spec.X_FG[g]
@@ -412,20 +408,6 @@ class Coal:
         found = _by_index((int(k.o1.cost_density), int(k.o2.cost_density),
                            k.penetration_depth) for k in self._pairs(c, query))
         return _as_depths(found) if query == "penetration" else found
-
-
-def _coal_shape(coal, shape):
-    if isinstance(shape, Sphere):
-        return coal.Sphere(shape.radius)
-    if isinstance(shape, Box):
-        return coal.Box(shape.width, shape.depth, shape.height)
-    if isinstance(shape, Cylinder):
-        return coal.Cylinder(shape.radius, shape.length)
-    if isinstance(shape, Capsule):
-        return coal.Capsule(shape.radius, shape.length)
-    if isinstance(shape, Ellipsoid):
-        return coal.Ellipsoid(shape.a, shape.b, shape.c)
-    raise TypeError(f"no coal shape for {shape!r} in the benchmark")
 
 
 class PyBullet:
