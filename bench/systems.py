@@ -161,9 +161,11 @@ class OursArray(Ours):
 
 
 def _primitive(module, shape):
-    """``shape`` built by ``module`` (pydrake.geometry or coal): both name the
-    primitives as we do and take the same sizes (full box sides, full
-    cylinder and capsule lengths, ellipsoid semi-axes)."""
+    """Build ``shape`` with ``module`` (pydrake.geometry or coal).
+
+    Both name the primitives as we do and take the same sizes (full box
+    sides, full cylinder and capsule lengths, ellipsoid semi-axes).
+    """
     sizes = {Sphere: lambda s: (s.radius,), Box: lambda s: (s.width, s.depth, s.height),
              Cylinder: lambda s: (s.radius, s.length), Capsule: lambda s: (s.radius, s.length),
              Ellipsoid: lambda s: (s.a, s.b, s.c)}.get(type(shape))
