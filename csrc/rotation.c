@@ -187,9 +187,12 @@ static void quaternion_from_rotation(const double m[9], double q[4]) {
     q[3] = z * scale;
 }
 
+/* The double nearest π (Python's math.pi), spelled out: strict C11 has no M_PI. */
+static const double PI = 3.14159265358979323846;
+
 static double wrap_to_pi(double angle) {
-    if (angle > M_PI) return angle - 2.0 * M_PI;
-    if (angle < -M_PI) return angle + 2.0 * M_PI;
+    if (angle > PI) return angle - 2.0 * PI;
+    if (angle < -PI) return angle + 2.0 * PI;
     return angle;
 }
 
