@@ -4,10 +4,11 @@ The library's quaternion is a numpy array ``[w, x, y, z]`` (scalar first, the
 order of transforms3d, Drake's ``Quaternion.wxyz()`` and LCM's viewer
 messages). ROS messages use ``x, y, z, w``; boundaries convert with
 :func:`quaternion_xyzw_to_wxyz` and :func:`quaternion_wxyz_to_xyzw` and
-nowhere else. Conversions between quaternions and rotation matrices go
-through ``transforms3d.quaternions``; the only exception is the vectorised
-:func:`quaternions_to_rotation_matrices` (transforms3d has no batch form),
-which is tested against ``transforms3d.quaternions.quat2mat`` row by row.
+nowhere else. Conversions of one quaternion use the closed forms of
+``_scalar`` (Drake's trace branch for a matrix to a quaternion, the product
+of half-angle quaternions for roll-pitch-yaw), tested against Drake and
+transforms3d; the vectorised :func:`quaternions_to_rotation_matrices` is
+tested against ``transforms3d.quaternions.quat2mat`` row by row.
 
 A quaternion passed in need not have unit length (it is normalised, scaled
 by its largest entry first so that any finite non-zero length works, from
@@ -21,10 +22,9 @@ This module must never import scene_graph, proximity, fcl, lcm or ROS.
 from __future__ import annotations
 
 import numpy as np
-from transforms3d import euler as _t3d_euler
 from transforms3d import quaternions as _t3d_quaternions
 
-from geometry_core.math import _checks
+from geometry_core.math import _checks, _scalar
 
 __all__ = [
     "normalize_quaternion",
@@ -89,7 +89,10 @@ def quaternion_to_rotation_matrix(q_wxyz: object, name: str = "quaternion") -> n
     TypeError, ValueError
         As :func:`normalize_quaternion`.
     """
-    return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
+    R = _scalar.matrix3_from_quaternion(q_wxyz, 0.0)
+    if R is None:  # anything unusual: the full checks and their messages
+        return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
+    return R
 
 
 def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
@@ -107,10 +110,7 @@ def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
         Unit quaternion with ``w >= 0``; ``q`` and ``-q`` are the same
         rotation, and Drake's ``ToQuaternion`` returns the one with ``w >= 0``.
     """
-    q = _t3d_quaternions.mat2quat(R_AB)
-    if q[0] < 0:
-        q = -q
-    return q / np.sqrt(q @ q)
+    return _scalar.quaternion_of(R_AB)
 
 
 def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.ndarray:
@@ -127,7 +127,7 @@ def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.nd
         Unit quaternion, not canonicalised: like Drake's
         ``RollPitchYaw.ToQuaternion``, ``w`` may be negative.
     """
-    return _t3d_euler.euler2quat(roll, pitch, yaw, axes="sxyz")
+    return _scalar.rpy_quaternion(roll, pitch, yaw)
 
 
 def quaternions_to_rotation_matrices(q_wxyz: object, name: str = "q_wxyz") -> np.ndarray:
