@@ -31,7 +31,7 @@ from typing import Any
 
 from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
 from .cyclone_config import loopback_config, loopback_environment
-from .params import ParameterError
+from .params import ParameterError, at_least
 from .qos import (
     LATCHED,
     RELIABLE_RESULTS,
@@ -63,6 +63,7 @@ __all__ = [
     "Subscription",
     "Timer",
     "TransportNode",
+    "at_least",
     "create_node",
     "get_message_type",
     "loopback_config",
