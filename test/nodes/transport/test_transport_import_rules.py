@@ -3,8 +3,7 @@
 The transport never imports geometry_core (its proximity engine and fcl
 least of all); rclpy appears only in the rclpy backend; cyclonedds only in
 the DDS backend (dds.py, ros_discovery.py) and the message classes; and the
-library never imports the
-nodes package.
+library never imports the nodes package.
 """
 
 from __future__ import annotations
