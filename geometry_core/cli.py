@@ -247,8 +247,27 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: set[int
     return [line(headers)] + [line(r) for r in rows]
 
 
+def _num(x: float, spec: str) -> str:
+    """``format(x, spec)``, never a negative zero: ``-0.0000`` shows a sign that is not there."""
+    text = format(x, spec)
+    if "-" in text and set(text.strip()) <= set("-0."):
+        text = format(0.0, spec)
+    return text
+
+
+def _without_negative_zero(value: object) -> object:
+    """``value`` (JSON-ready data) with every -0.0 made 0.0, for the JSON outputs."""
+    if isinstance(value, float):
+        return value + 0.0  # -0.0 + 0.0 is +0.0
+    if isinstance(value, dict):
+        return {k: _without_negative_zero(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_without_negative_zero(v) for v in value]
+    return value
+
+
 def _point(v: Sequence[float]) -> str:
-    return "(" + ", ".join(f"{x:+.4f}" for x in v) + ")"
+    return "(" + ", ".join(_num(x, "+.4f") for x in v) + ")"
 
 
 def _print_check_table(report: dict, args: argparse.Namespace, out: TextIO) -> None:
@@ -263,7 +282,7 @@ def _print_check_table(report: dict, args: argparse.Namespace, out: TextIO) -> N
     pens = report["penetrations"]
     print(f"\npenetrations: {len(pens)}", file=out)
     if pens:
-        rows = [(p["geometry_A"], p["geometry_B"], f"{p['depth']:.6f}", _point(p["p_WCa"]),
+        rows = [(p["geometry_A"], p["geometry_B"], _num(p['depth'], ".6f"), _point(p["p_WCa"]),
                  _point(p["p_WCb"]), _point(p["nhat_BA_W"])) for p in pens]
         for line in _table(("geometry A", "geometry B", "depth [m]", "p_WCa [m]",
                             "p_WCb [m]", "nhat_BA_W"), rows, {2}):
@@ -271,7 +290,7 @@ def _print_check_table(report: dict, args: argparse.Namespace, out: TextIO) -> N
     clear = report["clearances"]
     print(f"\nclearances within {report['max_distance']:g} m: {len(clear)}", file=out)
     if clear:
-        rows = [(c["geometry_A"], c["geometry_B"], f"{c['distance']:.6f}", _point(c["p_WCa"]),
+        rows = [(c["geometry_A"], c["geometry_B"], _num(c['distance'], ".6f"), _point(c["p_WCa"]),
                  _point(c["p_WCb"])) for c in clear]
         for line in _table(("geometry A", "geometry B", "distance [m]", "p_WCa [m]",
                             "p_WCb [m]"), rows, {2}):
@@ -282,7 +301,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     scene = _load(args)
     report = _check_report(scene, args.max_distance)
     if args.format == "json":
-        json.dump(report, sys.stdout, indent=2)
+        json.dump(_without_negative_zero(report), sys.stdout, indent=2)
         print()
     else:
         _print_check_table(report, args, sys.stdout)
@@ -357,6 +376,9 @@ class _DemoStats:
     min_pair: str = "-"
     min_t: float = 0.0
     pairs: dict[str, _PairStats] = field(default_factory=dict)
+    #: Demo time of the last step run; whether Ctrl-C ended the run before the end.
+    last_t: float = 0.0
+    interrupted: bool = False
 
 
 def _progress_bar(fraction: float, width: int = 20) -> str:
@@ -404,6 +426,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             elif step and delay < -1.0 / args.rate:
                 stats.late_steps += 1
             demo.advance(t)
+            stats.last_t = t
             tic = time.perf_counter()
             query = sg.query_object()
             penetrations = query.compute_point_pair_penetration()
@@ -422,7 +445,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             clearance_text = f"> {args.max_distance:g} m"
             if closest is not None:
                 closest_name = f"{demo.name_of(closest.id_A)}/{demo.name_of(closest.id_B)}"
-                clearance_text = f"{closest.distance:+.3f} m {closest_name}"
+                clearance_text = f"{_num(closest.distance, '+.3f')} m {closest_name}"
                 if closest.distance < stats.min_clearance:
                     stats.min_clearance = closest.distance
                     stats.min_pair, stats.min_t = closest_name, t
@@ -448,12 +471,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 print(summary, flush=True)
                 next_line += 1.0
     except KeyboardInterrupt:
-        interrupted = True
+        interrupted = stats.interrupted = True
     if tty:
         print()
     if args.json:
-        json.dump(_demo_summary(args, frames, inspector, stats, lcm_status), sys.stdout,
-                  indent=2)
+        json.dump(_without_negative_zero(_demo_summary(args, frames, inspector, stats,
+                                                       lcm_status)), sys.stdout, indent=2)
         print()
     else:
         _print_demo_table(args, frames, inspector, stats, lcm_status)
@@ -464,6 +487,8 @@ def _demo_summary(args, frames, inspector, stats: _DemoStats, lcm_status: str) -
     times = np.array(stats.query_ms or [0.0])
     return {
         "duration_s": args.duration, "rate_hz": args.rate, "steps": stats.steps,
+        "interrupted": stats.interrupted,
+        "ran_until_t_s": stats.last_t,
         "frames": frames,
         "proximity_geometries": inspector.num_geometries_with_role(Role.PROXIMITY),
         "steps_in_penetration": stats.steps_in_contact,
@@ -482,11 +507,12 @@ def _print_demo_table(args, frames, inspector, stats: _DemoStats, lcm_status: st
     s = _demo_summary(args, frames, inspector, stats, lcm_status)
     share = 100.0 * s["steps_in_penetration"] / max(s["steps"], 1)
     clearance = ("-" if s["min_clearance_m"] is None else
-                 f"{s['min_clearance_m']:+.4f} m ({s['min_clearance_pair']}, "
+                 f"{_num(s['min_clearance_m'], '+.4f')} m ({s['min_clearance_pair']}, "
                  f"t = {s['min_clearance_t_s']:.2f} s)")
     rows = [
-        ("run", f"{s['duration_s']:g} s at {s['rate_hz']:g} Hz, {s['steps']} steps, "
-                f"{s['late_steps']} late"),
+        ("run", (f"INTERRUPTED at t = {s['ran_until_t_s']:.2f} s of {s['duration_s']:g} s"
+                 if s["interrupted"] else f"{s['duration_s']:g} s")
+         + f" at {s['rate_hz']:g} Hz, {s['steps']} steps, {s['late_steps']} late"),
         ("frames", str(frames)),
         ("proximity geometries", str(s["proximity_geometries"])),
         ("steps in penetration", f"{s['steps_in_penetration']} ({share:.0f}%)"),
@@ -494,14 +520,15 @@ def _print_demo_table(args, frames, inspector, stats: _DemoStats, lcm_status: st
         ("query time mean / max", f"{s['query_ms_mean']:.2f} / {s['query_ms_max']:.2f} ms"),
         ("LCM", lcm_status),
     ]
-    print("\ndemo summary")
+    print("\ndemo summary" + (" (interrupted by Ctrl-C: the run did not reach its end)"
+                              if s["interrupted"] else ""))
     for line in _table(("", ""), rows, set())[1:]:
         print(line)
     pairs = s["pairs_in_penetration"]
     print(f"\npairs that penetrated: {len(pairs)}")
     if pairs:
         table = [(p["pair"], f"{p['first_t_s']:.2f}", str(p["steps"]),
-                  f"{p['max_depth_m']:.4f}") for p in pairs]
+                  _num(p['max_depth_m'], ".4f")) for p in pairs]
         for line in _table(("pair", "first at [s]", "steps", "max depth [m]"), table,
                            {1, 2, 3}):
             print(line)
