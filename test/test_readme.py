@@ -76,4 +76,3 @@ def test_scripts_fail_loudly_when_the_environment_cannot_be_made(tmp_path, scrip
     assert result.returncode == 1
     assert f"error: 'python3 -m venv {blocker / 'venv'}' failed" in result.stderr
     assert "python3-venv" in result.stderr
-
