@@ -156,3 +156,31 @@ def test_ros2_param_set_changes_the_results_of_the_rclpy_node(tmp_path, monkeypa
             assert node.process.poll() is None, node.output
     finally:
         peer.shutdown()
+
+
+@pytest.mark.network
+@pytest.mark.dds
+def test_lcm_bridge_node_applies_parameters_set_at_run_time():
+    pytest.importorskip("lcm")
+    from geometry_core_nodes.lcm_bridge_node import LcmBridgeNode
+    from geometry_core_nodes.transport import loopback_config
+
+    node = LcmBridgeNode(["--ros-args", "-p", "scene_file:=builtin:demo",
+                          "-p", "lcm_url:=memq://null"], backend="dds",
+                         domain_id=40 + os.getpid() % 7, dds_config=loopback_config())
+    try:
+        store = node.node.parameters
+        assert {n for n in store.describe() if not store.is_read_only(n)} == {
+            "publish_period", "publish_contacts", "stale_after_s"}
+        first = node._timer
+        node.node.set_parameter("publish_period", 0.5)
+        assert first.is_canceled() and node._timer.period_s == 0.5
+        node.node.set_parameter("publish_contacts", False)
+        assert node.publish_contacts is False
+        with pytest.raises(ParameterError, match="'publish_period' must be a finite number > 0"):
+            node.node.set_parameter("publish_period", 0.0)
+        with pytest.raises(ParameterError, match="'role' is read-only"):
+            node.node.set_parameter("role", "proximity")
+        assert node._timer.period_s == 0.5
+    finally:
+        node.shutdown()
