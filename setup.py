@@ -8,8 +8,13 @@ The node console scripts carry the names ``ros2 run`` knows them by; a colcon
 """
 
 import glob
+from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
+
+# Here rather than in setup.cfg (file: README.md): colcon's ament_cmake_python
+# copies setup.cfg alone into the build directory, where README.md is missing.
+README = Path(__file__).with_name("README.md")
 
 # The native kernels (csrc/, CPython API only): gcc and Python's headers are
 # all they need. -ffp-contract=off keeps each operation rounded as written,
@@ -27,6 +32,8 @@ node_packages = ["geometry_core_nodes"] + [
     f"geometry_core_nodes.{name}" for name in find_packages("nodes")]
 
 setup(
+    long_description=README.read_text(encoding="utf-8") if README.is_file() else "",
+    long_description_content_type="text/markdown",
     ext_modules=[native],
     packages=find_packages(include=["geometry_core", "geometry_core.*"]) + node_packages,
     package_dir={"geometry_core_nodes": "nodes"},

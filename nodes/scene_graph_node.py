@@ -47,6 +47,7 @@ from geometry_core_nodes.transport import (
     RELIABLE_RESULTS,
     ParameterError,
     TransportNode,
+    at_least,
     create_node,
 )
 
@@ -90,29 +91,30 @@ class SceneGraphNode(ServedNode):
 
     def _setup(self) -> None:
         node = self.node
+        self._timer = None
+        self._markers_pub = None
         self.max_distance = float(node.declare_parameter(
             "max_distance", 0.1,
             "Clearance threshold (metres): pairs closer than this are published on the "
-            "clearance topic with their signed distance and witness points."))
+            "clearance topic with their signed distance and witness points. Settable at run "
+            "time.", check=at_least("max_distance", 0.0), on_set=self._set_max_distance))
         self.rate_hz = float(node.declare_parameter(
             "rate_hz", 0.0,
             "Query rate (Hz). 0: query after every batch of pose updates; > 0: query at this "
-            "rate when new poses arrived."))
+            "rate when new poses arrived. Settable at run time.",
+            check=at_least("rate_hz", 0.0), on_set=self._set_rate_hz))
         penetration_topic = node.declare_parameter(
             "penetration_topic", "penetrations",
             "Topic of geometry_core_ros/PenetrationPairArray results.")
         clearance_topic = node.declare_parameter(
             "clearance_topic", "clearance",
             "Topic of geometry_core_ros/SignedDistancePairArray results.")
-        markers_topic = node.declare_parameter(
+        self._markers_topic = node.declare_parameter(
             "markers_topic", "proximity_markers",
             "Topic of visualization_msgs/MarkerArray for RViz.")
         self.publish_markers = bool(node.declare_parameter(
-            "publish_markers", True, "Publish RViz markers of the results."))
-        if self.max_distance < 0:
-            raise ParameterError(f"parameter 'max_distance' must be >= 0, not {self.max_distance}")
-        if self.rate_hz < 0:
-            raise ParameterError(f"parameter 'rate_hz' must be >= 0, not {self.rate_hz}")
+            "publish_markers", True, "Publish RViz markers of the results. Settable at run time.",
+            on_set=self._set_publish_markers))
         self._srdf = self._declare_srdf(node)
         self.inputs = SceneInputs(node, on_scene=self._apply_srdf)
         self._apply_srdf()
@@ -124,11 +126,8 @@ class SceneGraphNode(ServedNode):
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
         self._clearance_pub = node.create_publisher(
             "geometry_core_ros/msg/SignedDistancePairArray", clearance_topic, RELIABLE_RESULTS)
-        self._markers_pub = (node.create_publisher(
-            "visualization_msgs/msg/MarkerArray", markers_topic, RELIABLE_RESULTS)
-            if self.publish_markers else None)
-        if self.rate_hz > 0:
-            node.create_timer(1.0 / self.rate_hz, self._on_timer)
+        self._set_publish_markers(self.publish_markers)
+        self._set_rate_hz(self.rate_hz)
         self.queries = 0
         scene = "waiting for robot_description" if self.inputs.scene_graph is None else (
             f"{len(self.inputs.scene_graph.model_inspector().get_all_frame_ids()) - 1} frames")
@@ -175,6 +174,33 @@ class SceneGraphNode(ServedNode):
             self.node.get_logger().error(f"robot_description_semantic refused: {err}")
             return
 
+    # Parameters settable at run time: each takes effect at the next query.
+
+    def _set_max_distance(self, value: object) -> None:
+        self.max_distance = float(value)  # type: ignore[arg-type]
+        self._requery()
+
+    def _set_rate_hz(self, value: object) -> None:
+        self.rate_hz = float(value)  # type: ignore[arg-type]
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.rate_hz > 0:
+            self._timer = self.node.create_timer(1.0 / self.rate_hz, self._on_timer)
+
+    def _set_publish_markers(self, value: object) -> None:
+        self.publish_markers = bool(value)
+        if self.publish_markers and self._markers_pub is None:
+            self._markers_pub = self.node.create_publisher(
+                "visualization_msgs/msg/MarkerArray", self._markers_topic, RELIABLE_RESULTS)
+
+    def _requery(self) -> None:
+        # New settings change the results of poses already heard: publish
+        # them again, as if those poses had just arrived.
+        inputs = getattr(self, "inputs", None)
+        if inputs is not None:
+            inputs.invalidate()
+
     def _on_timer(self) -> None:
         if self.inputs.changed:
             self.publish_results()
@@ -204,7 +230,8 @@ class SceneGraphNode(ServedNode):
             state.stale_frames, message_type, state.missing_frames)
         self._clearance_pub.publish(clearance)
         # Markers cost as much to serialise as the results: only for a listening RViz.
-        if self._markers_pub is not None and self._markers_pub.get_subscription_count() > 0:
+        if (self.publish_markers and self._markers_pub is not None
+                and self._markers_pub.get_subscription_count() > 0):
             self._markers_pub.publish(results_to_markers(
                 penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,
                 message_type))

@@ -35,7 +35,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -59,6 +59,7 @@ from geometry_core_nodes.transport import (
     TF_STATIC_LISTENER,
     ParameterError,
     TransportNode,
+    at_least,
 )
 
 __all__ = ["BUILTIN_DEMO", "InputParameters", "PoseState", "SceneInputs", "load_scene_graph"]
@@ -223,7 +224,7 @@ class SceneInputs:
     def __init__(self, node: TransportNode, on_scene: Callable[[], None] | None = None) -> None:
         self._node = node
         self._logger = node.get_logger()
-        self.params = self.declare(node)
+        self.params = self.declare(node, on_stale_after_s=self._set_stale_after_s)
         self._on_scene = on_scene
         self.buffer = TfBuffer()
         self._log = _Log()
@@ -268,8 +269,14 @@ class SceneInputs:
     # ------------------------------------------------------------ parameters
 
     @staticmethod
-    def declare(node: TransportNode) -> InputParameters:
-        """Declare the shared parameters on ``node`` and return their values."""
+    def declare(node: TransportNode,
+                on_stale_after_s: Callable[[object], None] | None = None) -> InputParameters:
+        """Declare the shared parameters on ``node`` and return their values.
+
+        Only ``stale_after_s`` can change while the node runs (applied by
+        ``on_stale_after_s``; read-only without it): the others decide what
+        the node loaded and subscribed to.
+        """
         scene_file = node.declare_parameter(
             "scene_file", "",
             f"YAML scene (.yaml/.yml) or URDF (.urdf) file to load, or '{BUILTIN_DEMO}' for "
@@ -288,7 +295,8 @@ class SceneInputs:
         stale_after_s = node.declare_parameter(
             "stale_after_s", 0.5,
             "A frame whose pose is older than this (seconds) relative to the newest pose is "
-            "listed in stale_frames of the results; 0 disables the check.")
+            "listed in stale_frames of the results; 0 disables the check. Settable at run time.",
+            check=at_least("stale_after_s", 0.0), on_set=on_stale_after_s)
         pose_topics = node.declare_parameter(
             "pose_topics", [],
             "geometry_msgs/PoseStamped topics (best effort, sensor-data QoS), one per frame: the "
@@ -300,13 +308,19 @@ class SceneInputs:
             if not all(isinstance(v, str) for v in values):
                 raise ParameterError(f"parameter {name!r} must be a list of strings, "
                                      f"not {values!r}")
-        if stale_after_s < 0:
-            raise ParameterError(f"parameter 'stale_after_s' must be >= 0, not {stale_after_s}")
         return InputParameters(
             scene_file=scene_file, robot_description=robot_description,
             package_roots=_parse_package_roots(package_roots),
             world_frame=world_frame, stale_after_s=float(stale_after_s),
             pose_topics=list(pose_topics))
+
+    def _set_stale_after_s(self, value: object) -> None:
+        self.params = replace(self.params, stale_after_s=float(value))  # type: ignore[arg-type]
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        """Make :attr:`changed` true, so the poses heard are applied and queried again."""
+        self._applied_version = -1
 
     # ----------------------------------------------------------------- scene
 

@@ -15,20 +15,29 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 if not (ROOT / "bench" / "run.py").exists():
     pytest.skip("bench/ is in a checkout, not in the install space", allow_module_level=True)
-sys.path.insert(0, str(ROOT))
+# bench/ is not installed: import it from the checkout, but only it. The
+# library comes first from wherever the run takes it (under colcon test, the
+# install space), and the checkout leaves sys.path again, so the modules
+# collected after this one (test_packaging.py under pytest 7) import what
+# they would have imported without it.
+import geometry_core  # noqa: E402, F401
 
-from bench import run  # noqa: E402
-from bench.scenes import query_points, random_scene  # noqa: E402
-from bench.systems import (  # noqa: E402
-    QUERIES,
-    Coal,
-    Drake,
-    Ours,
-    OursArray,
-    PyBullet,
-    RawFcl,
-    compare_answers,
-)
+sys.path.insert(0, str(ROOT))
+try:
+    from bench import run
+    from bench.scenes import query_points, random_scene
+    from bench.systems import (
+        QUERIES,
+        Coal,
+        Drake,
+        Ours,
+        OursArray,
+        PyBullet,
+        RawFcl,
+        compare_answers,
+    )
+finally:
+    sys.path.remove(str(ROOT))
 
 pytestmark = pytest.mark.drake
 

@@ -9,9 +9,12 @@ runs demo and subscriber in a private network namespace.
 """
 
 import json
+import math
 import os
 import pathlib
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -346,3 +349,31 @@ def test_check_urdf_with_srdf_pose_and_warnings(tmp_path):
              for p in json.loads(result.stdout)["penetrations"]}
     # As at --joint elbow=2.9, less the base-tool pair the SRDF disables.
     assert pairs == {frozenset(("link1", "link3")), frozenset(("link1", "tool"))}
+
+
+@pytest.mark.parametrize("output", ["json", "table"])
+def test_check_never_prints_a_negative_zero(output):
+    # This scene's report had six -0.0 in JSON (axis-aligned normals and points).
+    result = run("check", SCENE, "--format", output, "--max-distance", "0.5")
+    assert result.returncode in (0, 1), result.stderr
+    assert not re.search(r"-0\.0+(?![0-9])", result.stdout), result.stdout
+    if output == "json":
+        numbers = json.loads(result.stdout)["clearances"][0]["nhat_BA_W"]
+        assert all(math.copysign(1.0, x) > 0 for x in numbers if x == 0.0)
+
+
+def test_interrupted_demo_says_it_was_interrupted():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "geometry_core.cli", "demo", "--no-lcm", "--duration", "60",
+         "--rate", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        first = process.stdout.readline()  # the header, then one line a second
+        while not first.startswith("t "):
+            first = process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "demo summary (interrupted by Ctrl-C: the run did not reach its end)" in out
+    assert re.search(r"run\s+INTERRUPTED at t = \d+\.\d\d s of 60 s", out), out

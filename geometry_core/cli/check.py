@@ -24,7 +24,9 @@ from geometry_core.cli.common import (
     add_scene_arguments,
     load_scene,
     non_negative_float,
+    num,
     table_lines,
+    without_negative_zero,
 )
 from geometry_core.scene_graph import GeometryId, Role
 
@@ -97,7 +99,7 @@ def _queries(scene, max_distance: float) -> dict:
 
 
 def _point(v: Sequence[float]) -> str:
-    return "(" + ", ".join(f"{x:+.4f}" for x in v) + ")"
+    return "(" + ", ".join(num(x, "+.4f") for x in v) + ")"
 
 
 def _print_checktable_lines(report: dict, args: argparse.Namespace, out: TextIO) -> None:
@@ -112,7 +114,7 @@ def _print_checktable_lines(report: dict, args: argparse.Namespace, out: TextIO)
     pens = report["penetrations"]
     print(f"\npenetrations: {len(pens)}", file=out)
     if pens:
-        rows = [(p["geometry_A"], p["geometry_B"], f"{p['depth']:.6f}", _point(p["p_WCa"]),
+        rows = [(p["geometry_A"], p["geometry_B"], num(p["depth"], ".6f"), _point(p["p_WCa"]),
                  _point(p["p_WCb"]), _point(p["nhat_BA_W"])) for p in pens]
         for line in table_lines(("geometry A", "geometry B", "depth [m]", "p_WCa [m]",
                                  "p_WCb [m]", "nhat_BA_W"), rows, {2}):
@@ -120,7 +122,7 @@ def _print_checktable_lines(report: dict, args: argparse.Namespace, out: TextIO)
     clear = report["clearances"]
     print(f"\nclearances within {report['max_distance']:g} m: {len(clear)}", file=out)
     if clear:
-        rows = [(c["geometry_A"], c["geometry_B"], f"{c['distance']:.6f}", _point(c["p_WCa"]),
+        rows = [(c["geometry_A"], c["geometry_B"], num(c["distance"], ".6f"), _point(c["p_WCa"]),
                  _point(c["p_WCb"])) for c in clear]
         for line in table_lines(("geometry A", "geometry B", "distance [m]", "p_WCa [m]",
                                  "p_WCb [m]"), rows, {2}):
@@ -131,7 +133,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     scene = load_scene(args)
     report = _check_report(scene, args.max_distance)
     if args.format == "json":
-        json.dump(report, sys.stdout, indent=2)
+        json.dump(without_negative_zero(report), sys.stdout, indent=2)
         print()
     else:
         _print_checktable_lines(report, args, sys.stdout)

@@ -129,3 +129,22 @@ def make_visualizer(scene_graph, lcm_url: str | None, role: Role):
     except Exception as err:  # LCM reports a bad URL or a missing route in several types
         return None, f"LCM could not publish ({type(err).__name__}: {err})"
     return visualizer, None
+
+
+def num(x: float, spec: str) -> str:
+    """``format(x, spec)``, never a negative zero: ``-0.0000`` shows a sign that is not there."""
+    text = format(x, spec)
+    if "-" in text and set(text.strip()) <= set("-0."):
+        text = format(0.0, spec)
+    return text
+
+
+def without_negative_zero(value: object) -> object:
+    """``value`` (JSON-ready data) with every -0.0 made 0.0, for the JSON outputs."""
+    if isinstance(value, float):
+        return value + 0.0  # -0.0 + 0.0 is +0.0
+    if isinstance(value, dict):
+        return {k: without_negative_zero(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [without_negative_zero(v) for v in value]
+    return value

@@ -23,8 +23,10 @@ from geometry_core.cli.common import (
     ROLES,
     make_visualizer,
     non_negative_float,
+    num,
     positive_float,
     table_lines,
+    without_negative_zero,
 )
 from geometry_core.scene_graph import Role
 
@@ -73,6 +75,9 @@ class _DemoStats:
     min_pair: str = "-"
     min_t: float = 0.0
     pairs: dict[str, _PairStats] = field(default_factory=dict)
+    #: Demo time of the last step run; whether Ctrl-C ended the run before the end.
+    last_t: float = 0.0
+    interrupted: bool = False
 
 
 def _progress_bar(fraction: float, width: int = 20) -> str:
@@ -120,6 +125,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             elif step and delay < -1.0 / args.rate:
                 stats.late_steps += 1
             demo.advance(t)
+            stats.last_t = t
             tic = time.perf_counter()
             query = sg.query_object()
             penetrations = query.compute_point_pair_penetration()
@@ -138,7 +144,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             clearance_text = f"> {args.max_distance:g} m"
             if closest is not None:
                 closest_name = f"{demo.name_of(closest.id_A)}/{demo.name_of(closest.id_B)}"
-                clearance_text = f"{closest.distance:+.3f} m {closest_name}"
+                clearance_text = f"{num(closest.distance, '+.3f')} m {closest_name}"
                 if closest.distance < stats.min_clearance:
                     stats.min_clearance = closest.distance
                     stats.min_pair, stats.min_t = closest_name, t
@@ -164,11 +170,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                 print(summary, flush=True)
                 next_line += 1.0
     except KeyboardInterrupt:
-        interrupted = True
+        interrupted = stats.interrupted = True
     if tty:
         print()
     if args.json:
-        json.dump(_demo_summary(args, frames, inspector, stats, lcm_status), sys.stdout,
+        json.dump(without_negative_zero(_demo_summary(args, frames, inspector, stats,
+                                                      lcm_status)), sys.stdout,
                   indent=2)
         print()
     else:
@@ -180,6 +187,8 @@ def _demo_summary(args, frames, inspector, stats: _DemoStats, lcm_status: str) -
     times = np.array(stats.query_ms or [0.0])
     return {
         "duration_s": args.duration, "rate_hz": args.rate, "steps": stats.steps,
+        "interrupted": stats.interrupted,
+        "ran_until_t_s": stats.last_t,
         "frames": frames,
         "proximity_geometries": inspector.num_geometries_with_role(Role.PROXIMITY),
         "steps_in_penetration": stats.steps_in_contact,
@@ -198,11 +207,12 @@ def _print_demotable_lines(args, frames, inspector, stats: _DemoStats, lcm_statu
     s = _demo_summary(args, frames, inspector, stats, lcm_status)
     share = 100.0 * s["steps_in_penetration"] / max(s["steps"], 1)
     clearance = ("-" if s["min_clearance_m"] is None else
-                 f"{s['min_clearance_m']:+.4f} m ({s['min_clearance_pair']}, "
+                 f"{num(s['min_clearance_m'], '+.4f')} m ({s['min_clearance_pair']}, "
                  f"t = {s['min_clearance_t_s']:.2f} s)")
     rows = [
-        ("run", f"{s['duration_s']:g} s at {s['rate_hz']:g} Hz, {s['steps']} steps, "
-                f"{s['late_steps']} late"),
+        ("run", (f"INTERRUPTED at t = {s['ran_until_t_s']:.2f} s of {s['duration_s']:g} s"
+                 if s["interrupted"] else f"{s['duration_s']:g} s")
+         + f" at {s['rate_hz']:g} Hz, {s['steps']} steps, {s['late_steps']} late"),
         ("frames", str(frames)),
         ("proximity geometries", str(s["proximity_geometries"])),
         ("steps in penetration", f"{s['steps_in_penetration']} ({share:.0f}%)"),
@@ -210,14 +220,15 @@ def _print_demotable_lines(args, frames, inspector, stats: _DemoStats, lcm_statu
         ("query time mean / max", f"{s['query_ms_mean']:.2f} / {s['query_ms_max']:.2f} ms"),
         ("LCM", lcm_status),
     ]
-    print("\ndemo summary")
+    print("\ndemo summary" + (" (interrupted by Ctrl-C: the run did not reach its end)"
+                              if s["interrupted"] else ""))
     for line in table_lines(("", ""), rows, set())[1:]:
         print(line)
     pairs = s["pairs_in_penetration"]
     print(f"\npairs that penetrated: {len(pairs)}")
     if pairs:
         table = [(p["pair"], f"{p['first_t_s']:.2f}", str(p["steps"]),
-                  f"{p['max_depth_m']:.4f}") for p in pairs]
+                  num(p["max_depth_m"], ".4f")) for p in pairs]
         for line in table_lines(("pair", "first at [s]", "steps", "max depth [m]"), table,
                                 {1, 2, 3}):
             print(line)

@@ -37,7 +37,7 @@ from typing import Any
 from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
 from .cyclone_config import loopback_config, loopback_environment
 from .interfaces import add_message_directory
-from .params import ParameterError
+from .params import ParameterError, at_least
 from .qos import (
     LATCHED,
     RELIABLE_RESULTS,
@@ -70,6 +70,7 @@ __all__ = [
     "Timer",
     "TransportNode",
     "add_message_directory",
+    "at_least",
     "create_node",
     "get_message_type",
     "loopback_config",

@@ -57,6 +57,7 @@ from .base import (
 from .msg_types import get_message_type, ros_type_name
 from .params import ParameterStore, RemapRule, parse_ros_args
 from .qos import Durability, History, QoSProfile, Reliability
+from .ros_discovery import DiscoveryAnnouncer
 
 __all__ = ["DdsNode", "DdsSecurityError", "check_security_environment", "dds_qos",
            "ros_domain_id"]
@@ -327,6 +328,8 @@ class DdsNode(TransportNode):
         if dds_config is not None:
             _configure_domain(self.domain_id, dds_config)
         self._participant = DomainParticipant(self.domain_id)
+        # So that ros2 node list and rclpy's graph see this node (ros_discovery.py).
+        self._discovery = DiscoveryAnnouncer(self._participant, self.namespace, self.name)
         self._waitset = WaitSet(self._participant)
         self._guard = GuardCondition(self._participant)
         self._waitset.attach(self._guard)
@@ -369,6 +372,7 @@ class DdsNode(TransportNode):
         dds_topic, resolved = self._topic(topic, cls)
         writer = DataWriter(self._participant, dds_topic, qos=dds_qos(qos))
         self._entities.append(writer)
+        self._discovery.add_writer(writer)
         return _DdsPublisher(writer, cls, resolved)
 
     def create_subscription(
@@ -387,6 +391,7 @@ class DdsNode(TransportNode):
         condition = ReadCondition(reader, _NOT_READ)
         self._waitset.attach(condition)
         self._entities += [condition, reader]
+        self._discovery.add_reader(reader)
         subscription = _DdsSubscription(reader, condition, cls, resolved, callback,
                                         self._logger)
         self._subscriptions.append(subscription)
@@ -478,7 +483,8 @@ class DdsNode(TransportNode):
             return
         self._released = True
         # Children before the participant; the participant deletes what is left.
-        for entity in [*self._entities, *self._topics.values(), self._guard, self._waitset]:
+        for entity in [*self._entities, *self._topics.values(), *self._discovery.entities(),
+                       self._guard, self._waitset]:
             _delete(entity)
         _delete(self._participant)
         self._entities.clear()
