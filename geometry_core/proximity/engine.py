@@ -17,7 +17,7 @@ import numpy as np
 from geometry_core.proximity import native
 from geometry_core.proximity.narrowphase import PairSolver, solver_fallbacks
 from geometry_core.scene_graph.collision_model import CollisionModel
-from geometry_core.scene_graph.geometry_state import SceneSnapshot
+from geometry_core.scene_graph.snapshot import SceneSnapshot
 
 __all__ = ["ModelCache", "PosedScene"]
 
