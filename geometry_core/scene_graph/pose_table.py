@@ -180,4 +180,3 @@ class PoseTable:
             missing = [self._scoped_names[s] for s in np.flatnonzero(~has_pose)]
             raise ValueError(f"no pose has been set for frame(s) {', '.join(missing)}; "
                              "call set_poses() first")
-
