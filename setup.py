@@ -16,9 +16,10 @@ from setuptools import Extension, find_packages, setup
 # copies setup.cfg alone into the build directory, where README.md is missing.
 README = Path(__file__).with_name("README.md")
 
-# The native kernels (csrc/, CPython API only): gcc and Python's headers are
-# all they need. -ffp-contract=off keeps each operation rounded as written,
-# so the kernels reproduce their pure-Python twins to round-off on every CPU.
+# The native kernels (csrc/, CPython API only), the one implementation of the
+# queries: gcc and Python's headers are all they need. -ffp-contract=off keeps
+# each operation rounded as written, so the answers are the same on every CPU
+# (no fused multiply-add where the compiler alone would choose one).
 native = Extension(
     "geometry_core._native",
     sources=sorted(glob.glob("csrc/*.c")),

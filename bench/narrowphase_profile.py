@@ -3,17 +3,16 @@
 Usage::
 
     python -m bench.narrowphase_profile            # random N=100 and the robot scene
-    python -m bench.narrowphase_profile --python   # the pure-Python kernels instead
     python -m bench.narrowphase_profile --cprofile # also the top functions by own time
 
 For each scene and margin (0 for penetration, ``MAX_DISTANCE`` for signed
 distance) every cycle's candidate pairs are answered one by one and timed;
 the table gives, per pair kind, how many pairs a cycle has, the mean and
-median microseconds per pair, and the kind's share of the narrowphase. With
-the compiled kernels a pair is timed through ``native.pair``, whose own
-Python call overhead (printed, measured on two far-apart spheres) is
-subtracted. The phase line splits one full cycle (poses in, snapshot, the
-candidate pairs with their answers, and turning those into result records)
+median microseconds per pair, and the kind's share of the narrowphase. A
+pair is timed through ``native.pair``, whose own Python call overhead
+(printed, measured on two far-apart spheres) is subtracted. The phase line
+splits one full cycle (poses in, snapshot, the candidate pairs with their
+answers, and turning those into result records)
 so the gap to Drake can be read off. It prints numbers and asserts nothing.
 """
 
@@ -53,10 +52,10 @@ def _call_overhead() -> float:
     return statistics.median(samples)
 
 
-def per_pair(spec, margin: float, compiled: bool) -> tuple[dict, int]:
+def per_pair(spec, margin: float) -> tuple[dict, int]:
     """Seconds per pair, grouped by kind, over every cycle of the scene."""
     ours = Ours(spec, query_points(1))
-    overhead = _call_overhead() if compiled else 0.0
+    overhead = _call_overhead()
     times = collections.defaultdict(list)
     cycles = spec.X_PF.shape[0]
     for c in range(cycles):
@@ -66,10 +65,7 @@ def per_pair(spec, margin: float, compiled: bool) -> tuple[dict, int]:
         for i, j in zip(*scene.candidates(margin)):
             i, j = int(i), int(j)
             t0 = time.perf_counter()
-            if compiled:
-                native.pair(shapes[i], X_WG[i], shapes[j], X_WG[j])
-            else:
-                scene.signed_distance(i, j)
+            native.pair(shapes[i], X_WG[i], shapes[j], X_WG[j])
             times[_kind(scene, i, j)].append(max(time.perf_counter() - t0 - overhead, 0.0))
     return times, cycles
 
@@ -88,12 +84,8 @@ def phases(spec, query: str, repeats: int = 3) -> dict[str, float]:
             scene = q._scene
             scene.X_WG  # noqa: B018 - world poses are part of the snapshot's cost
             t2 = time.perf_counter()
-            records = scene.answered_pairs(margin, margin, query == "penetration",
-                                           query != "penetration")
-            if records is None:  # pure Python: the broadphase, then each pair
-                i, j = scene.candidates(margin)
-                for a, b in zip(i.tolist(), j.tolist()):
-                    scene.signed_distance(a, b)
+            scene.answered_pairs(margin, margin, query == "penetration",
+                                 query != "penetration")
             t3 = time.perf_counter()
             # The whole query again on a fresh snapshot: what it adds to the
             # phase above is turning answers into result records.
@@ -115,18 +107,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cprofile", action="store_true",
                         help="also print the top functions by own time")
-    parser.add_argument("--python", action="store_true",
-                        help="time the pure-Python kernels (set GEOMETRY_CORE_NATIVE=0 "
-                             "for whole cycles in pure Python)")
     args = parser.parse_args(argv)
     np.seterr(all="ignore")
-    compiled = native.AVAILABLE and not args.python
-    print(f"kernels: {'compiled' if compiled else 'pure Python'} ({native.REASON})")
-    if compiled:
-        print(f"native.pair call overhead subtracted: {_call_overhead() * 1e6:.2f} µs")
+    print(f"native.pair call overhead subtracted: {_call_overhead() * 1e6:.2f} µs")
     for spec in (random_scene(100), robot_scene()):
         for query, margin in (("penetration", 0.0), ("signed_distance", MAX_DISTANCE)):
-            times, cycles = per_pair(spec, margin, compiled)
+            times, cycles = per_pair(spec, margin)
             total = sum(sum(v) for v in times.values())
             print(f"\n## {spec.name}, {query} (margin {margin} m): narrowphase "
                   f"{total / cycles * 1e3:.2f} ms per cycle")

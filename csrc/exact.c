@@ -1,5 +1,5 @@
-/* Exact pairs: mirrors geometry_core/proximity/exact_pairs.py
- * (signed_distance_pair), branch for branch and with the same tolerances:
+/* Exact pairs, in closed form (the only implementation; tested against
+ * Drake where Drake is exact and against closed forms and optimisers):
  *
  *   - sphere-{sphere, box, cylinder, capsule, ellipsoid, convex, half space},
  *     either order: the point kernel at the sphere's centre minus the radius;
@@ -7,7 +7,7 @@
  *   - box-box: SAT on the 15 axes (exact depth, witnesses by clipping the
  *     support features), and vertex-box / edge-edge features when apart.
  *
- * Every other pair is GC_NOT_HANDLED (exact_pairs returns None for it).
+ * Every other pair is GC_NOT_HANDLED (the convex solver answers it).
  * No allocation: box clipping uses fixed-size stack arrays.
  */
 #include "gc.h"

@@ -2,10 +2,9 @@
  *
  * The compiled extension geometry_core._native answers the
  * narrowphase (pair signed distance with witnesses), point distance and the
- * broadphase in C, with the same algorithms, tolerances and conventions as
- * the pure-Python modules it mirrors (named next to each function below).
- * The Python modules stay the reference and the fallback: every kernel here
- * is tested against its Python twin and against Drake.
+ * broadphase in C: the one implementation of these algorithms. The tests
+ * check them against closed forms, support functions written from each
+ * shape's definition (test/proximity/reference_support.py) and Drake.
  *
  * Conventions (as geometry_core/proximity/witness.py):
  *   - a pose X is a row-major 4x4 double matrix: R(i,j) = X[4*i+j],
@@ -73,23 +72,21 @@ typedef struct gc_point_result {
 } gc_point_result;
 
 /* ---------------------------------------------------------------- point.c
- * Mirrors geometry_core/proximity/point_distance.py (_in_G kernels and
- * signed_distance_to_point). GC_NOT_HANDLED for GC_MESH. */
+ * Signed distance from a point, closed forms with Drake's conventions.
+ * GC_NOT_HANDLED for GC_MESH (no inside). */
 int gc_point_in_G(const gc_shape *G, const double p_GQ[3], gc_point_result *out);
 int gc_point_distance(const gc_shape *G, const double X_WG[16], const double p_WQ[3],
                       gc_point_result *out);
 
 /* ---------------------------------------------------------------- exact.c
- * Mirrors geometry_core/proximity/exact_pairs.py signed_distance_pair:
- * sphere-{sphere, box, cylinder, capsule, ellipsoid, convex, half space},
+ * Exact pairs: sphere-{sphere, box, cylinder, capsule, ellipsoid, convex, half space},
  * capsule-capsule, box-box, either order. GC_NOT_HANDLED for other pairs. */
 int gc_exact_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                   const double X_WB[16], gc_pair_result *out);
 
 /* ---------------------------------------------------------------- convex.c
- * Mirrors geometry_core/proximity/support.py, convex_solver.py
- * (signed_distance_halfspace, signed_distance_convex) and the certificate of
- * direction_search.py (certificate_gap). */
+ * Support functions, the half-space kernel, and the support-function solver
+ * (GJK, EPA, Newton refinement) with its certificate. */
 
 /* Half space H (A) against a bounded convex shape B. */
 int gc_halfspace_pair(const double X_WH[16], const gc_shape *B, const double X_WB[16],
@@ -99,7 +96,7 @@ int gc_halfspace_pair(const double X_WH[16], const gc_shape *B, const double X_W
  * holds the solver's answer). */
 int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                    const double X_WB[16], gc_pair_result *out);
-/* Support point of G along d (any length), in G, with support.py's tie
+/* Support point of G along d (any length), in G, with deterministic tie
  * conventions (a zero component counts as positive; a cylinder's d without
  * xy part takes the rim point on +Gx; a hull its first maximising vertex). */
 void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]);
@@ -108,7 +105,7 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]);
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]);
 
 /* ---------------------------------------------------------------- search.c
- * Mirrors geometry_core/proximity/direction_search.py. */
+ * The ascent test and the direction search. */
 
 /* How far the answer's normal is from a local maximum of
  * g(n) = -h_A(-n) - h_B(n): the largest g(n') - g(n) over a few directions n'

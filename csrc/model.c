@@ -1,28 +1,23 @@
 /* Model: one collision model's shapes, frames and filters, and the batch
- * queries that run on it without Python per pair.
- *
- * Mirrors, in one pass over the geometries:
- *   geometry_core/proximity/broadphase.py  world boxes, candidate pairs
- *                                          (all pairs for small scenes, sort
- *                                          and sweep on x beyond), half spaces
- *   geometry_core/scene_graph/collision_model.py  same-frame and declared filters
- *   geometry_core/proximity/prefilter.py   the origin-axis separation test
- *   geometry_core/proximity/narrowphase.py the pair kernels (gc_pair)
- *   geometry_core/proximity/distance_to_point.py  the box cull and point kernels
+ * queries that run on it without Python per pair. In one pass over the
+ * geometries: world boxes (tight for primitives), candidate pairs (all pairs
+ * for small scenes, sort and sweep on x beyond; half spaces against every
+ * box that reaches their plane), the filters of
+ * geometry_core/scene_graph/collision_model.py (same frame, declared), a
+ * separating-axis test along the centres' offset, the pair kernels
+ * (gc_pair) and, for points, the box cull and the point kernels.
  *
  * A Model is immutable after construction and holds no per-query scratch, so
  * snapshots on several threads may query one Model at once; the heavy loops
  * run with the GIL released.
  */
 #include "gc_model.h"
+#include "gc_tolerances.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Scenes with at most this many bounded geometries test every pair; larger
- * ones sort and sweep (broadphase.ALL_PAIRS_MAX). */
-#define GC_ALL_PAIRS_MAX 64
 
 typedef struct {
     PyObject_HEAD
@@ -358,7 +353,7 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
     }
     int rc = 0;
     Py_ssize_t nb = m->nbounded;
-    if (nb <= GC_ALL_PAIRS_MAX) {
+    if (nb <= GC_BROADPHASE_ALL_PAIRS_MAX) {
         for (Py_ssize_t a = 0; a < nb && rc == 0; ++a)
             for (Py_ssize_t b = a + 1; b < nb && rc == 0; ++b) {
                 int i = m->bounded[a], j = m->bounded[b];
@@ -537,6 +532,18 @@ static PyObject *model_world_poses(ModelObject *self, PyObject *arg) {
             gc_compose(W + 16 * self->frame_slot[g], self->X_FG + 16 * g, X_WG + 16 * g);
     }
     PyBuffer_Release(&X_WF);
+    return out;
+}
+
+static PyObject *model_world_boxes(ModelObject *self, PyObject *arg) {
+    Py_buffer view;
+    if (get_poses(self, arg, &view) < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->G * 6 * (Py_ssize_t)sizeof(double));
+    if (out != NULL) {
+        double *c = (double *)PyBytes_AS_STRING(out);
+        world_boxes(self, view.buf, c, c + 3 * self->G);
+    }
+    PyBuffer_Release(&view);
     return out;
 }
 
@@ -783,6 +790,9 @@ static PyObject *model_size(ModelObject *self, void *closure) {
 static PyMethodDef model_methods[] = {
     {"world_poses", (PyCFunction)model_world_poses, METH_O,
      "world_poses(X_WF (F,4,4) float64) -> bytes of X_WG (G,4,4): X_WF[frame_slot] @ X_FG"},
+    {"world_boxes", (PyCFunction)model_world_boxes, METH_O,
+     "world_boxes(X_WG (G,4,4) float64) -> bytes of (2, G, 3): box centres, then half\n"
+     "widths in W (infinite for half spaces)"},
     {"pairs", (PyCFunction)model_pairs, METH_VARARGS,
      "pairs(X_WG, margin, report_max, strict, local) -> (vectors, i, j, status, distance,\n"
      "unique, count not OK, count SEARCHED).\n"

@@ -6,8 +6,8 @@
  * out as bytes objects that geometry_core/proximity/native.py views with
  * numpy.frombuffer and a structured dtype that matches the C records.
  *
- * Single-pair and single-point entry points (pair, point, support_value)
- * exist for tests and for the Python fallback's differential checks; the
+ * Single-pair and single-point entry points (pair, point, support_value,
+ * ascent_gap) serve the tests, tools and mesh triangles (fcl_adapter); the
  * queries use Model (model.c).
  */
 #define PY_SSIZE_T_CLEAN
@@ -127,41 +127,85 @@ static PyObject *vec3(const double v[3]) {
 
 /* ------------------------------------------------------------ test entry points */
 
+/* Both shapes and poses of a pair call; on failure nothing is held. */
+static int parse_pair(PyObject *spec_a, PyObject *xa, PyObject *spec_b, PyObject *xb,
+                      spec_holder *ha, spec_holder *hb, double X_WA[16], double X_WB[16]) {
+    if (parse_spec(spec_a, ha) < 0) return -1;
+    if (parse_spec(spec_b, hb) < 0) {
+        spec_release(ha);
+        return -1;
+    }
+    if (parse_vec(xa, X_WA, 16, "X_WA") < 0 || parse_vec(xb, X_WB, 16, "X_WB") < 0) {
+        spec_release(ha);
+        spec_release(hb);
+        return -1;
+    }
+    return 0;
+}
+
+/* One pair through the kernel named (see the method table); 0 with *status
+ * set, -1 with a Python error. */
+static int run_kernel(const char *kernel, PyObject *seed, const gc_shape *A,
+                      const double X_WA[16], const gc_shape *B, const double X_WB[16],
+                      gc_pair_result *r, int *status) {
+    if (strcmp(kernel, "auto") == 0) {
+        *status = gc_pair(A, X_WA, B, X_WB, r);
+    } else if (strcmp(kernel, "exact") == 0) {
+        *status = gc_exact_pair(A, X_WA, B, X_WB, r);
+    } else if (strcmp(kernel, "convex") == 0) {
+        *status = gc_convex_pair(A, X_WA, B, X_WB, r);
+    } else if (strcmp(kernel, "search") == 0) {
+        double n0[3] = {0.0, 0.0, 0.0};
+        if (seed != NULL && seed != Py_None && parse_vec(seed, n0, 3, "seed") < 0) return -1;
+        *status = gc_direction_search(A, X_WA, B, X_WB, n0, r);
+    } else if (strcmp(kernel, "halfspace") == 0) {
+        if (A->kind != GC_HALFSPACE) {
+            PyErr_SetString(PyExc_ValueError, "kernel 'halfspace' needs A to be a half space");
+            return -1;
+        }
+        *status = gc_halfspace_pair(X_WA, B, X_WB, r);
+    } else {
+        PyErr_Format(PyExc_ValueError, "unknown kernel %s", kernel);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *py_pair(PyObject *self, PyObject *args) {
-    PyObject *spec_a, *spec_b, *xa, *xb;
+    PyObject *spec_a, *spec_b, *xa, *xb, *seed = NULL;
     const char *kernel = "auto";
-    if (!PyArg_ParseTuple(args, "OOOO|s", &spec_a, &xa, &spec_b, &xb, &kernel)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOO|sO", &spec_a, &xa, &spec_b, &xb, &kernel, &seed))
+        return NULL;
     spec_holder ha, hb;
     double X_WA[16], X_WB[16];
-    if (parse_spec(spec_a, &ha) < 0) return NULL;
-    if (parse_spec(spec_b, &hb) < 0) {
-        spec_release(&ha);
-        return NULL;
-    }
-    PyObject *result = NULL;
-    if (parse_vec(xa, X_WA, 16, "X_WA") < 0 || parse_vec(xb, X_WB, 16, "X_WB") < 0) goto done;
+    if (parse_pair(spec_a, xa, spec_b, xb, &ha, &hb, X_WA, X_WB) < 0) return NULL;
     gc_pair_result r;
     memset(&r, 0, sizeof(r));
     int status;
-    if (strcmp(kernel, "auto") == 0) {
-        status = gc_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
-    } else if (strcmp(kernel, "exact") == 0) {
-        status = gc_exact_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
-    } else if (strcmp(kernel, "convex") == 0) {
-        status = gc_convex_pair(&ha.shape, X_WA, &hb.shape, X_WB, &r);
-    } else if (strcmp(kernel, "halfspace") == 0) {
-        if (ha.shape.kind != GC_HALFSPACE) {
-            PyErr_SetString(PyExc_ValueError, "kernel 'halfspace' needs A to be a half space");
-            goto done;
-        }
-        status = gc_halfspace_pair(X_WA, &hb.shape, X_WB, &r);
-    } else {
-        PyErr_Format(PyExc_ValueError, "unknown kernel %s", kernel);
-        goto done;
-    }
-    result = Py_BuildValue("(idNNNO)", status, r.distance, vec3(r.p_WCa), vec3(r.p_WCb),
-                           vec3(r.nhat_BA_W), r.unique ? Py_True : Py_False);
-done:
+    PyObject *result = NULL;
+    if (run_kernel(kernel, seed, &ha.shape, X_WA, &hb.shape, X_WB, &r, &status) == 0)
+        result = Py_BuildValue("(idNNNO)", status, r.distance, vec3(r.p_WCa), vec3(r.p_WCb),
+                               vec3(r.nhat_BA_W), r.unique ? Py_True : Py_False);
+    spec_release(&ha);
+    spec_release(&hb);
+    return result;
+}
+
+/* How far an answer's normal is from a local maximum of g (gc_ascent_gap). */
+static PyObject *py_ascent_gap(PyObject *self, PyObject *args) {
+    PyObject *spec_a, *spec_b, *xa, *xb, *n;
+    double distance;
+    if (!PyArg_ParseTuple(args, "OOOOdO", &spec_a, &xa, &spec_b, &xb, &distance, &n))
+        return NULL;
+    spec_holder ha, hb;
+    double X_WA[16], X_WB[16];
+    if (parse_pair(spec_a, xa, spec_b, xb, &ha, &hb, X_WA, X_WB) < 0) return NULL;
+    PyObject *result = NULL;
+    gc_pair_result r;
+    memset(&r, 0, sizeof(r));
+    r.distance = distance;
+    if (parse_vec(n, r.nhat_BA_W, 3, "nhat_BA_W") == 0)
+        result = PyFloat_FromDouble(gc_ascent_gap(&ha.shape, X_WA, &hb.shape, X_WB, &r));
     spec_release(&ha);
     spec_release(&hb);
     return result;
@@ -362,33 +406,39 @@ static PyObject *py_build_records(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The tolerances compiled in (gc_tolerances.h), by name: a stale build or a
+ * header out of step with tolerances.py shows up as a difference. */
+static int put_tolerance(PyObject *dict, const char *name, PyObject *value) {
+    if (value == NULL) return -1;
+    int rc = PyDict_SetItemString(dict, name, value);
+    Py_DECREF(value);
+    return rc;
+}
+
 static PyObject *py_tolerances(PyObject *self, PyObject *unused) {
-    return Py_BuildValue(
-        "{sdsisdsdsdsdsisdsdsisdsdsdsisdsdsdsd}",
-        "DISTANCE_TO_POINT_RELATIVE_TOLERANCE", GC_DISTANCE_TO_POINT_RELATIVE_TOLERANCE,
-        "ELLIPSOID_ROOT_MAX_ITERATIONS", GC_ELLIPSOID_ROOT_MAX_ITERATIONS,
-        "BOX_PARALLEL_SIN_TOLERANCE", GC_BOX_PARALLEL_SIN_TOLERANCE,
-        "BOX_SAT_EDGE_AXIS_BIAS", GC_BOX_SAT_EDGE_AXIS_BIAS,
-        "BOX_FEATURE_FLAT_TOLERANCE", GC_BOX_FEATURE_FLAT_TOLERANCE,
-        "CONVEX_GJK_GAP", GC_CONVEX_GJK_GAP,
-        "CONVEX_GJK_MAX_ITERATIONS", GC_CONVEX_GJK_MAX_ITERATIONS,
-        "CONVEX_CORE_TOUCH", GC_CONVEX_CORE_TOUCH,
-        "CONVEX_EPA_GAP", GC_CONVEX_EPA_GAP,
-        "CONVEX_EPA_MAX_ITERATIONS", GC_CONVEX_EPA_MAX_ITERATIONS,
-        "CONVEX_NORMAL_TIE", GC_CONVEX_NORMAL_TIE,
-        "CONVEX_NEWTON_START", GC_CONVEX_NEWTON_START,
-        "CONVEX_NEWTON_GRADIENT", GC_CONVEX_NEWTON_GRADIENT,
-        "CONVEX_NEWTON_MAX_ITERATIONS", GC_CONVEX_NEWTON_MAX_ITERATIONS,
-        "PROJECTION_SINGULAR_VALUE_RATIO", GC_PROJECTION_SINGULAR_VALUE_RATIO,
-        "CONVEX_KINK_SNAP", GC_CONVEX_KINK_SNAP,
-        "CONVEX_EPA_NEWTON_HANDOFF", GC_CONVEX_EPA_NEWTON_HANDOFF,
-        "PAIR_CERTIFICATE_TOLERANCE", GC_PAIR_CERTIFICATE_TOLERANCE);
+    PyObject *out = PyDict_New();
+    if (out == NULL) return NULL;
+#define GC_PUT_INT(name) \
+    if (put_tolerance(out, #name, PyLong_FromLong(GC_##name)) < 0) goto fail;
+#define GC_PUT_FLOAT(name) \
+    if (put_tolerance(out, #name, PyFloat_FromDouble(GC_##name)) < 0) goto fail;
+    GC_TOLERANCES(GC_PUT_INT, GC_PUT_FLOAT)
+#undef GC_PUT_INT
+#undef GC_PUT_FLOAT
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
 }
 
 static PyMethodDef methods[] = {
     {"pair", py_pair, METH_VARARGS,
-     "pair(spec_A, X_WA, spec_B, X_WB, kernel='auto') -> "
-     "(status, distance, p_WCa, p_WCb, nhat_BA_W, unique)"},
+     "pair(spec_A, X_WA, spec_B, X_WB, kernel='auto', seed=None) -> "
+     "(status, distance, p_WCa, p_WCb, nhat_BA_W, unique)\n"
+     "kernel: auto, exact, convex, search (seeded with seed, a direction), halfspace"},
+    {"ascent_gap", py_ascent_gap, METH_VARARGS,
+     "ascent_gap(spec_A, X_WA, spec_B, X_WB, distance, nhat_BA_W) -> largest rise of g\n"
+     "from nhat_BA_W over a few tilted directions (<= round-off at a local maximum)"},
     {"point", py_point, METH_VARARGS,
      "point(spec, X_WG, p_WQ) -> (status, distance, p_GN, grad_W, unique)"},
     {"support_value", py_support_value, METH_VARARGS,

@@ -1,11 +1,10 @@
-/* Signed distance from a point to a shape: mirrors
- * geometry_core/proximity/point_distance.py (the _in_G kernels and
- * signed_distance_to_point), branch for branch, with the same tolerances and
- * the same tie-breaking, so that the two answer alike to round-off.
+/* Signed distance from a point to a shape, in closed form (an ellipsoid by
+ * safeguarded Newton on its Lagrange parameter), with Drake's conventions:
+ * Sign(0) = +1, the box tie order +x, -x, +y, -y, +z, -z, the x axis on a
+ * centre or an axis, the mean of the incident face normals on an edge or a
+ * corner (DistanceToPoint in Drake's geometry/proximity).
  *
- * Every kernel works in G and returns (distance, p_GN, grad_G, unique); see
- * the Python docstrings for the conventions (Drake's Sign(0) = +1, the box
- * tie order +x, -x, +y, -y, +z, -z, the x axis on a centre or axis, ...).
+ * Every kernel works in G and returns (distance, p_GN, grad_G, unique).
  */
 #include <stdlib.h>
 

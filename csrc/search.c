@@ -1,16 +1,22 @@
-/* The certificate's ascent test and the direction search: mirrors
- * geometry_core/proximity/direction_search.py (ascent_gap,
- * search_signed_distance).
+/* The certificate's ascent test and the brute-force direction search that
+ * replaces an answer failing its certificate (csrc/dispatch.c).
  *
  * g(n) = -h_A(-n) - h_B(n) = min over c in A - B of n . c, concave and
  * positively homogeneous; the signed distance is its maximum over unit n.
  *
- * gc_ascent_gap probes g at the same sixteen directions as the Python (eight
- * azimuths about the normal at tilts of 1e-3 and 1e-6 rad) through
- * gc_support_value_W, whose rounding follows numpy's; the reasons for the
- * angles and for comparing with cos(t) g(n) are in ascent_gap's docstring.
+ * gc_ascent_gap probes g at sixteen unit directions n' (eight azimuths about
+ * the normal at tilts t of 1e-3 and 1e-6 rad) and returns
+ * max(g(n') - cos(t) g(n)). Why cos(t) g(n): at the true answer c* = phi n*
+ * lies in A - B, so g(n') <= n' . c* = phi cos t for every unit n', whatever
+ * the curvature and at kinks too: the statistic is <= round-off at a true
+ * maximum, where comparing with g(n) alone would have to allow the curvature
+ * term |phi| t^2 / 2 (5e-7 m at t = 1e-3 for a 1 m overlap). What it
+ * catches: a normal theta from n* with g(n) = phi - e rises by about t e /
+ * theta at tilt t <= theta: for e >= 0.1 mm and theta <= pi/2, t = 1e-3
+ * rises >= 6e-8 > PAIR_CERTIFICATE_TOLERANCE; near misses (theta < 1e-3)
+ * are caught at t = 1e-6 unless the slope e / theta exceeds 100 m/rad.
  *
- * gc_direction_search is search_signed_distance step by step: the seed
+ * gc_direction_search: the seed
  * direction (if any) and a 4000-direction Fibonacci sphere, the best of
  * them, then rounds of 96 random directions in a cone about the best one,
  * moving to the best of a round if it improves (and widening the cone by
@@ -19,18 +25,13 @@
  * round also tries the kinks of g near the best direction (ridges and peaks
  * of the support functions: kink_candidates, _kink_candidates). The
  * witnesses are the support points s_A(-n), s_B(n) with the part of their
- * difference across n split between them. Two deliberate differences:
- *   - randomness: numpy's default_rng(0) is replaced by splitmix64 seeded
- *     with a constant (so every call is deterministic and the state lives on
- *     the stack: thread safe). The Python draws a 3-D Gaussian, projects it on
- *     the tangent plane and keeps only its direction: a uniform direction in
- *     that plane. The C draws that direction as Box-Muller's angle in its
- *     polar (Marsaglia) form, a point uniform in the unit disk by rejection,
- *     normalised, whose radius factor sqrt(-2 ln s / s) would cancel anyway;
- *     the radius is angle * U[0, 1) as in the Python. So the C visits other
- *     random directions than the Python and agrees with it to the search's
- *     convergence (~1e-12 m in distance at smooth maxima and kinks), not
- *     bit for bit;
+ * difference across n split between them. Details:
+ *   - randomness: splitmix64 seeded with a constant, so every call is
+ *     deterministic and the state lives on the stack (thread safe). A
+ *     uniform direction in the tangent plane is Box-Muller's angle in its
+ *     polar (Marsaglia) form: a point uniform in the unit disk by rejection,
+ *     normalised; the radius is angle * U[0, 1). The search converges to
+ *     ~1e-12 m in distance at smooth maxima and kinks;
  *   - g inside the search uses the closed forms of the support functions
  *     (|d_G| e for a box, r |d_xy| + |d_z| L/2 for a cylinder, ...), equal to
  *     d . s(d) up to round-off, instead of the support point's dot product.
@@ -39,7 +40,9 @@
 #include "gc.h"
 #include "gc_tolerances.h"
 
-/* search_signed_distance's constants (direction_search.py). */
+/* The search's schedule: enough sphere directions (spacing ~0.06 rad) that
+ * the best lies in the global maximum's basin for shapes of similar size,
+ * cones that shrink geometrically to round-off. */
 #define SEARCH_SPHERE_DIRECTIONS 4000
 #define SEARCH_CONE_DIRECTIONS 96
 #define SEARCH_CONE_START 0.1
@@ -48,7 +51,7 @@
 #define SEARCH_CONE_MAX_ROUNDS 2000
 #define SEARCH_KINK_WINDOW 0.1
 
-/* ascent_gap's probes (direction_search.py ASCENT_ANGLES, _ASCENT_DIRECTIONS). */
+/* The ascent test's probes (see the file comment). */
 #define ASCENT_DIRECTIONS 8
 static const double ascent_angles[2] = {1e-3, 1e-6};
 
@@ -187,10 +190,10 @@ double gc_ascent_gap(const gc_shape *A, const double X_WA[16], const gc_shape *B
 }
 
 /* ================================================================ kinks of g
- * PosedSupport.kink_directions_W: a shape's line directions e (g has a ridge
+ * A shape's line directions e (g has a ridge
  * on the great circle n . e = 0: box edges, cylinder and capsule sides, hull
  * edges) and face normals f (a peak at n = +-f: box faces, cylinder caps,
- * hull faces), in W, in the Python's order: a box's three axes (both), a
+ * hull faces), in W, in this order: a box's three axes (both), a
  * cylinder's axis (both), a capsule's axis (lines), a hull's triangle
  * normals (faces) and its edges b - a of every triangle, then c - b, then
  * a - c (lines); spheres and ellipsoids have none. */
@@ -306,9 +309,8 @@ static inline void circle_direction(unsigned long long *state, double *c, double
 static void kink_candidates(const posed_s *A, const posed_s *B, const double n[3], double angle,
                             unsigned long long *state, best_t *best) {
     /* One pass per shape: n is taken into G once and each line tested there
-     * (a hull has 3 nt of them), the near ones brought to W. The Python's
-     * candidates come in another order (snaps, first turns, second turns),
-     * which only matters for exact ties of g. */
+     * (a hull has 3 nt of them), the near ones brought to W; the order only
+     * matters for exact ties of g. */
     const posed_s *shapes[2] = {A, B};
     const double window2 = SEARCH_KINK_WINDOW * SEARCH_KINK_WINDOW;
     const double face_window = cos(SEARCH_KINK_WINDOW);
@@ -373,8 +375,8 @@ int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape
         have = 1;
     }
     /* cos and sin of theta_k by turning (c, s) by theta_1 - theta_0 each step,
-     * recomputed every 64 steps: the directions then differ from the
-     * Python's by ~1e-14 rad, a tenth of the per-direction cost. */
+     * recomputed every 64 steps: the directions then differ from the exact
+     * ones by ~1e-14 rad, a tenth of the per-direction cost. */
     const double golden = GC_PI * (1.0 + sqrt(5.0));
     const double cg = cos(golden), sg = sin(golden);
     double fc = 1.0, fs = 0.0;

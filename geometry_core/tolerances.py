@@ -2,7 +2,10 @@
 
 One place for these numbers (house rule 11): a reviewer who wonders why a
 check accepts 1e-12 and not 1e-9 finds the answer here, and a change of a
-tolerance is one edit. This module imports nothing.
+tolerance is one edit. The compiled kernels read the same values from
+``csrc/gc_tolerances.h``, which ``scripts/gen_tolerances_header`` generates
+from this module (``test_native_build.py`` fails when the committed header
+and this module disagree). This module imports nothing.
 """
 
 # --- math -------------------------------------------------------------------
@@ -59,7 +62,7 @@ BOX_PARALLEL_SIN_TOLERANCE = 1e-9
 #: the absolute scale; we only need to beat round-off).
 BOX_SAT_EDGE_AXIS_BIAS = 1e-12
 
-# --- convex narrowphase (proximity/convex_solver.py) -------------------------
+# --- convex narrowphase (csrc/convex_*.c) -------------------------------------
 
 #: GJK stops when its certified duality gap |v| - v̂·s(-v) (an upper minus a
 #: lower bound on the core distance) falls below this, in metres per metre of
@@ -108,6 +111,57 @@ CONVEX_NEWTON_GRADIENT = 1e-13
 #: Newton iteration cap; quadratic convergence needs 3-6 from GJK/EPA's start.
 CONVEX_NEWTON_MAX_ITERATIONS = 30
 
+#: Metres per metre: on curved pairs GJK stops at this duality gap and hands
+#: its normal to Newton. GJK converges only linearly on curved cores (most of
+#: its iterations go to the last digits); at a 1e-6 gap its normal is within
+#: ~1e-3 rad, inside Newton's quadratic basin, and Newton's answer is still
+#: certified. If Newton declines (a kink), GJK resumes to CONVEX_GJK_GAP.
+CONVEX_GJK_NEWTON_HANDOFF = 1e-6
+
+#: 1 - cos of the angle between two EPA faces' normals above which, at equal
+#: depth (CONVEX_NORMAL_TIE), they are different normals and the answer's is
+#: not unique. 1e-6 is ~1.4e-3 rad: faces of one smooth patch differ by less
+#: near a converged answer, the two sides of a symmetric overlap by far more.
+CONVEX_EPA_DISTINCT_NORMAL = 1e-6
+
+#: Metres per metre of size: a new support point sees an EPA face when it
+#: lies above the face's plane by more than this. A few dozen ulps above the
+#: round-off of a plane offset at metre scale, so coplanar points (a
+#: cylinder's cap rim) never split a face on noise.
+CONVEX_EPA_VISIBLE = 1e-14
+
+#: Metres per metre of the largest coordinate: the start simplex of EPA needs
+#: support points spread beyond this along a line, then off it; otherwise
+#: the Minkowski difference is flat at round-off (a point, a segment, a
+#: parallelogram) and the flat-overlap case answers instead.
+CONVEX_EPA_START_SPREAD = 1e-13
+
+#: Volume (per cubic metre of size) below which EPA's start tetrahedron or
+#: hull counts as flat: a sliver that thin has face normals made of
+#: round-off. 1e-12 of size³ is a tetrahedron 1e-4 of the size high on a
+#: face of the size's area, still far above a true overlap's volume.
+CONVEX_EPA_MIN_VOLUME = 1e-12
+
+#: Ratio of the largest singular value of the centred Minkowski samples to
+#: the scale below which a flat overlap is a point (concentric spheres),
+#: rather than a segment or a plane: the samples then differ by round-off.
+CONVEX_FLAT_SINGULAR_RATIO = 1e-9
+
+#: Norm (metres) below which the flat-overlap normal built from the centre
+#: offset is zero (centres on the segment's line) and a perpendicular of the
+#: segment is taken instead: 1e-12 m is round-off at metre scale.
+CONVEX_FLAT_NORMAL_NORM = 1e-12
+
+#: |1 - |cos|| above which two kink lines of a pair (a box edge, a cylinder
+#: side) constraining Newton are not the same line: one constraint direction
+#: is kept only when both shapes' kinks agree to round-off.
+CONVEX_KINK_PARALLEL = 1e-12
+
+#: Metres per metre: the slack by which a refined answer (Newton, a kink
+#: snap) may fall below the certified one and still replace it, on top of
+#: the certified gap: a few ulps of g at metre scale.
+CONVEX_REFINE_SLACK = 1e-15
+
 # --- math (continued) -------------------------------------------------------
 
 #: Least/greatest singular value ratio at or below which
@@ -142,6 +196,14 @@ CONVEX_KINK_SNAP = 1e-3
 #: bounds the worst case at the issue's target while saving about a third of
 #: EPA's iterations (measured on ellipsoid and cylinder pairs).
 CONVEX_EPA_NEWTON_HANDOFF = 1e-9
+
+# --- broadphase (csrc/model.c) ----------------------------------------------------
+
+#: Scenes with at most this many bounded geometries test every pair (a
+#: precomputed, pre-filtered table); larger ones sort and sweep. 64
+#: geometries give 2016 pairs, which the table tests faster than a sort;
+#: beyond that the table grows quadratically. An int: a count, not a length.
+BROADPHASE_ALL_PAIRS_MAX = 64
 
 # --- narrowphase dispatch -----------------------------------------------------
 

@@ -128,7 +128,7 @@ def validate_matrix4s(
         or a rotation block that is not a proper rotation.
     """
     X = _stack(name, X_AB, (4, 4))
-    if _native is not None and X.flags.c_contiguous and _native.poses_valid(X, tolerance):
+    if X.flags.c_contiguous and _native.poses_valid(X, tolerance):
         return X  # the compiled check accepts exactly what the checks below accept
     _first_non_finite_row(name, X)
     wrong_last_row = (X[:, 3, :] != _LAST_ROW).any(axis=1)

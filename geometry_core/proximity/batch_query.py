@@ -8,10 +8,10 @@ tables, FCL geometry) across all of them. The scene graph's own poses are not
 touched.
 
 Each configuration's answer is exactly what a query object would report for
-those poses (``test_batch_query.py`` checks it). With the compiled kernels,
-``has_collisions`` and ``compute_min_distance`` answer all K configurations
-in one C call (world poses, broadphase, kernels), stopping each
-configuration at its first overlap where only a yes/no is asked.
+those poses (``test_batch_query.py`` checks it). ``has_collisions`` and
+``compute_min_distance`` answer all K configurations in one C call (world
+poses, broadphase, kernels), stopping each configuration at its first
+overlap where only a yes/no is asked.
 """
 
 from __future__ import annotations
@@ -45,13 +45,11 @@ class BatchQuery:
         """Answer all K configurations in one compiled call.
 
         Returns the (K,) smallest distances and the configurations left to
-        Python, or None without the compiled kernels.
+        Python (those with a mesh pair).
         """
         if not self._scenes:
-            return None
+            return np.zeros(0), []
         compiled = self._scenes[0].cache.native
-        if compiled is None:
-            return None
         X_WF = np.ascontiguousarray(self._X_WF, dtype=np.float64)
         found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
                                                stop_below_zero)
@@ -59,11 +57,7 @@ class BatchQuery:
 
     def has_collisions(self) -> np.ndarray:
         """Return a (K,) bool array: whether configuration k has any overlapping pair."""
-        batch = self._min_distances(0.0, True)
-        if batch is None:
-            return np.array([collisions_exist.has_collisions(s) for s in self._scenes],
-                            dtype=bool)
-        found, python = batch
+        found, python = self._min_distances(0.0, True)
         out = found < 0.0
         for k in python:
             out[k] = collisions_exist.has_collisions(self._scenes[k])
@@ -84,17 +78,9 @@ class BatchQuery:
         max_distance = float(max_distance)
         if math.isnan(max_distance):
             raise ValueError("max_distance must be a number, got NaN")
-        batch = self._min_distances(max_distance, False)
-        if batch is not None:
-            out, python = batch
-            for k in python:
-                pairs = signed_distance.compute_signed_distance_pairwise_closest_points(
-                    self._scenes[k], max_distance)
-                out[k] = min((p.distance for p in pairs), default=math.inf)
-            return out
-        out = np.full(len(self._scenes), math.inf)
-        for k, pairs in enumerate(self.compute_signed_distance_pairwise_closest_points(
-                max_distance)):
-            if pairs:
-                out[k] = min(p.distance for p in pairs)
+        out, python = self._min_distances(max_distance, False)
+        for k in python:
+            pairs = signed_distance.compute_signed_distance_pairwise_closest_points(
+                self._scenes[k], max_distance)
+            out[k] = min((p.distance for p in pairs), default=math.inf)
         return out

@@ -10,12 +10,7 @@ __all__ = ["has_collisions"]
 
 def has_collisions(scene: PosedScene) -> bool:
     answers = scene.answered_pairs(0.0, 0.0, strict=True, local=False)
-    if answers is not None:
-        for i, j, status in zip(answers.i, answers.j, answers.status):
-            if status == native.OK or scene.signed_distance(i, j).distance < 0.0:
-                return True
-        return False
-    for i, j in zip(*scene.candidates(0.0)):
-        if scene.signed_distance(int(i), int(j)).distance < 0.0:
+    for i, j, status in zip(answers.i, answers.j, answers.status):
+        if status == native.OK or scene.signed_distance(i, j).distance < 0.0:
             return True
     return False

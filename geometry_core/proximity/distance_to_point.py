@@ -16,10 +16,6 @@ import numpy as np
 
 from geometry_core.proximity import native
 from geometry_core.proximity.engine import PosedScene
-from geometry_core.proximity.point_distance import (
-    signed_distance_to_point,
-    signed_distances_to_point_batch,
-)
 from geometry_core.proximity.results import SignedDistanceToPoint, _signed_distance_to_point
 from geometry_core.shapes import Mesh
 
@@ -43,77 +39,39 @@ def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
     threshold = float(threshold)
     if math.isnan(threshold):
         raise ValueError("threshold must be a number, got NaN")
-    compiled = scene.cache.native
-    if compiled is not None:
-        vectors, g, status, distance, unique, not_ok = compiled.points(scene.X_WG, (x, y, z),
-                                                                       threshold)
-        rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3))
-        if not_ok == 0:  # every geometry answered in C: one C loop makes the records
-            ids = scene.model.geometry_ids
-            return native.build_records(SignedDistanceToPoint, _FIELDS, (
-                [ids[k] for k in g], rows[0::2], distance, rows[1::2], unique))
-        return _from_columns(scene, g, status, distance, unique, rows, p_WQ, threshold)
-    model, X_WG = scene.model, scene.X_WG
-    center_W, half_W = scene.aabbs
-    # A box farther than threshold from Q cannot hold a point within threshold.
-    with np.errstate(invalid="ignore"):
-        gap = np.linalg.norm(np.maximum(np.abs(p_WQ - center_W) - half_W, 0.0), axis=1)
-    is_near = ~(gap > threshold)
-    # Primitives with a vectorised kernel answer all at once, per shape type
-    # (the same numbers as the scalar kernel: test_point_distance checks it).
-    batched: dict[int, tuple] = {}
-    for shape_type, idx, params in scene.cache.point_groups():
-        keep = is_near[idx]
-        if not keep.any():
-            continue
-        idx = idx[keep]
-        batch = signed_distances_to_point_batch(shape_type, params[keep], X_WG[idx], p_WQ)
-        for k, g in enumerate(idx.tolist()):
-            batched[g] = (batch, k)
-    results = []
-    for i in np.flatnonzero(is_near).tolist():
-        found = batched.get(i)
-        if found is not None:
-            batch, k = found
-            distance = float(batch.distance[k])
-            if distance <= threshold:
-                results.append(SignedDistanceToPoint(model.geometry_ids[i], batch.p_GN[k],
-                                                     distance, batch.grad_W[k],
-                                                     bool(batch.is_grad_W_unique[k])))
-            continue
-        _answer_in_python(scene, i, p_WQ, threshold, results)
-    return results
+    vectors, g, status, distance, unique, not_ok = scene.cache.native.points(
+        scene.X_WG, (x, y, z), threshold)
+    rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3))
+    if not_ok == 0:  # every geometry answered in C: one C loop makes the records
+        ids = scene.model.geometry_ids
+        return native.build_records(SignedDistanceToPoint, _FIELDS, (
+            [ids[k] for k in g], rows[0::2], distance, rows[1::2], unique))
+    return _from_columns(scene, g, status, distance, unique, rows)
 
 
-def _answer_in_python(scene: PosedScene, i: int, p_WQ: np.ndarray, threshold: float,
-                      results: list) -> None:
+def _skip_mesh(scene: PosedScene, i: int) -> None:
     model = scene.model
-    shape = model.shapes[i]
-    if isinstance(shape, Mesh):
-        if model.geometry_ids[i] not in _logged_meshes:
-            _logged_meshes.add(model.geometry_ids[i])
-            _log.warning("compute_signed_distance_to_point skips mesh %s: a mesh has no "
-                         "inside; use Convex for a signed distance", model.names[i])
-        return
-    witness = signed_distance_to_point(shape, scene.X_WG[i], p_WQ)
-    if witness.distance <= threshold:
-        results.append(SignedDistanceToPoint(model.geometry_ids[i], witness.p_GN,
-                                             float(witness.distance), witness.grad_W,
-                                             bool(witness.is_grad_W_unique)))
+    if model.geometry_ids[i] not in _logged_meshes:
+        _logged_meshes.add(model.geometry_ids[i])
+        _log.warning("compute_signed_distance_to_point skips mesh %s: a mesh has no "
+                     "inside; use Convex for a signed distance", model.names[i])
 
 
 _FIELDS = ("id_G", "p_GN", "distance", "grad_W", "is_grad_W_unique")
 
 
 def _from_columns(scene: PosedScene, g: list, status: list, distance: list, unique: list,
-                  rows: list, p_WQ: np.ndarray, threshold: float) -> list[SignedDistanceToPoint]:
-    """Records from ``Model.points``'s columns; Python answers what C left (meshes)."""
-    ids = scene.model.geometry_ids
+                  rows: list) -> list[SignedDistanceToPoint]:
+    """Records from ``Model.points``'s columns, meshes (left by C) skipped and logged."""
+    ids, shapes = scene.model.geometry_ids, scene.model.shapes
     results = []
     for k, i in enumerate(g):
         if status[k] == native.OK:
             results.append(_signed_distance_to_point(ids[i], rows[2 * k], distance[k],
                                                      rows[2 * k + 1], unique[k]))
+        elif isinstance(shapes[i], Mesh):
+            _skip_mesh(scene, i)
         else:
-            _answer_in_python(scene, i, p_WQ, threshold, results)
+            raise RuntimeError(f"the compiled point kernel answered {shapes[i].type_name} "
+                               f"{scene.model.names[i]} with status {status[k]}")
     return results

@@ -2,7 +2,7 @@
 
 It converts shapes to FCL geometries and wraps FCL's pairwise distance and
 collision calls so that every known FCL trap is guarded in one place. Convex
-pairs are answered more accurately by ``convex_solver``; these wrappers are
+pairs are answered more accurately by the compiled kernels; these wrappers are
 for pairs that involve a non-convex Mesh (an FCL BVH of its triangles) and
 serve as a documented fallback.
 
@@ -16,9 +16,8 @@ in ``test/proximity/test_fcl_adapter.py``:
   spheres or ellipsoids with centres 1e-10 apart) or throw a C++
   ``std::logic_error`` that python-fcl does not translate, which aborts the
   whole process (two nearly coincident boxes). Neither can be caught from
-  Python. So overlapping convex primitives never reach FCL's EPA: an
-  unsigned distance (safe) detects the overlap and ``convex_solver``
-  answers it. Exceptions that a future python-fcl may raise are caught and
+  Python. So convex primitives never reach FCL's EPA: the compiled
+  kernels answer them. Exceptions that a future python-fcl may raise are caught and
   reported as ``RuntimeError`` naming the pair.
 * Solver choice: ``GST_INDEP`` collision reports negative or wrong
   penetration depths (concentric spheres: -0.04 for a true 0.2); we use
@@ -38,7 +37,7 @@ in ``test/proximity/test_fcl_adapter.py``:
   (mesh, shape) order whatever the argument order. BVH collision contacts
   carry negative depths with a normal flipped with the argument order. We
   use FCL only to find the triangles involved (``b1``/``b2``) and recompute
-  each triangle's answer exactly with ``convex_solver``.
+  each triangle's answer exactly with the compiled kernels.
 
 What a Mesh means here: its triangles, a surface. A shape inside a closed
 mesh without touching a triangle does not collide with it, and the
@@ -56,12 +55,8 @@ from collections.abc import Sequence
 import fcl
 import numpy as np
 
-from geometry_core.proximity.convex_solver import (
-    as_pose_matrix,
-    signed_distance_convex,
-    signed_distance_supports,
-)
-from geometry_core.proximity.support import PosedSupport
+from geometry_core.proximity import native
+from geometry_core.proximity.narrowphase import kernel_pair, solver_fallbacks
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.shapes import (
     Box,
@@ -194,16 +189,49 @@ def _is_bvh(geom) -> bool:
     return isinstance(geom, fcl.BVHModel)
 
 
-def _triangle_support(geom, X_WG: np.ndarray, index: int) -> PosedSupport:
-    mesh = _source(geom)
-    p_GV = mesh.vertices()[mesh.faces()[index]]
-    return PosedSupport.from_vertices_W(p_GV @ X_WG[:3, :3].T + X_WG[:3, 3])
+def as_pose_matrix(X, name: str = "X_WG") -> np.ndarray:
+    """Return a pose as a (4, 4) float array.
+
+    Accepts a (4, 4) array or an object with ``get_as_matrix4()`` (our
+    RigidTransform) or ``GetAsMatrix4()`` (Drake's).
+
+    Raises
+    ------
+    ValueError
+        If the result is not (4, 4) or holds NaN or infinity.
+    """
+    for method in ("get_as_matrix4", "GetAsMatrix4"):
+        if hasattr(X, method):
+            X = getattr(X, method)()
+            break
+    X = np.asarray(X, dtype=float)
+    if X.shape != (4, 4):
+        raise ValueError(f"{name} must have shape (4, 4), got {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return X
 
 
-def _side_support(geom, X_WG: np.ndarray, index: int) -> PosedSupport:
+def _side(geom, X_WG: np.ndarray, index: int) -> tuple[tuple, np.ndarray]:
+    """``(spec, pose)`` of one side of a pair: a mesh's triangle ``index`` or the shape."""
+    shape = _source(geom)
     if _is_bvh(geom):
-        return _triangle_support(geom, X_WG, index)
-    return PosedSupport(_source(geom), X_WG)
+        p_GV = shape.vertices()[shape.faces()[index]]
+        return native.triangle_spec(p_GV @ X_WG[:3, :3].T + X_WG[:3, 3])
+    return native.shape_spec(shape), X_WG
+
+
+def _sides_pair(geom_A, X_WA, index_A: int, geom_B, X_WB, index_B: int) -> PairWitness:
+    """The compiled kernels' answer for the two sides (triangles of meshes, or shapes)."""
+    spec_A, X_WA = _side(geom_A, X_WA, index_A)
+    spec_B, X_WB = _side(geom_B, X_WB, index_B)
+    status, witness = native.pair_of_specs(spec_A, X_WA, spec_B, X_WB)
+    if status == native.SEARCHED:
+        solver_fallbacks.count(_source(geom_A), _source(geom_B))
+    elif status != native.OK:
+        raise RuntimeError(f"the compiled kernels answered a {_source(geom_A).type_name}-"
+                           f"{_source(geom_B).type_name} triangle pair with status {status}")
+    return witness
 
 
 def _call_fcl(what: str, fn, *args):
@@ -254,11 +282,10 @@ def fcl_signed_distance(geom_A: fcl.CollisionGeometry, X_WA, geom_B: fcl.Collisi
     -------
     PairWitness
         Distance in metres (negative when overlapping), witnesses in W,
-        ``nhat_BA_W`` from B into A. For convex pairs the answer comes from
-        ``convex_solver`` where FCL is unsafe or inexact (overlaps); apart,
-        FCL's unsigned GJK distance is polished by ``convex_solver`` too
-        (FCL's own is off by up to ~3e-4 m for curved shapes). For a Mesh,
-        FCL finds the nearest triangle and ``convex_solver`` computes the
+        ``nhat_BA_W`` from B into A. Convex pairs are answered by the
+        compiled kernels (FCL is unsafe for overlaps and off by up to ~3e-4 m
+        for curved shapes when apart). For a Mesh, FCL finds the nearest
+        triangle and the compiled kernels compute the
         triangle's exact distance; an overlapping Mesh reports the deepest
         triangle overlap (see the module docstring).
 
@@ -276,7 +303,7 @@ def fcl_signed_distance(geom_A: fcl.CollisionGeometry, X_WA, geom_B: fcl.Collisi
     shape_A, shape_B = _source(geom_A), _source(geom_B)
     if not (_is_bvh(geom_A) or _is_bvh(geom_B)):
         # Convex pair: FCL adds nothing but risk (EPA hangs/aborts) and error.
-        return signed_distance_convex(shape_A, X_WA, shape_B, X_WB)
+        return kernel_pair(shape_A, X_WA, shape_B, X_WB)
     obj_A = fcl.CollisionObject(geom_A, fcl_transform(X_WA))
     obj_B = fcl.CollisionObject(geom_B, fcl_transform(X_WB))
     collision = _collide(obj_A, obj_B)
@@ -293,8 +320,7 @@ def fcl_signed_distance(geom_A: fcl.CollisionGeometry, X_WA, geom_B: fcl.Collisi
         index_A, index_B = result.b1, result.b2
     else:
         index_A = index_B = result.b1
-    return signed_distance_supports(_side_support(geom_A, X_WA, index_A),
-                                    _side_support(geom_B, X_WB, index_B))
+    return _sides_pair(geom_A, X_WA, index_A, geom_B, X_WB, index_B)
 
 
 def _deepest_contact(geom_A, X_WA, geom_B, X_WB, collision) -> PairWitness | None:
@@ -310,8 +336,7 @@ def _deepest_contact(geom_A, X_WA, geom_B, X_WB, collision) -> PairWitness | Non
         else:
             bvh_index = contact.b1 if contact.b1 >= 0 else contact.b2
             index_A = index_B = bvh_index
-        witness = signed_distance_supports(_side_support(geom_A, X_WA, index_A),
-                                           _side_support(geom_B, X_WB, index_B))
+        witness = _sides_pair(geom_A, X_WA, index_A, geom_B, X_WB, index_B)
         if best is None or witness.distance < best.distance:
             best = witness
     return best
@@ -338,7 +363,7 @@ def fcl_penetration(geom_A: fcl.CollisionGeometry, X_WA, geom_B: fcl.CollisionGe
         For BVH pairs the contacts are recomputed per triangle exactly (FCL
         reports negative depths there). This is the raw-FCL fallback: its
         depth is libccd's MPR estimate, off by up to tens of percent for
-        curved shapes; prefer ``signed_distance_convex``.
+        curved shapes; prefer the compiled kernels (``PairSolver``).
 
     Raises
     ------

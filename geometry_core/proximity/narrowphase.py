@@ -5,21 +5,24 @@ One table decides, for every pair kind, where its answer comes from:
 ==========================  ===============================================
 pair                        algorithm
 ==========================  ===============================================
-half space – any shape      exact, support function (``convex_solver``)
+half space – any shape      exact, support function (``csrc/convex_*.c``;
+                            a mesh by its lowest vertex)
 half space – half space     unsupported: ``ValueError``
-mesh – any shape            FCL on the mesh's triangles (``fcl_adapter``)
-sphere – any convex         exact, point distance (``exact_pairs``)
-capsule – capsule           exact, segment–segment (``exact_pairs``)
-box – box                   exact (``exact_pairs``)
+mesh – any shape            FCL finds the triangles, the compiled kernels
+                            answer each (``fcl_adapter``)
+sphere – any convex         exact, point distance (``csrc/exact.c``)
+capsule – capsule           exact, segment–segment (``csrc/exact.c``)
+box – box                   exact (``csrc/exact.c``)
 other convex pairs          support-function solver converged to ~1e-9 m
-                            (``convex_solver``), certified: an answer whose
+                            (``csrc/convex_*.c``), certified: an answer whose
                             distance the support functions do not reproduce
                             along its own normal, or whose normal g can
-                            ascend from (``ascent_gap``), is replaced by a
-                            direction search (``direction_search``; counted,
-                            logged)
+                            ascend from, is replaced by a direction search
+                            (``csrc/search.c``; counted, logged)
 ==========================  ===============================================
 
+Everything but the mesh row runs in the compiled kernels (``csrc/dispatch.c``
+holds the table); this module adds FCL for meshes and the fallback counter.
 The penetration, signed-distance and collision queries all read the same
 :class:`~geometry_core.proximity.witness.PairWitness`, so they cannot
 disagree about a pair.
@@ -28,26 +31,84 @@ disagree about a pair.
 from __future__ import annotations
 
 import logging
+import threading
 
 import numpy as np
 
-from geometry_core.proximity import convex_solver, exact_pairs
-from geometry_core.proximity.direction_search import (
-    ascent_gap,
-    certificate_gap,
-    search_signed_distance,
-)
+from geometry_core.proximity import native
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.shapes import HalfSpace, Mesh, Shape
-from geometry_core.tolerances import PAIR_CERTIFICATE_TOLERANCE
 
-__all__ = ["PairSolver", "solver_fallbacks"]
+__all__ = ["PairSolver", "FallbackCounter", "solver_fallbacks", "kernel_pair"]
 
 _log = logging.getLogger("geometry_core.proximity")
 
-#: How many iterative answers failed their certificate and were replaced by
-#: a direction search, since the process started (read by tests and tools).
-solver_fallbacks = 0
+HALFSPACES_UNDEFINED = ("the signed distance between two half spaces is undefined; "
+                        "filter the pair or anchor both (anchored pairs are skipped)")
+
+
+class FallbackCounter:
+    """How many solver answers failed their certificate and were replaced by a search.
+
+    Queries on one snapshot may run in several threads at once (snapshots
+    are thread-safe), so the count is kept under a lock: no increment is
+    lost. Read ``value``; tests and tools compare it before and after.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value = 0
+
+    @property
+    def value(self) -> int:
+        """The number of replaced answers counted so far."""
+        return self._value
+
+    def count(self, shape_A: Shape, shape_B: Shape) -> None:
+        """Count and log one solver answer replaced by the direction search."""
+        with self._lock:
+            self._value += 1
+            number = self._value
+        _log.warning("convex solver answer for %s-%s failed its certificate; "
+                     "using a direction search instead (fallback #%d)",
+                     shape_A.type_name, shape_B.type_name, number)
+
+
+#: Solver answers replaced by a direction search since the process started.
+solver_fallbacks = FallbackCounter()
+
+
+def kernel_pair(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape,
+                X_WB: np.ndarray) -> PairWitness:
+    """Return the compiled dispatcher's answer for two shapes that are not meshes.
+
+    Raises
+    ------
+    ValueError
+        For a pair of half spaces, whose distance is undefined, or a mesh.
+    RuntimeError
+        If the kernels could not certify an answer (a bug: the direction
+        search answers every bounded pair).
+    """
+    status, witness = native.pair(shape_A, X_WA, shape_B, X_WB)
+    if status == native.SEARCHED:
+        solver_fallbacks.count(shape_A, shape_B)
+    elif status == native.ERROR_HALFSPACES:
+        raise ValueError(HALFSPACES_UNDEFINED)
+    elif status == native.NOT_HANDLED:
+        raise ValueError(f"{shape_A.type_name}-{shape_B.type_name}: mesh pairs go through FCL "
+                         "(PairSolver.signed_distance), not the compiled kernels alone")
+    elif status != native.OK:
+        raise RuntimeError(f"the compiled kernels answered {shape_A.type_name}-"
+                           f"{shape_B.type_name} with status {status}")
+    return witness
+
+
+def _halfspace_mesh(X_WH: np.ndarray, mesh: Mesh, X_WM: np.ndarray) -> PairWitness:
+    """Half space H (A) and a mesh: exact, from the mesh's lowest vertex."""
+    _, witness = native.pair_of_specs((native.HALFSPACE, (0.0, 0.0, 0.0), None), X_WH,
+                                      native.vertices_spec(mesh.vertices()), X_WM, "halfspace")
+    return witness
 
 
 class PairSolver:
@@ -66,13 +127,12 @@ class PairSolver:
             For a pair of half spaces, whose distance is undefined.
         """
         shape_A, shape_B = self._shapes[i], self._shapes[j]
-        if isinstance(shape_A, HalfSpace) or isinstance(shape_B, HalfSpace):
-            if isinstance(shape_A, HalfSpace) and isinstance(shape_B, HalfSpace):
-                raise ValueError("the signed distance between two half spaces is undefined; "
-                                 "filter the pair or anchor both (anchored pairs are skipped)")
-            if isinstance(shape_A, HalfSpace):
-                return convex_solver.signed_distance_halfspace(X_WA, shape_B, X_WB)
-            return convex_solver.signed_distance_halfspace(X_WB, shape_A, X_WA).swapped()
+        if isinstance(shape_A, HalfSpace) and isinstance(shape_B, HalfSpace):
+            raise ValueError(HALFSPACES_UNDEFINED)
+        if isinstance(shape_A, HalfSpace) and isinstance(shape_B, Mesh):
+            return _halfspace_mesh(X_WA, shape_B, X_WB)
+        if isinstance(shape_A, Mesh) and isinstance(shape_B, HalfSpace):
+            return _halfspace_mesh(X_WB, shape_A, X_WA).swapped()
         if isinstance(shape_A, Mesh) or isinstance(shape_B, Mesh):
             # fcl takes ~0.1 s to import and only meshes need it: import it
             # when the first mesh pair comes, not with the library.
@@ -80,20 +140,7 @@ class PairSolver:
 
             return fcl_adapter.fcl_signed_distance(self._fcl_geometry(i), X_WA,
                                                    self._fcl_geometry(j), X_WB)
-        exact = exact_pairs.signed_distance_pair(shape_A, X_WA, shape_B, X_WB)
-        if exact is not None:
-            return exact
-        answer = convex_solver.signed_distance_convex(shape_A, X_WA, shape_B, X_WB)
-        # The certificate proves g(n) equals the answer; the ascent test that
-        # n is a local maximum of g (an answer too deep passes the first alone).
-        # As csrc/dispatch.c; `not <=` also sends a NaN gap to the search.
-        gap = certificate_gap(shape_A, X_WA, shape_B, X_WB, answer)
-        if gap <= PAIR_CERTIFICATE_TOLERANCE:
-            gap = max(gap, ascent_gap(shape_A, X_WA, shape_B, X_WB, answer))
-        if not gap <= PAIR_CERTIFICATE_TOLERANCE:
-            count_fallback(shape_A, shape_B, gap)
-            answer = search_signed_distance(shape_A, X_WA, shape_B, X_WB, answer.nhat_BA_W)
-        return answer
+        return kernel_pair(shape_A, X_WA, shape_B, X_WB)
 
     def _fcl_geometry(self, i: int):
         from geometry_core.proximity import fcl_adapter
@@ -102,13 +149,3 @@ class PairSolver:
         if geometry is None:
             geometry = self._fcl[i] = fcl_adapter.fcl_geometry(self._shapes[i])
         return geometry
-
-
-def count_fallback(shape_A: Shape, shape_B: Shape, gap: float | None = None) -> None:
-    """Count and log one solver answer replaced by the direction search."""
-    global solver_fallbacks
-    solver_fallbacks += 1
-    by = "" if gap is None else f" by {gap:.3g} m"
-    _log.warning("convex solver answer for %s-%s failed its certificate%s; "
-                 "using a direction search instead (fallback #%d)",
-                 shape_A.type_name, shape_B.type_name, by, solver_fallbacks)

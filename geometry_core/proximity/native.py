@@ -1,10 +1,10 @@
-"""The compiled kernels, if they were built, and the conversions they need.
+"""The compiled kernels' Python face: shapes as the kernels read them, and their answers.
 
-``geometry_core._native`` (see :mod:`geometry_core.compiled`) answers
-pairs, points and the broadphase with the same algorithms and tolerances as
-the pure-Python modules. When it is missing, or ``GEOMETRY_CORE_NATIVE=0`` is
-set, every query runs the pure-Python code instead, with the same answers,
-slower. ``AVAILABLE`` and ``REASON`` say which path is in use.
+``geometry_core._native`` (see :mod:`geometry_core.compiled`) is the one
+implementation of the pair, point and broadphase kernels. This module turns
+shapes into the specs those kernels read (hulls cached per Convex), turns
+their tuples into :class:`PairWitness` / :class:`PointWitness`, and names
+their status codes.
 
 Imports numpy and the shapes only.
 """
@@ -29,14 +29,13 @@ from geometry_core.shapes import (
     Sphere,
 )
 
-__all__ = ["AVAILABLE", "REASON", "shape_spec", "pair", "point"]
+__all__ = ["shape_spec", "triangle_spec", "vertices_spec", "pair", "pair_of_specs", "point"]
 
 SPHERE, BOX, CYLINDER, CAPSULE, ELLIPSOID, HALFSPACE, CONVEX, MESH = range(8)
 #: Status codes of the kernels (csrc/gc.h).
 OK, NOT_HANDLED, UNCERTIFIED, ERROR_HALFSPACES, SEARCHED = range(5)
 
 _native = compiled.native
-AVAILABLE, REASON = compiled.AVAILABLE, compiled.REASON
 
 _HULLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -78,29 +77,83 @@ def shape_spec(shape: Shape) -> tuple:
     raise TypeError(f"no native form for {type(shape).__name__}")
 
 
+def triangle_spec(p_WV: np.ndarray) -> tuple[tuple, np.ndarray]:
+    """``(spec, X_WT)`` of one triangle (rows of ``p_WV``, in W) as a flat hull.
+
+    The frame T sits at the triangle's centroid, axes of W, so the hull's
+    size (which scales the kernels' tolerances) is the triangle's, not its
+    distance from Wo. Both windings are faces: a triangle has two sides.
+    """
+    p_WV = np.asarray(p_WV, dtype=np.float64)
+    p_WTo = p_WV.mean(axis=0)
+    vertices = np.ascontiguousarray(p_WV - p_WTo)
+    normal = np.cross(vertices[1] - vertices[0], vertices[2] - vertices[0])
+    normal = normal / np.linalg.norm(normal)
+    normals = np.ascontiguousarray([normal, -normal])
+    offsets = np.ascontiguousarray(normals @ vertices[0])
+    triangles = np.array([[0, 1, 2], [0, 2, 1]], dtype=np.int32)
+    size = float(np.max(np.linalg.norm(vertices, axis=1)))
+    X_WT = np.eye(4)
+    X_WT[:3, 3] = p_WTo
+    return (CONVEX, (0.0, 0.0, 0.0), (vertices, triangles, normals, offsets, size)), X_WT
+
+
+def vertices_spec(p_GV: np.ndarray) -> tuple:
+    """Spec of a point set without faces: enough for the support function alone.
+
+    A half space's distance to a mesh is its distance to the lowest vertex,
+    so ``gc_halfspace_pair`` needs only the vertices (kernel ``"halfspace"``).
+    """
+    vertices = np.ascontiguousarray(p_GV, dtype=np.float64)
+    size = float(np.max(np.linalg.norm(vertices, axis=1)))
+    return CONVEX, (0.0, 0.0, 0.0), (vertices, np.zeros((0, 3), dtype=np.int32),
+                                     np.zeros((0, 3)), np.zeros(0), size)
+
+
 def _pose(X: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(X, dtype=np.float64)
 
 
 def pair(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape, X_WB: np.ndarray,
-         kernel: str = "auto") -> tuple[int, PairWitness]:
-    """``(status, witness)`` of one pair from the compiled kernels (tests, tools).
+         kernel: str = "auto", seed: np.ndarray | None = None) -> tuple[int, PairWitness]:
+    """``(status, witness)`` of one pair from the compiled kernels.
 
-    ``kernel`` picks ``"auto"`` (the dispatcher), ``"exact"``, ``"convex"`` or
-    ``"halfspace"`` (A a half space). ``status`` is one of the module's
-    ``OK``, ``NOT_HANDLED``, ``UNCERTIFIED``, ``ERROR_HALFSPACES``.
+    ``kernel`` picks ``"auto"`` (the dispatcher: half spaces, exact pairs,
+    the certified convex solver, the direction search), ``"exact"``,
+    ``"convex"`` (the solver and its certificate, without the search),
+    ``"search"`` (the direction search alone, from direction ``seed`` if
+    given) or ``"halfspace"`` (A a half space). ``status`` is one of the module's
+    ``OK``, ``NOT_HANDLED``, ``UNCERTIFIED``, ``ERROR_HALFSPACES``,
+    ``SEARCHED``.
     """
+    return pair_of_specs(shape_spec(shape_A), X_WA, shape_spec(shape_B), X_WB, kernel, seed)
+
+
+def pair_of_specs(spec_A: tuple, X_WA: np.ndarray, spec_B: tuple, X_WB: np.ndarray,
+                  kernel: str = "auto", seed: np.ndarray | None = None
+                  ) -> tuple[int, PairWitness]:
+    """:func:`pair` for shapes given as specs (:func:`shape_spec`, :func:`triangle_spec`)."""
+    if seed is not None:
+        seed = np.ascontiguousarray(seed, dtype=np.float64)
     status, distance, p_WCa, p_WCb, nhat, unique = _native.pair(
-        shape_spec(shape_A), _pose(X_WA), shape_spec(shape_B), _pose(X_WB), kernel)
+        spec_A, _pose(X_WA), spec_B, _pose(X_WB), kernel, seed)
     return status, PairWitness(distance, np.array(p_WCa), np.array(p_WCb), np.array(nhat),
                                unique)
 
 
 def point(shape: Shape, X_WG: np.ndarray, p_WQ: np.ndarray) -> tuple[int, PointWitness]:
-    """``(status, witness)`` of one point from the compiled kernels (tests, tools)."""
+    """``(status, witness)`` of one point from the compiled kernels (``NOT_HANDLED`` for a mesh)."""
     status, distance, p_GN, grad_W, unique = _native.point(
         shape_spec(shape), _pose(X_WG), np.ascontiguousarray(p_WQ, dtype=np.float64))
     return status, PointWitness(distance, np.array(p_GN), np.array(grad_W), unique)
+
+
+def ascent_gap(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape, X_WB: np.ndarray,
+               distance: float, nhat_BA_W: np.ndarray) -> float:
+    """How far ``nhat_BA_W`` is from a local maximum of g (<= round-off at one; tests)."""
+    return _native.ascent_gap(shape_spec(shape_A), _pose(X_WA), shape_spec(shape_B),
+                              _pose(X_WB), float(distance),
+                              np.ascontiguousarray(nhat_BA_W, dtype=np.float64))
 
 
 def support_value(shape: Shape, X_WG: np.ndarray, d_W: np.ndarray) -> float:
@@ -114,8 +167,8 @@ class PairAnswers:
 
     ``i``, ``j``, ``status`` lists of int; ``distance`` list of float;
     ``unique`` list of bool; ``pa``, ``pb``, ``n`` lists of (3,) arrays (the
-    witnesses and ``nhat_BA_W``, rows of one array). ``all_ok`` when no pair
-    was left to Python; ``searched`` counts direction-search answers.
+    witnesses and ``nhat_BA_W``, rows of one array). ``all_ok`` when every
+    pair was answered; ``searched`` counts direction-search answers.
     """
 
     __slots__ = ("i", "j", "status", "distance", "unique", "pa", "pb", "n", "all_ok",
@@ -130,9 +183,7 @@ class PairAnswers:
 
 
 def build_model(shapes, frame_slot: np.ndarray, X_FG: np.ndarray, filtered_keys: np.ndarray):
-    """A ``_native.Model`` of one collision model's geometries (None without the kernels)."""
-    if _native is None:
-        return None
+    """A ``_native.Model`` of one collision model's geometries."""
     size = len(shapes)
     kinds = np.empty(size, dtype=np.int32)
     sizes = np.zeros((size, 3))

@@ -15,17 +15,7 @@ __all__ = ["compute_point_pair_penetration"]
 
 
 def compute_point_pair_penetration(scene: PosedScene) -> list[PenetrationAsPointPair]:
-    ids = scene.model.geometry_ids
-    records = scene.answered_pairs(0.0, 0.0, strict=True, local=False)
-    if records is not None:
-        return _from_records(scene, records)
-    results = []
-    for i, j in zip(*scene.candidates(0.0)):
-        witness = scene.signed_distance(int(i), int(j))
-        if witness.distance < 0.0:
-            results.append(PenetrationAsPointPair(ids[i], ids[j], witness.p_WCa, witness.p_WCb,
-                                                  witness.nhat_BA_W, -witness.distance))
-    return results
+    return _from_records(scene, scene.answered_pairs(0.0, 0.0, strict=True, local=False))
 
 
 _FIELDS = ("id_A", "id_B", "p_WCa", "p_WCb", "nhat_BA_W", "depth")
@@ -46,8 +36,8 @@ def _from_records(scene: PosedScene, answers: native.PairAnswers
             results.append(_penetration(ids[i], ids[j], answers.pa[k], answers.pb[k],
                                         answers.n[k], depth[k]))
             continue
-        # Left to Python by the compiled kernels (meshes, an uncertified
-        # iterative answer, two half spaces: that one raises here).
+        # Left to Python by the compiled kernels (meshes through FCL; two
+        # half spaces, which raise here).
         witness = scene.signed_distance(i, j)
         if witness.distance < 0.0:
             results.append(PenetrationAsPointPair(ids[i], ids[j], witness.p_WCa, witness.p_WCb,

@@ -42,15 +42,7 @@ def compute_signed_distance_pairwise_closest_points(
         raise ValueError("max_distance must be a number, got NaN")
     records = scene.answered_pairs(max(max_distance, 0.0), max_distance, strict=False,
                                    local=True)
-    if records is not None:
-        return _from_records(scene, records, max_distance)
-    results = []
-    for i, j in zip(*scene.candidates(max(max_distance, 0.0))):
-        i, j = int(i), int(j)
-        witness = scene.signed_distance(i, j)
-        if witness.distance <= max_distance:
-            results.append(_pair(scene, i, j, witness))
-    return results
+    return _from_records(scene, records, max_distance)
 
 
 _FIELDS = ("id_A", "id_B", "p_ACa", "p_BCb", "distance", "nhat_BA_W", "is_nhat_BA_W_unique")
@@ -71,8 +63,8 @@ def _from_records(scene: PosedScene, answers: native.PairAnswers,
                                                  answers.distance[k], answers.n[k],
                                                  answers.unique[k]))
             continue
-        # Left to Python by the compiled kernels (meshes, an uncertified
-        # iterative answer, two half spaces: that one raises here).
+        # Left to Python by the compiled kernels (meshes through FCL; two
+        # half spaces, which raise here).
         witness = scene.signed_distance(i, j)
         if witness.distance <= max_distance:
             results.append(_pair(scene, i, j, witness))

@@ -37,7 +37,6 @@ class PoseTable:
         # Per slot: the frame's name, and source::frame for "no pose" messages.
         self._names = ["world"]
         self._scoped_names = ["world"]
-        self._levels: list[np.ndarray] | None = None
         self._parent_slot32: np.ndarray | None = None  # int32 parents, for compiled.native
 
     def __len__(self) -> int:
@@ -53,7 +52,6 @@ class PoseTable:
         self._names.append(name)
         self._scoped_names.append(scoped_name)
         self._size = slot + 1
-        self._levels = None
         self._parent_slot32 = None
         return slot
 
@@ -73,10 +71,7 @@ class PoseTable:
     def copy_rows(self, slots: list[int], matrices: list[np.ndarray]) -> None:
         """Set the rows ``slots`` to ``matrices``: valid 4x4 poses (a RigidTransform's own)."""
         if slots:
-            if compiled.AVAILABLE:
-                compiled.native.copy_poses(self._X_PF, slots, matrices)
-            else:
-                self._X_PF[slots] = matrices
+            compiled.native.copy_poses(self._X_PF, slots, matrices)
             self._has_pose[slots] = True
 
     def set_rows(self, slots: np.ndarray, X_PF: np.ndarray) -> None:
@@ -115,14 +110,10 @@ class PoseTable:
         self._require_poses(has_pose)
         X_WF = np.broadcast_to(self._X_PF[:n], (X_PF.shape[0], n, 4, 4)).copy()
         X_WF[:, slots] = X_PF
-        if compiled.AVAILABLE:
-            # The composition query_object uses, so a batch answer equals a
-            # single query's to the bit.
-            for k in range(X_WF.shape[0]):
-                X_WF[k] = self._compose(X_WF[k])
-            return X_WF
-        for level in self._frame_levels():
-            X_WF[:, level] = X_WF[:, self._parent_slot[level]] @ X_WF[:, level]
+        # The composition query_object uses, so a batch answer equals a
+        # single query's to the bit.
+        for k in range(X_WF.shape[0]):
+            X_WF[k] = self._compose(X_WF[k])
         return X_WF
 
     def _validate_pose_rows(self, X_PF: np.ndarray, slots: np.ndarray) -> None:
@@ -176,31 +167,16 @@ class PoseTable:
 
     def _compose(self, X_PF: np.ndarray) -> np.ndarray:
         """World poses of all n frame slots from their poses in their parents (a new array)."""
-        if compiled.AVAILABLE:
-            parents = self._parent_slot32
-            if parents is None or len(parents) != len(X_PF):
-                parents = self._parent_slot32 = np.ascontiguousarray(
-                    self._parent_slot[:len(X_PF)], dtype=np.int32)
-            X_WF = np.frombuffer(compiled.native.compose_world(X_PF, parents),
-                                 dtype=np.float64).reshape(-1, 4, 4)
-            return X_WF.copy()
-        X_WF = X_PF.copy()
-        for level in self._frame_levels():
-            X_WF[level] = X_WF[self._parent_slot[level]] @ X_WF[level]
-        return X_WF
+        parents = self._parent_slot32
+        if parents is None or len(parents) != len(X_PF):
+            parents = self._parent_slot32 = np.ascontiguousarray(
+                self._parent_slot[:len(X_PF)], dtype=np.int32)
+        X_WF = np.frombuffer(compiled.native.compose_world(X_PF, parents),
+                             dtype=np.float64).reshape(-1, 4, 4)
+        return X_WF.copy()
 
     def _require_poses(self, has_pose: np.ndarray) -> None:
         if not has_pose.all():
             missing = [self._scoped_names[s] for s in np.flatnonzero(~has_pose)]
             raise ValueError(f"no pose has been set for frame(s) {', '.join(missing)}; "
                              "call set_poses() first")
-
-    def _frame_levels(self) -> list[np.ndarray]:
-        """Slots grouped by depth >= 2 (depth-1 frames hang off the world: X_WF = X_PF)."""
-        if self._levels is None:
-            n = self._size
-            depth = np.zeros(n, dtype=np.intp)
-            for slot in range(1, n):
-                depth[slot] = depth[self._parent_slot[slot]] + 1
-            self._levels = [np.flatnonzero(depth == d) for d in range(2, int(depth.max()) + 1)]
-        return self._levels

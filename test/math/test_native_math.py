@@ -1,21 +1,20 @@
-"""The compiled single-object kernels (csrc/rotation.c) against their Python twins.
+"""The compiled single-object kernels (csrc/rotation.c) against references that share no code.
 
-``geometry_core.math._scalar`` runs each array-valued operation in C when
-the extension is built and in Python otherwise; both must give the same
-answers to round-off, refuse the same inputs, and accept arrays in any
-memory layout (the C reads strided views in place).
+``geometry_core.math._scalar`` runs each array-valued operation as one call
+into csrc/rotation.c, the only implementation. Here they are checked against
+scipy's rotations (roll-pitch-yaw as extrinsic x-y-z, quaternions) and
+numpy's linear algebra, to round-off; they must refuse bad input, and accept
+arrays in any memory layout (the C reads strided views in place).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
-from geometry_core.compiled import native
 from geometry_core.math import _scalar
 from geometry_core.tolerances import USER_ROTATION_TOLERANCE
-
-pytestmark = pytest.mark.skipif(native is None, reason="compiled kernels not built")
 
 ROUND_OFF = 4e-16
 
@@ -29,52 +28,66 @@ def _poses(rng, n):
                                      *rng.uniform(-2.0, 2.0, 3).tolist()) for _ in range(n)]
 
 
-def test_constructions_match_the_python_formulas():
+def _scipy_rpy(r, p, y) -> np.ndarray:
+    # Drake's RollPitchYaw: R = Rz(y) Ry(p) Rx(r), scipy's extrinsic "xyz".
+    return Rotation.from_euler("xyz", [r, p, y]).as_matrix()
+
+
+def _scipy_quaternion(q: np.ndarray) -> np.ndarray:
+    # Scaled first so that scipy's norm cannot overflow; scipy takes x, y, z, w.
+    q = q / np.max(np.abs(q))
+    return Rotation.from_quat([q[1], q[2], q[3], q[0]]).as_matrix()
+
+
+def _same_quaternion(q_wxyz: np.ndarray, R: np.ndarray, atol: float) -> None:
+    """q is R's unit quaternion (w, x, y, z), either sign."""
+    x, y, z, w = Rotation.from_matrix(R[:3, :3]).as_quat()
+    expected = np.array([w, x, y, z])
+    sign = 1.0 if expected @ q_wxyz >= 0.0 else -1.0
+    np.testing.assert_allclose(q_wxyz, sign * expected, atol=atol)
+
+
+def test_constructions_match_scipy():
     rng = np.random.default_rng(0)
     for _ in range(200):
         r, p, y = rng.uniform(-7.0, 7.0, 3).tolist()
         position = rng.uniform(-3.0, 3.0, 3)
-        np.testing.assert_allclose(_scalar.matrix3_from_rpy(r, p, y),
-                                   _scalar._py_matrix3_from_rpy(r, p, y), atol=ROUND_OFF)
-        np.testing.assert_allclose(_scalar.matrix4_from_rpy(r, p, y, *position.tolist()),
-                                   _scalar._py_matrix4_from_rpy(r, p, y, *position.tolist()),
-                                   atol=ROUND_OFF)
+        R = _scipy_rpy(r, p, y)
+        np.testing.assert_allclose(_scalar.matrix3_from_rpy(r, p, y), R, atol=4 * ROUND_OFF)
+        X = _scalar.matrix4_from_rpy(r, p, y, *position.tolist())
+        np.testing.assert_allclose(X[:3, :3], R, atol=4 * ROUND_OFF)
+        np.testing.assert_array_equal(X[:3, 3], position)
+        np.testing.assert_array_equal(X[3], [0.0, 0.0, 0.0, 1.0])
         q = rng.standard_normal(4) * 10.0 ** rng.uniform(-10, 300)
-        np.testing.assert_allclose(
-            _scalar.matrix3_from_quaternion(q, 0.0),
-            _scalar._py_matrix3_from_quaternion(q, 0.0), atol=ROUND_OFF)
-        np.testing.assert_allclose(
-            _scalar.matrix4_from_quaternion(q, 0.0, position),
-            _scalar._py_matrix4_from_quaternion(q, 0.0, position),
-            atol=4 * ROUND_OFF)
+        R_q = _scipy_quaternion(q)
+        np.testing.assert_allclose(_scalar.matrix3_from_quaternion(q, 0.0), R_q, atol=4 * ROUND_OFF)
+        X_q = _scalar.matrix4_from_quaternion(q, 0.0, position)
+        np.testing.assert_allclose(X_q[:3, :3], R_q, atol=4 * ROUND_OFF)
+        np.testing.assert_array_equal(X_q[:3, 3], position)
 
 
-def test_both_refuse_what_the_python_checks_must_name():
+def test_bad_quaternions_and_positions_are_refused():
     zero, nan = np.zeros(4), np.array([1.0, np.nan, 0.0, 0.0])
     for q in (zero, nan):
         assert _scalar.matrix3_from_quaternion(q, 0.0) is None
-        assert _scalar._py_matrix3_from_quaternion(q, 0.0) is None
     bad_p = np.array([0.0, np.inf, 0.0])
-    assert _scalar.matrix4_from_quaternion(np.array([1.0, 0, 0, 0]), 0.0,
-                                           bad_p) is None
-    assert _scalar._py_matrix4_from_quaternion(np.array([1.0, 0, 0, 0]), 0.0,
-                                               bad_p) is None
+    assert _scalar.matrix4_from_quaternion(np.array([1.0, 0, 0, 0]), 0.0, bad_p) is None
 
 
-def test_conversions_products_inverses_and_checks_match():
+def test_conversions_products_inverses_and_checks_match_numpy_and_scipy():
     rng = np.random.default_rng(1)
     for A, B in zip(_rotations(rng, 100) + _poses(rng, 100),
                     _rotations(rng, 100) + _poses(rng, 100)):
-        np.testing.assert_allclose(_scalar.multiply(A, B), _scalar._py_multiply(A, B),
-                                   atol=4 * ROUND_OFF)
-        np.testing.assert_allclose(_scalar.invert(A), _scalar._py_invert(A), atol=4 * ROUND_OFF)
-        np.testing.assert_allclose(_scalar.quaternion_of(A), _scalar._py_quaternion_of(A),
-                                   atol=ROUND_OFF)
-        np.testing.assert_allclose(_scalar.rpy_of(A), _scalar._py_rpy_of(A), atol=4 * ROUND_OFF)
-        assert _scalar.identity_errors(A) == pytest.approx(_scalar._py_identity_errors(A),
-                                                           abs=ROUND_OFF)
-        assert _scalar.max_abs_difference(A, B) == pytest.approx(
-            _scalar._py_max_abs_difference(A, B), abs=ROUND_OFF)
+        np.testing.assert_allclose(_scalar.multiply(A, B), A @ B, atol=4 * ROUND_OFF)
+        np.testing.assert_allclose(_scalar.invert(A), np.linalg.inv(A), atol=8 * ROUND_OFF)
+        _same_quaternion(_scalar.quaternion_of(A), A, atol=4 * ROUND_OFF)
+        # The roll-pitch-yaw read back gives the rotation again.
+        np.testing.assert_allclose(_scalar.matrix3_from_rpy(*_scalar.rpy_of(A)), A[:3, :3],
+                                   atol=16 * ROUND_OFF)
+        rotation, translation = _scalar.identity_errors(A)
+        assert rotation == np.max(np.abs(A[:3, :3] - np.eye(3)))
+        assert translation == (np.max(np.abs(A[:3, 3])) if A.shape == (4, 4) else 0.0)
+        assert _scalar.max_abs_difference(A, B) == np.max(np.abs(A[:3] - B[:3]))
         assert _scalar.rotation_status(A, USER_ROTATION_TOLERANCE) == 0
 
 
@@ -83,9 +96,8 @@ def test_conversions_products_inverses_and_checks_match():
     (2, np.diag([1.0, 1.0, 1.1])),
     (3, np.diag([1.0, 1.0, -1.0])),
 ])
-def test_rotation_status_names_the_same_fault(status, M):
+def test_rotation_status_names_the_fault(status, M):
     assert _scalar.rotation_status(M, USER_ROTATION_TOLERANCE) == status
-    assert _scalar._py_rotation_status(M, USER_ROTATION_TOLERANCE) == status
 
 
 def test_strided_arrays_give_the_same_answer():
@@ -103,19 +115,20 @@ def test_strided_arrays_give_the_same_answer():
     assert _scalar.max_abs_difference(X_F, X) == pytest.approx(0.0, abs=ROUND_OFF)
 
 
-def test_assembled_poses_and_rpy_quaternions_match():
+def test_assembled_poses_and_rpy_quaternions():
     rng = np.random.default_rng(3)
     for R, X in zip(_rotations(rng, 50), _poses(rng, 50)):
         p = rng.uniform(-2.0, 2.0, 3)
         for rotation, translation in ((R, p), (X, p), (R, X), (X, X)):
-            np.testing.assert_array_equal(_scalar.assemble(rotation, translation),
-                                          _scalar._py_assemble(rotation, translation))
+            expected = np.eye(4)
+            expected[:3, :3] = rotation[:3, :3]
+            expected[:3, 3] = translation[:3, 3] if translation.shape == (4, 4) else translation
+            np.testing.assert_array_equal(_scalar.assemble(rotation, translation), expected)
         r, pitch, y = rng.uniform(-7.0, 7.0, 3).tolist()
-        np.testing.assert_allclose(_scalar.rpy_quaternion(r, pitch, y),
-                                   _scalar._py_rpy_quaternion(r, pitch, y), atol=ROUND_OFF)
+        _same_quaternion(_scalar.rpy_quaternion(r, pitch, y), _scipy_rpy(r, pitch, y),
+                         atol=4 * ROUND_OFF)
     bad = np.array([0.0, np.nan, 0.0])
     assert _scalar.assemble(np.eye(3), bad) is None
-    assert _scalar._py_assemble(np.eye(3), bad) is None
 
 
 def test_polar_rotation_is_the_svd_projection_where_it_answers():

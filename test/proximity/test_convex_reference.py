@@ -16,11 +16,16 @@ Imported by test_convex_solver.py and test_convex_solver_drake.py.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 from scipy.optimize import minimize
 
-from geometry_core.proximity.support import support_value_W
-from geometry_core.shapes import Box, Cylinder, Ellipsoid, Sphere
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_support import support_value_W  # noqa: E402
+
+from geometry_core.shapes import Box, Cylinder, Ellipsoid, Sphere  # noqa: E402
 
 
 def fibonacci_directions(n: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Accuracy evidence for convex_solver: exact formulas and a converged reference.
+"""Accuracy evidence for the convex kernels (csrc/): exact formulas and a converged reference.
 
 (a) Analytic cases with exact answers (parallel and coaxial cylinders,
     a cylinder lying on a box, an ellipsoid on a half space, a capsule over
@@ -10,13 +10,12 @@
 The differential tests against Drake and raw FCL live in
 test_convex_solver_drake.py.
 
-Run with ``-s`` to see the per-pair error and timing tables.
+Run with ``-s`` to see the per-pair error table.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -24,14 +23,12 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernel_calls import convex_pair as signed_distance_convex  # noqa: E402
+from kernel_calls import halfspace_pair as signed_distance_halfspace  # noqa: E402
+from reference_support import support_value_W  # noqa: E402
 from test_convex_reference import reference_signed_distance  # noqa: E402
 
-from geometry_core.proximity.convex_solver import (  # noqa: E402
-    as_pose_matrix,
-    signed_distance_convex,
-    signed_distance_halfspace,
-)
-from geometry_core.proximity.support import support_value_W  # noqa: E402
+from geometry_core.proximity.narrowphase import PairSolver  # noqa: E402
 from geometry_core.shapes import (  # noqa: E402
     Box,
     Capsule,
@@ -62,8 +59,8 @@ def _check_witness(w, shape_A, X_WA, shape_B, X_WB, tol=1e-9):
     n = w.nhat_BA_W
     assert abs(np.linalg.norm(n) - 1.0) < 1e-12
     np.testing.assert_allclose(w.p_WCa - w.p_WCb, w.distance * n, atol=tol)
-    assert abs(n @ w.p_WCa + support_value_W(shape_A, X_WA, -n)) < tol
-    assert abs(n @ w.p_WCb - support_value_W(shape_B, X_WB, n)) < tol
+    assert abs(n @ w.p_WCa + support_value_W(shape_A, X_WA, -n)[0]) < tol
+    assert abs(n @ w.p_WCb - support_value_W(shape_B, X_WB, n)[0]) < tol
 
 
 def _in_common_frame(X_WA, X_WB, seed):
@@ -99,6 +96,42 @@ def test_cylinder_lying_on_a_box(gap):
     _check_witness(w, A, X_WA, B, X_WB)
 
 
+def _last_bits_changed(X: np.ndarray, rng, count: int = 3) -> np.ndarray:
+    """X with ``count`` entries of its top three rows moved by one ulp."""
+    Y = X.copy()
+    for _ in range(count):
+        i, j = rng.integers(3), rng.integers(4)
+        Y[i, j] = np.nextafter(Y[i, j], np.inf if rng.uniform() < 0.5 else -np.inf)
+    return Y
+
+
+@pytest.mark.parametrize("gap", [0.3, 1e-6, -0.05, -0.2])
+def test_answers_do_not_depend_on_the_last_bit_of_the_poses(gap):
+    """Parallel sides (a ridge of both support functions), one ulp of pose apart.
+
+    A pose composed with another BLAS (reference BLAS rounds without fused
+    multiply-adds, OpenBLAS's kernels with them, each CPU in its own order)
+    differs in its last bits. Debian's numpy 1.24 with reference BLAS once
+    made the pure-Python solver's EPA, started from a Qhull hull of 26
+    support points computed through numpy, triangulate the coplanar cap rim
+    differently and stop after one step at -0.0471 m for this -0.05 m pair.
+    The compiled kernels take no numpy product on the way and start EPA from
+    GJK's simplex; every perturbation must give the exact answer.
+    """
+    rng = np.random.default_rng(31)
+    cases = [(Cylinder(0.2, 1.0), _X([0.5 + gap, 0.0, 0.05]), Cylinder(0.3, 0.8), _X(), 0),
+             (Cylinder(0.1, 0.6), _X([0.05, -0.1, 0.3 + gap], _rot_y(np.pi / 2)),
+              Box(1.0, 1.0, 0.4), _X(), 2)]
+    for A, X_WA, B, X_WB, axis in cases:
+        for seed in range(4):
+            X_WA_moved, X_WB_moved, R = _in_common_frame(X_WA, X_WB, seed)
+            for _ in range(20):
+                a, b = _last_bits_changed(X_WA_moved, rng), _last_bits_changed(X_WB_moved, rng)
+                w = signed_distance_convex(A, a, B, b)
+                assert abs(w.distance - gap) < EXACT, (seed, w.distance)
+                assert 1.0 - w.nhat_BA_W @ R[:, axis] < 1e-12
+
+
 @pytest.mark.parametrize("height", [0.9, 0.2, -0.1])
 def test_ellipsoid_on_a_half_space_is_exact(height):
     rng = np.random.default_rng(11)
@@ -127,7 +160,7 @@ def test_half_space_with_every_shape_and_a_tilted_plane():
                   Ellipsoid(0.1, 0.2, 0.3), Convex.from_points(rng.normal(size=(10, 3)))):
         X_WB = _X(rng.normal(size=3) * 0.3, Rotation.random(random_state=rng).as_matrix())
         w = signed_distance_halfspace(X_WH, shape, X_WB)
-        exact = -support_value_W(shape, X_WB, -n_W) - n_W @ X_WH[:3, 3]
+        exact = -support_value_W(shape, X_WB, -n_W)[0] - n_W @ X_WH[:3, 3]
         assert abs(w.distance - exact) < EXACT
         np.testing.assert_allclose(w.nhat_BA_W, -n_W, atol=1e-15)
         assert abs(n_W @ (w.p_WCa - X_WH[:3, 3])) < EXACT
@@ -140,7 +173,7 @@ def test_half_space_with_a_mesh_uses_its_lowest_vertex(tmp_path):
     trimesh.creation.torus(0.3, 0.1).export(path)
     mesh = Mesh(str(path))
     X_WB = _X([0, 0, 0.05], Rotation.from_rotvec([0.3, 0.2, 0.0]).as_matrix())
-    w = signed_distance_halfspace(_X(), mesh, X_WB)
+    w = PairSolver((HalfSpace(), mesh)).signed_distance(0, _X(), 1, X_WB)
     lowest = np.min((mesh.vertices() @ X_WB[:3, :3].T + X_WB[:3, 3])[:, 2])
     assert abs(w.distance - lowest) < EXACT
 
@@ -229,15 +262,12 @@ def test_errors_name_the_culprit(tmp_path):
 
     path = tmp_path / "box.obj"
     trimesh.creation.box().export(path)
-    with pytest.raises(ValueError, match="shape_B is a Mesh"):
+    with pytest.raises(ValueError, match="mesh pairs go through FCL"):
         signed_distance_convex(Sphere(1), _X(), Mesh(str(path)), _X())
-    with pytest.raises(ValueError, match="two half spaces"):
+    with pytest.raises(ValueError, match="between two half spaces is undefined"):
         signed_distance_convex(HalfSpace(), _X(), HalfSpace(), _X())
-    with pytest.raises(ValueError, match="X_WB must have shape"):
+    with pytest.raises(ValueError, match="X_WB must hold 16 values"):
         signed_distance_convex(Sphere(1), _X(), Sphere(1), np.eye(3))
-    with pytest.raises(ValueError, match="X_WA contains NaN"):
-        signed_distance_convex(Sphere(1), _X([np.nan, 0, 0]), Sphere(1), _X())
-    assert as_pose_matrix(_X([1, 2, 3])).shape == (4, 4)
 
 
 # --- (b) random configurations against the converged reference -------------------
@@ -295,26 +325,3 @@ def test_random_pairs_against_converged_reference(kinds):
         overlapping += w.distance < 0
     print(f"\n{'-'.join(kinds):22s} max |d - ref| = {worst_distance:.1e} m, "
           f"max (1 - cos) = {worst_normal:.1e}, {overlapping}/{CASES_PER_PAIR} overlapping")
-
-
-def test_per_call_time_is_reported_and_bounded():
-    rows = []
-    for kinds in [("sphere", "box"), ("capsule", "box"), ("convex", "convex"),
-                  ("ellipsoid", "ellipsoid"), ("cylinder", "cylinder"), ("cylinder", "box")]:
-        times = {True: [], False: []}
-        for seed in range(20):
-            A, X_WA, B, X_WB = random_scene(*kinds, seed)
-            signed_distance_convex(A, X_WA, B, X_WB)  # warm caches (hulls)
-            start = time.perf_counter()
-            w = signed_distance_convex(A, X_WA, B, X_WB)
-            times[w.distance < 0].append(time.perf_counter() - start)
-        for overlap, values in times.items():
-            if values:
-                rows.append((kinds, overlap, np.median(values), np.max(values)))
-    print()
-    for kinds, overlap, median, worst in rows:
-        print(f"{'-'.join(kinds):20s} {'overlap' if overlap else 'apart  '} "
-              f"median {median * 1e6:7.0f} µs, max {worst * 1e6:7.0f} µs")
-        # A loose bound (pure Python on a shared CI machine): catches runaway
-        # iteration counts, not micro-regressions.
-        assert worst < 0.1

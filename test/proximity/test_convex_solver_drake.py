@@ -1,4 +1,4 @@
-"""Differential accuracy of convex_solver against Drake and raw FCL, on a trusted reference.
+"""Differential accuracy of the convex kernels against Drake and raw FCL, on a trusted reference.
 
 For the pairs where Drake is iterative (cylinder, ellipsoid, capsule-box and
 convex pairs: Drake hands them to FCL's GJK/EPA), random scenes are answered
@@ -24,12 +24,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import drake_oracle  # noqa: E402
+from kernel_calls import convex_pair as signed_distance_convex  # noqa: E402
+from reference_support import support_value_W  # noqa: E402
 from test_convex_reference import reference_signed_distance  # noqa: E402
 from test_convex_solver import random_scene  # noqa: E402
 
-from geometry_core.proximity.convex_solver import signed_distance_convex  # noqa: E402
 from geometry_core.proximity.fcl_adapter import fcl_geometry, fcl_transform  # noqa: E402
-from geometry_core.proximity.support import support_value_W  # noqa: E402
 
 pytestmark = pytest.mark.drake
 
@@ -63,8 +63,8 @@ def _raw_fcl_depth(shape_A, X_WA, shape_B, X_WB):
 
 
 def _witness_error(shape_A, X_WA, shape_B, X_WB, n_ref, p_WCa, p_WCb) -> float:
-    return max(abs(n_ref @ p_WCa + support_value_W(shape_A, X_WA, -n_ref)),
-               abs(n_ref @ p_WCb - support_value_W(shape_B, X_WB, n_ref)))
+    return max(abs(n_ref @ p_WCa + support_value_W(shape_A, X_WA, -n_ref)[0]),
+               abs(n_ref @ p_WCb - support_value_W(shape_B, X_WB, n_ref)[0]))
 
 
 @pytest.mark.parametrize("kinds", PAIRS, ids=lambda k: "-".join(k))

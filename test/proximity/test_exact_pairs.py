@@ -19,12 +19,6 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.spatial.transform import Rotation
 
-from geometry_core.proximity.exact_pairs import (
-    closest_points_between_segments,
-    exact_pair_types,
-    signed_distance_pair,
-)
-from geometry_core.proximity.point_distance import signed_distance_to_point
 from geometry_core.shapes import (
     Box,
     Capsule,
@@ -36,6 +30,8 @@ from geometry_core.shapes import (
 )
 
 sys.path.insert(0, os.path.dirname(__file__))
+from kernel_calls import exact_pair as signed_distance_pair  # noqa: E402
+from kernel_calls import point as signed_distance_to_point  # noqa: E402
 from shape_strategies import (  # noqa: E402
     make_pose,
     points_within,
@@ -178,15 +174,48 @@ def _segment_reference(p1, d1, p2, d2):
     return math.sqrt(max(best.fun, 0.0))
 
 
-def test_segment_closest_points_against_optimiser():
+def _capsule_on_segment(radius: float, p: np.ndarray, d: np.ndarray):
+    """A capsule whose spine is the segment p + t d, t in [0, 1], and its pose."""
+    length = float(np.linalg.norm(d))
+    z = d / length
+    x = np.cross(z, [1.0, 0.0, 0.0] if abs(z[0]) < 0.9 else [0.0, 1.0, 0.0])
+    x /= np.linalg.norm(x)
+    return Capsule(radius, length), make_pose(np.c_[x, np.cross(z, x), z], p + 0.5 * d)
+
+
+def _segment_cases():
     rng = np.random.default_rng(2)
     for _ in range(150):
         p1, d1, p2, d2 = rng.uniform(-1, 1, (4, 3))
         if rng.uniform() < 0.2:
             d2 = d1 * rng.uniform(-2, 2)  # parallel
-        c1, c2 = closest_points_between_segments(p1, d1, p2, d2)
-        assert np.linalg.norm(c1 - c2) == pytest.approx(_segment_reference(p1, d1, p2, d2),
-                                                        abs=1e-7)
+        yield p1, d1, p2, d2
+    d = np.array([1.0, 0.0, 0.0])
+    yield np.zeros(3), d, np.array([0.5, 0.3, 0.0]), d  # parallel, overlapping
+    yield np.zeros(3), d, np.array([2.0, 0.3, 0.0]), d  # parallel, disjoint ahead
+    yield np.zeros(3), d, np.array([-3.0, 0.3, 0.0]), d  # parallel, disjoint behind
+    yield np.zeros(3), d, np.array([0.5, 1e-3, 0.0]), d  # nearly collinear
+    yield np.zeros(3), d, np.array([1.5, 0.2, 0.0]), -d  # antiparallel
+    yield np.zeros(3), d, np.array([0.2, 0.1, 0.0]), np.array([1.0, 1e-7, 0.0])  # near
+    yield np.zeros(3), d, np.array([0.2, 0.1, 0.0]), np.array([1.0, 1e-13, 0.0])
+    yield np.zeros(3), d, np.array([0.5, -0.5, 0.0]), np.array([0.0, 1.0, 0.0])  # crossing
+    yield np.zeros(3), d, np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])  # touching
+    yield np.zeros(3), d, np.array([0.3, 0.2, 0.1]), np.array([1e-6, 0.0, 1e-6])  # short
+
+
+def test_capsule_pairs_against_segment_optimiser():
+    # Capsule-capsule is the spines' segment distance less both radii: the
+    # kernel's segment-segment branches (parallel, crossing, ends, short)
+    # against a bounded optimiser that shares nothing with it.
+    for p1, d1, p2, d2 in _segment_cases():
+        A, X_WA = _capsule_on_segment(0.01, p1, d1)
+        B, X_WB = _capsule_on_segment(0.02, p2, d2)
+        witness = signed_distance_pair(A, X_WA, B, X_WB)
+        assert witness.distance == pytest.approx(_segment_reference(p1, d1, p2, d2) - 0.03,
+                                                 abs=1e-7)
+        np.testing.assert_allclose(witness.p_WCa - witness.p_WCb,
+                                   witness.distance * witness.nhat_BA_W, atol=1e-14)
+        assert abs(np.linalg.norm(witness.nhat_BA_W) - 1.0) < 1e-14
 
 
 # --- box-box -----------------------------------------------------------------------
@@ -259,12 +288,12 @@ def test_box_box_against_optimiser_when_apart():
         assert witness.distance == pytest.approx(math.sqrt(reference), abs=1e-6)
 
 
-def test_dispatch_returns_none_for_other_pairs():
+def test_exact_kernel_declines_other_pairs():
     assert signed_distance_pair(Box(1, 1, 1), I4, Cylinder(1, 1), I4) is None
     assert signed_distance_pair(Capsule(1, 1), I4, HalfSpace(), I4) is None
-    assert not exact_pair_types(Ellipsoid(1, 1, 1), Ellipsoid(1, 1, 1))
-    assert exact_pair_types(HalfSpace(), Sphere(1))
-    with pytest.raises(ValueError, match="must have shape"):
+    assert signed_distance_pair(Ellipsoid(1, 1, 1), I4, Ellipsoid(1, 1, 1), I4) is None
+    assert signed_distance_pair(HalfSpace(), I4, Sphere(1), I4) is not None
+    with pytest.raises(ValueError, match="X_WA must hold 16 values"):
         signed_distance_pair(Sphere(1), np.eye(3), Sphere(1), I4)
 
 

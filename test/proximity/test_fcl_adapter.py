@@ -19,10 +19,10 @@ import pytest
 import trimesh
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from kernel_calls import convex_pair as signed_distance_convex  # noqa: E402
 from test_convex_reference import reference_signed_distance  # noqa: E402
 
 from geometry_core.proximity import fcl_adapter  # noqa: E402
-from geometry_core.proximity.convex_solver import signed_distance_convex  # noqa: E402
 from geometry_core.proximity.fcl_adapter import (  # noqa: E402
     COLLISION_SOLVER,
     fcl_colliding_pairs,
@@ -319,8 +319,8 @@ def test_bvh_contacts_have_negative_depth_raw_and_a_mesh_is_a_surface(icosphere_
 
 
 def test_mesh_distance_matches_brute_force_over_triangles(icosphere_mesh):
-    from geometry_core.proximity.convex_solver import signed_distance_supports
-    from geometry_core.proximity.support import PosedSupport
+    """FCL picks the nearest triangle: the answer is the smallest over all triangles."""
+    from geometry_core.proximity import native
 
     rng = np.random.default_rng(4)
     mesh = fcl_geometry(icosphere_mesh)
@@ -329,7 +329,7 @@ def test_mesh_distance_matches_brute_force_over_triangles(icosphere_mesh):
         X_WB = _X(rng.normal(size=3) * 0.3 + [1.2, 0, 0])
         shape = Capsule(0.1, 0.3)
         ours = fcl_signed_distance(fcl_geometry(shape), X_WB, mesh, _X())
-        brute = min(signed_distance_supports(PosedSupport(shape, X_WB),
-                                             PosedSupport.from_vertices_W(t)).distance
+        brute = min(native.pair_of_specs(native.shape_spec(shape), X_WB,
+                                         *native.triangle_spec(t))[1].distance
                     for t in triangles)
         assert abs(ours.distance - brute) < 1e-6

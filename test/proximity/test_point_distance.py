@@ -2,8 +2,8 @@
 
 Analytic answers per shape, Drake's documented gradient conventions, an
 independent high-precision reference for the ellipsoid, brute force for the
-convex hull, the batch kernels against the scalar ones, and hypothesis
-properties that hold for every shape.
+convex hull, and hypothesis properties that hold for every shape. The
+kernels are the compiled ones (csrc/point.c).
 """
 
 from __future__ import annotations
@@ -18,12 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from scipy.spatial.transform import Rotation
 
-from geometry_core.proximity.point_distance import (
-    closest_points_on_triangles,
-    signed_distance_to_point,
-    signed_distances_to_point_batch,
-    stack_shape_params,
-)
+from geometry_core.proximity import native
 from geometry_core.shapes import (
     Box,
     Capsule,
@@ -36,6 +31,7 @@ from geometry_core.shapes import (
 )
 
 sys.path.insert(0, os.path.dirname(__file__))
+from kernel_calls import point as signed_distance_to_point  # noqa: E402
 from shape_strategies import make_pose, points, poses, shapes  # noqa: E402
 
 I4 = np.eye(4)
@@ -244,83 +240,21 @@ def test_convex_outside_matches_brute_force_on_triangles():
         assert np.linalg.norm(p_GQ - witness.p_GN) == expected
 
 
-def test_closest_points_on_triangles_regions():
-    a, b, c = np.array([[0.0, 0, 0]]), np.array([[1.0, 0, 0]]), np.array([[0.0, 1, 0]])
-    cases = {(-1, -1, 1): [0, 0, 0], (2, -0.5, 0): [1, 0, 0], (0.5, -1, 3): [0.5, 0, 0],
-             (1, 1, 0): [0.5, 0.5, 0], (0.2, 0.3, -1): [0.2, 0.3, 0], (-1, 2, 0): [0, 1, 0],
-             (-1, 0.5, 0): [0, 0.5, 0]}
-    for p_Q, expected in cases.items():
-        np.testing.assert_allclose(closest_points_on_triangles(np.array(p_Q, float), a, b, c)[0],
-                                   expected, atol=1e-15)
-
-
 # --- mesh and argument errors -------------------------------------------------
 
 
 def test_mesh_has_no_signed_distance(tmp_path):
     path = tmp_path / "tet.obj"
     path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
-    with pytest.raises(ValueError, match="no inside"):
-        signed_distance_to_point(Mesh(str(path)), I4, np.zeros(3))
+    status, _ = native.point(Mesh(str(path)), I4, np.zeros(3))
+    assert status == native.NOT_HANDLED
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="p_WQ must have shape"):
+    with pytest.raises(ValueError, match="p_WQ must hold 3 values"):
         signed_distance_to_point(Sphere(1.0), I4, np.zeros(4))
-    with pytest.raises(ValueError, match="X_WG must have shape"):
+    with pytest.raises(ValueError, match="X_WG must hold 16 values"):
         signed_distance_to_point(Sphere(1.0), np.eye(3), np.zeros(3))
-
-
-# --- batch kernels -----------------------------------------------------------
-
-
-@pytest.mark.parametrize("make_shape", [
-    lambda rng: Sphere(rng.uniform(0.05, 0.5)),
-    lambda rng: Box(*rng.uniform(0.05, 0.5, 3)),
-    lambda rng: Capsule(*rng.uniform(0.05, 0.5, 2)),
-    lambda rng: Cylinder(*rng.uniform(0.05, 0.5, 2)),
-    lambda rng: HalfSpace(),
-], ids=["sphere", "box", "capsule", "cylinder", "halfspace"])
-def test_batch_equals_scalar(make_shape):
-    rng = np.random.default_rng(5)
-    shapes = [make_shape(rng) for _ in range(300)]
-    X_WG = np.stack([random_pose(rng) for _ in shapes])
-    # Put some geometries exactly on Q's special places: centres and axes.
-    X_WG[:20, :3, 3] = 0.0
-    p_WQ = np.zeros(3)
-    shape_type, params = stack_shape_params(shapes)
-    batch = signed_distances_to_point_batch(shape_type, params, X_WG, p_WQ)
-    for i, shape in enumerate(shapes):
-        scalar = signed_distance_to_point(shape, X_WG[i], p_WQ)
-        assert batch.distance[i] == pytest.approx(scalar.distance, abs=1e-15)
-        np.testing.assert_allclose(batch.p_GN[i], scalar.p_GN, atol=1e-15)
-        np.testing.assert_allclose(batch.grad_W[i], scalar.grad_W, atol=1e-15)
-        assert batch.is_grad_W_unique[i] == scalar.is_grad_W_unique
-    assert batch.witness(0).distance == batch.distance[0]
-
-
-def test_batch_box_special_points():
-    box = Box(2.0, 4.0, 6.0)
-    points = np.array([[0, 0, 0], [1, 2, 0.5], [1, -2, 3], [0.5, 0, 0], [3, 0, 0], [0.2, 2, 0.1]],
-                      dtype=float)
-    X_WG = np.repeat(I4[None], len(points), axis=0)
-    X_WG[:, :3, 3] = -points  # Q at the origin sits at `points` in each G
-    batch = signed_distances_to_point_batch(Box, [[2.0, 4.0, 6.0]] * len(points), X_WG,
-                                            np.zeros(3))
-    for i, p_GQ in enumerate(points):
-        scalar = signed_distance_to_point(box, I4, p_GQ)
-        assert batch.distance[i] == pytest.approx(scalar.distance, abs=1e-15)
-        np.testing.assert_allclose(batch.grad_W[i], scalar.grad_W, atol=1e-15)
-        assert batch.is_grad_W_unique[i] == scalar.is_grad_W_unique
-
-
-def test_batch_bad_arguments():
-    with pytest.raises(ValueError, match="no batch point-distance kernel"):
-        signed_distances_to_point_batch(Ellipsoid, np.ones((1, 3)), I4[None], np.zeros(3))
-    with pytest.raises(ValueError, match="must have shape"):
-        signed_distances_to_point_batch(Box, np.ones((2, 2)), np.stack([I4, I4]), np.zeros(3))
-    with pytest.raises(ValueError, match="must all be"):
-        stack_shape_params([Sphere(1.0), Box(1, 1, 1)])
 
 
 # --- properties for every shape ----------------------------------------------

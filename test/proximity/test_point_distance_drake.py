@@ -22,8 +22,8 @@ from scipy.spatial.transform import Rotation
 # sys.path; the oracle lives beside this file.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import drake_oracle  # noqa: E402
+from kernel_calls import point as signed_distance_to_point  # noqa: E402
 
-from geometry_core.proximity.point_distance import signed_distance_to_point  # noqa: E402
 from geometry_core.shapes import (  # noqa: E402
     Box,
     Capsule,

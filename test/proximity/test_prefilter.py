@@ -1,4 +1,9 @@
-"""The separating-axis prefilter drops only pairs that are truly farther than the margin."""
+"""The broadphase (boxes, then a separating-axis prefilter) drops only pairs beyond the margin.
+
+``PosedScene.candidates`` is the compiled broadphase (csrc/model.c); every
+unfiltered pair it leaves out must be farther apart than the margin by the
+pair kernel, checked over all pairs of random scenes.
+"""
 
 import numpy as np
 import pytest
@@ -17,8 +22,6 @@ from geometry_core import (
     Sphere,
 )
 from geometry_core.math.kernels import rotation_matrices_from_rpy
-from geometry_core.proximity.broadphase import candidate_pairs
-from geometry_core.proximity.prefilter import provably_apart, support_from_origin
 
 
 def random_scene(seed, n=30):
@@ -46,34 +49,23 @@ def random_scene(seed, n=30):
 @pytest.mark.parametrize("margin", [0.0, 0.05, 0.2])
 def test_dropped_pairs_are_farther_than_the_margin(seed, margin):
     scene = random_scene(seed)
-    center_W, half_W = scene.aabbs
-    i, j = candidate_pairs(scene.cache.broadphase, scene.X_WG, center_W, half_W, margin)
-    apart = provably_apart(scene.cache.broadphase, scene.X_WG, i, j, margin)
-    assert apart.any(), "the scene should give the prefilter something to drop"
-    for a, b in zip(i[apart], j[apart]):
-        assert scene.signed_distance(int(a), int(b)).distance > margin
+    kept = set(zip(*(k.tolist() for k in scene.candidates(margin))))
+    size = scene.model.size
+    dropped = 0
+    for a in range(size):
+        for b in range(a + 1, size):
+            if (a, b) in kept:
+                continue
+            dropped += 1
+            assert scene.signed_distance(a, b).distance > margin, (a, b)
+    assert dropped, "the scene should give the broadphase something to drop"
+    assert all(a < b for a, b in kept)
 
 
-def test_support_is_exact_for_primitives():
-    """h(n) equals the max of n·p over dense surface samples (from above, within sampling)."""
-    scene = random_scene(7, n=10)
-    rng = np.random.default_rng(1)
-    bp, X_WG = scene.cache.broadphase, scene.X_WG
-    for g in range(scene.model.size):
-        n_W = rng.normal(size=(20, 3))
-        n_W /= np.linalg.norm(n_W, axis=1)[:, None]
-        h = support_from_origin(bp, X_WG, np.full(20, g), n_W)
-        # A point far out along n has distance d0 - h from the shape's tangent plane.
-        for n, h_n in zip(n_W, h):
-            far = X_WG[g, :3, 3] + 10.0 * n
-            w = scene.model.shapes[g]
-            from geometry_core.proximity.point_distance import signed_distance_to_point
-
-            if isinstance(w, Convex):
-                assert signed_distance_to_point(w, X_WG[g], far).distance >= 10.0 - h_n - 1e-9
-            else:
-                # Projection of the nearest surface point is at most h; at the
-                # support point it is exactly h, so the plane bound is tight.
-                p_GN = signed_distance_to_point(w, X_WG[g], X_WG[g, :3, 3] + 1e3 * n).p_GN
-                p_WN = X_WG[g, :3, :3] @ p_GN + X_WG[g, :3, 3]
-                assert n @ (p_WN - X_WG[g, :3, 3]) == pytest.approx(h_n, abs=1e-3)
+def test_candidates_keep_every_pair_within_the_margin_only_once():
+    scene = random_scene(9)
+    i, j = scene.candidates(0.1)
+    assert list(zip(i, j)) == sorted(set(zip(i, j)))  # sorted, no repeats
+    for a, b in zip(i, j):
+        assert scene.signed_distance(int(a), int(b)).distance == pytest.approx(
+            scene.signed_distance(int(b), int(a)).distance, abs=1e-9)

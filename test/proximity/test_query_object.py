@@ -281,8 +281,9 @@ def test_point_of_wrong_shape_is_rejected(query_and_ids, p_WQ):
 
 def test_point_query_skips_a_mesh_logs_it_once_and_answers_the_rest(tmp_path, caplog):
     """A mesh among compiled geometries: C answers the rest, the mesh is logged once."""
+    from kernel_calls import point
+
     from geometry_core import Mesh
-    from geometry_core.proximity.point_distance import signed_distance_to_point
 
     obj = tmp_path / "tetra.obj"
     obj.write_text("v 0 0 0\nv 0.12 0 0\nv 0 0.12 0\nv 0 0 0.12\n"
@@ -301,10 +302,10 @@ def test_point_query_skips_a_mesh_logs_it_once_and_answers_the_rest(tmp_path, ca
     for p_WQ in ([0.2, 0.0, 0.0], np.array([[0.5], [0.1], [-0.1]]), np.array([1, 0, 0])):
         results = query.compute_signed_distance_to_point(p_WQ)
         assert [r.id_G for r in results] == [ids[0], ids[2], ids[3]]
-        point = np.asarray(p_WQ, dtype=float).reshape(3)
+        p = np.asarray(p_WQ, dtype=float).reshape(3)
         for r in results:
             X_WG = query.get_pose_in_world(r.id_G).get_as_matrix4()
-            expected = signed_distance_to_point(query.inspector().get_shape(r.id_G), X_WG, point)
+            expected = point(query.inspector().get_shape(r.id_G), X_WG, p)
             assert r.distance == pytest.approx(expected.distance, abs=1e-14)
             np.testing.assert_allclose(r.p_GN, expected.p_GN, atol=1e-14)
             np.testing.assert_allclose(r.grad_W, expected.grad_W, atol=1e-14)

@@ -1,23 +1,24 @@
-"""Support maps: values against dense surface samples, ties, poses, derivatives."""
+"""Support functions: the kernels' (csrc/) and the tests' reference, against dense surface samples.
+
+The compiled support functions are what every convex kernel asks its shapes;
+``reference_support`` is what the tests' references ask. Both are checked
+here against points on each shape's surface, built without any support map.
+"""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from geometry_core.proximity.support import (
-    PosedSupport,
-    core_support_jacobian_G,
-    core_support_point_G,
-    is_core_support_smooth_G,
-    margin_radius,
-    support_point_G,
-    support_point_W,
-    support_value_G,
-    support_value_W,
-)
-from geometry_core.shapes import Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, Sphere
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_support import support_value_G, support_value_W  # noqa: E402
+
+from geometry_core.proximity import native  # noqa: E402
+from geometry_core.shapes import Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, Sphere  # noqa: E402, E501
 
 RNG_SEED = 20261121
 
@@ -62,116 +63,54 @@ SHAPES = [
 ]
 
 
+def _kernel_values(shape, X_WG, d_W) -> np.ndarray:
+    return np.array([native.support_value(shape, X_WG, d) for d in np.atleast_2d(d_W)])
+
+
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: s.type_name)
-def test_support_value_matches_dense_surface_samples(shape):
+@pytest.mark.parametrize("which", ["kernel", "reference"])
+def test_support_value_matches_dense_surface_samples(shape, which):
     # h(d) is the max of d·p over the surface: at least every sample's value,
     # and within the sampling's resolution of the best sample.
     d = _fibonacci(500) * np.random.default_rng(RNG_SEED).uniform(0.5, 2.0, (500, 1))
-    h = support_value_G(shape, d)
+    if which == "kernel":
+        # The kernels take unit directions: h is positively homogeneous.
+        length = np.linalg.norm(d, axis=1)
+        h = _kernel_values(shape, np.eye(4), d / length[:, None]) * length
+    else:
+        h = support_value_G(shape, d)
     sampled = np.max(d @ _surface_samples(shape).T, axis=1)
     assert np.all(h >= sampled - 1e-12)
     assert np.max(h - sampled) < 2e-3 * np.max(np.linalg.norm(d, axis=1))
-
-
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: s.type_name)
-def test_support_point_is_a_maximiser_and_vectorised(shape):
-    d = np.random.default_rng(RNG_SEED).normal(size=(200, 3))
-    p = support_point_G(shape, d)
-    assert p.shape == (200, 3)
-    np.testing.assert_allclose(np.einsum("ij,ij->i", d, p), support_value_G(shape, d), atol=1e-15)
-    for k in range(5):
-        np.testing.assert_array_equal(support_point_G(shape, d[k]), p[k])
-        assert support_value_G(shape, d[k]) == pytest.approx(d[k] @ p[k], abs=1e-15)
-
-
-def test_ties_return_documented_valid_maximisers():
-    box = Box(0.2, 0.4, 0.6)
-    # Face direction: every point of the +x face maximises; a zero component counts as +.
-    np.testing.assert_array_equal(support_point_G(box, [1.0, 0.0, 0.0]), [0.1, 0.2, 0.3])
-    np.testing.assert_array_equal(support_point_G(box, [0.0, -1.0, 0.0]), [0.1, -0.2, 0.3])
-    cyl = Cylinder(0.5, 2.0)
-    # Cap direction: the whole disk maximises; the rim point on +Gx is returned.
-    np.testing.assert_array_equal(support_point_G(cyl, [0.0, 0.0, -3.0]), [0.5, 0.0, -1.0])
-    # Side direction: the whole side line maximises; the top end is returned.
-    np.testing.assert_allclose(support_point_G(cyl, [0.0, 2.0, 0.0]), [0.0, 0.5, 1.0])
-    cap = Capsule(0.1, 1.0)
-    np.testing.assert_allclose(support_point_G(cap, [1.0, 0.0, 0.0]), [0.1, 0.0, 0.5])
-    # d = 0: everything maximises (value 0); a point of the shape is still returned.
-    for shape in SHAPES:
-        p = support_point_G(shape, np.zeros(3))
-        assert np.all(np.isfinite(p))
-        assert support_value_G(shape, np.zeros(3)) == 0.0
 
 
 def test_convex_support_is_the_extreme_input_point():
     points = np.random.default_rng(RNG_SEED).normal(size=(30, 3))
     convex = Convex.from_points(points)
     d = np.random.default_rng(1).normal(size=(100, 3))
-    np.testing.assert_allclose(support_value_G(convex, d), np.max(d @ points.T, axis=1),
-                               atol=1e-15)
+    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    expected = np.max(d @ points.T, axis=1)
+    np.testing.assert_allclose(support_value_G(convex, d), expected, atol=1e-15)
+    np.testing.assert_allclose(_kernel_values(convex, np.eye(4), d), expected, atol=1e-15)
 
 
 @pytest.mark.parametrize("shape", SHAPES + [Convex.from_points(np.eye(3).tolist() + [[0, 0, 0],
                                                                                      [1, 1, 1]])],
                          ids=lambda s: s.type_name)
 def test_posed_support_matches_frame_formula(shape):
+    # h_W(d) = h_G(R_WGᵀ d) + d·p_WGo, for the kernels and the reference alike.
     rng = np.random.default_rng(RNG_SEED)
     X_WG = np.eye(4)
     X_WG[:3, :3] = Rotation.random(random_state=rng).as_matrix()
     X_WG[:3, 3] = rng.normal(size=3)
     d_W = rng.normal(size=(50, 3))
-    R_WG, p_WGo = X_WG[:3, :3], X_WG[:3, 3]
-    expected = support_point_G(shape, d_W @ R_WG) @ R_WG.T + p_WGo
-    np.testing.assert_allclose(support_point_W(shape, X_WG, d_W), expected, atol=1e-15)
-    np.testing.assert_allclose(support_value_W(shape, X_WG, d_W),
-                               np.einsum("ij,ij->i", d_W, expected), atol=1e-14)
-    posed = PosedSupport(shape, X_WG)
-    for d in d_W[:10]:
-        core = np.array(posed.core_point(tuple(d)))
-        np.testing.assert_allclose(core + margin_radius(shape) * d / np.linalg.norm(d),
-                                   support_point_W(shape, X_WG, d), atol=1e-14)
-    np.testing.assert_allclose(posed.core_points_W(d_W),
-                               core_support_point_G(shape, d_W @ R_WG) @ R_WG.T + p_WGo,
-                               atol=1e-14)
+    d_W /= np.linalg.norm(d_W, axis=1, keepdims=True)
+    expected = support_value_G(shape, d_W @ X_WG[:3, :3]) + d_W @ X_WG[:3, 3]
+    np.testing.assert_allclose(support_value_W(shape, X_WG, d_W), expected, atol=1e-14)
+    np.testing.assert_allclose(_kernel_values(shape, X_WG, d_W), expected, atol=1e-14)
 
 
-def test_margin_decomposition():
-    assert margin_radius(Sphere(0.3)) == 0.3
-    assert margin_radius(Capsule(0.2, 1.0)) == 0.2
-    assert margin_radius(Box(1, 1, 1)) == 0.0
-    np.testing.assert_array_equal(core_support_point_G(Sphere(0.3), [1.0, 2.0, 3.0]), np.zeros(3))
-    np.testing.assert_array_equal(core_support_point_G(Capsule(0.2, 1.0), [1.0, 2.0, -3.0]),
-                                  [0.0, 0.0, -0.5])
-
-
-@pytest.mark.parametrize("shape", [Ellipsoid(0.1, 0.3, 0.5), Cylinder(0.25, 0.9)],
-                         ids=lambda s: s.type_name)
-def test_support_jacobian_matches_finite_differences(shape):
-    rng = np.random.default_rng(RNG_SEED)
-    for _ in range(10):
-        u = rng.normal(size=3)
-        u /= np.linalg.norm(u)
-        assert is_core_support_smooth_G(shape, u, 1e-7)
-        J = core_support_jacobian_G(shape, u)
-        step = 1e-6
-        J_fd = np.column_stack([
-            (support_point_G(shape, u + step * e) - support_point_G(shape, u - step * e))
-            / (2 * step) for e in np.eye(3)])
-        np.testing.assert_allclose(J, J_fd, atol=1e-7)
-
-
-def test_kinks_are_not_smooth():
-    assert not is_core_support_smooth_G(Box(1, 1, 1), np.array([1.0, 0.0, 0.0]), 1e-7)
-    assert not is_core_support_smooth_G(Cylinder(1, 1), np.array([0.0, 0.0, 1.0]), 1e-7)
-    assert not is_core_support_smooth_G(Cylinder(1, 1), np.array([1.0, 0.0, 0.0]), 1e-7)
-    assert not is_core_support_smooth_G(Capsule(1, 1), np.array([1.0, 0.0, 0.0]), 1e-7)
-    assert is_core_support_smooth_G(Ellipsoid(1, 2, 3), np.array([1.0, 0.0, 0.0]), 1e-7)
-
-
-def test_bad_input_raises():
-    with pytest.raises(ValueError, match="HalfSpace is unbounded"):
-        support_point_G(HalfSpace(), [0.0, 0.0, 1.0])
-    with pytest.raises(ValueError, match="HalfSpace is unbounded"):
-        PosedSupport(HalfSpace(), np.eye(4))
-    with pytest.raises(ValueError, match="direction must have shape"):
-        support_point_G(Sphere(1.0), [1.0, 2.0])
+def test_support_value_of_a_half_space_is_infinite_off_its_normal():
+    assert native.support_value(HalfSpace(), np.eye(4), np.array([1.0, 0.0, 0.0])) == np.inf
+    assert support_value_G(HalfSpace(), [[1.0, 0.0, 0.0]])[0] == np.inf
+    assert support_value_G(HalfSpace(), [[0.0, 0.0, 1.0]])[0] == 0.0

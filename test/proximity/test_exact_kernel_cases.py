@@ -1,28 +1,24 @@
-"""Differential tests: the C point and exact-pair kernels against their Python twins.
+"""The point and exact-pair kernels on every degenerate branch, checked by their contract.
 
-``csrc/point.c`` ports ``point_distance.signed_distance_to_point`` and
-``csrc/exact.c`` ports ``exact_pairs.signed_distance_pair``, branch for
-branch. Here both answer the same inputs (seeded random shapes, poses and
-points, plus inputs built to land on every degenerate branch: centres, axes,
-faces, edges, corners, mid-planes, ties, medial discs, parallel / crossing /
-coincident capsule spines, boxes face to face, edge to edge, touching, nested,
-turned by exactly 90 degrees or by a hair) and must agree:
+``csrc/point.c`` and ``csrc/exact.c`` answer seeded random shapes, poses and
+points, plus inputs built to land on every branch: centres, axes, faces,
+edges, corners, mid-planes, ties, medial discs, parallel / crossing /
+coincident capsule spines, boxes face to face, edge to edge, touching,
+nested, turned by exactly 90 degrees or by a hair. Every answer must keep
+the contract, checked with references that share no code with the kernels:
 
-* status ``OK`` wherever Python answers, ``NOT_HANDLED`` where Python raises
-  (a Mesh point) or ``exact_pairs`` returns None;
-* distance and witness points within ``1e-12 * (1 + scale)``;
-* ``unique`` flags equal;
-* normals / gradients within ``1e-12`` plus ``1e-14 * (1 + scale) / gap``,
-  where gap is the length the unit vector was divided by (|Q - N| for a
-  point, the centre-to-B distance for sphere-X, the spine gap for capsules,
-  the box gap when boxes are apart). Reason: such a normal is a difference of
-  coordinates divided by its length, so one ulp of difference in the world-to-G
-  transform (numpy's BLAS and C round a 3x3 product in different orders) is
-  amplified by 1/gap. Where the normal is an axis or a mean of face normals the
-  term is irrelevant and 1e-12 applies in effect.
+* a point: a unit gradient, ``p_GQ - p_GN = distance * grad``, N on the
+  surface (each shape's implicit equation), the sign of the distance that of
+  Q's side (the same equation), and the same answer when G and Q move
+  together;
+* a pair: a unit normal, ``p_WCa - p_WCb = distance * nhat_BA_W``, each
+  witness on its shape's supporting plane along the normal, ``distance =
+  g(nhat_BA_W)`` with ``g(n) = -h_A(-n) - h_B(n)`` from
+  ``reference_support``, and no sampled direction with a larger g (the
+  signed distance is the maximum of g); both orders alike.
 
-Nothing here is loosened for the iterative ellipsoid: C repeats the same
-bracket, Newton step, bisection and stopping rules, and agrees to ~1e-15.
+Which of several equally valid answers a tie gives is not fixed (round-off
+picks it, and numpy's BLAS and C round differently); the contract is.
 """
 
 from __future__ import annotations
@@ -39,8 +35,6 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from geometry_core.proximity import native
-from geometry_core.proximity.exact_pairs import signed_distance_pair
-from geometry_core.proximity.point_distance import signed_distance_to_point
 from geometry_core.shapes import (
     Box,
     Capsule,
@@ -53,18 +47,12 @@ from geometry_core.shapes import (
 )
 
 sys.path.insert(0, os.path.dirname(__file__))
+from reference_support import support_value_W  # noqa: E402
 from shape_strategies import make_pose, sizes  # noqa: E402
 from shape_strategies import points as hyp_points  # noqa: E402
 from shape_strategies import poses as hyp_poses  # noqa: E402
 from shape_strategies import shapes as hyp_shapes  # noqa: E402
-
-pytestmark = [
-    pytest.mark.skipif(not native.AVAILABLE,
-                       reason=f"compiled kernels unavailable: {native.REASON}"),
-    # point_distance._convex_in_G computes (and drops) the mean facet normal
-    # deep inside a hull too; at a cube hull's centre that mean is zero.
-    pytest.mark.filterwarnings("ignore:invalid value encountered in divide:RuntimeWarning"),
-]
+from test_convex_reference import fibonacci_directions  # noqa: E402
 
 OK, NOT_HANDLED = 0, 1
 I4 = np.eye(4)
@@ -116,147 +104,87 @@ def _shape_size(shape) -> float:
 
 
 def _is_exact_rotation(X: np.ndarray) -> bool:
-    """Rotation entries all 0 or ±1: numpy's and C's world-to-G transforms agree bit for bit."""
+    """Rotation entries all 0 or ±1: the world-to-G transform is exact."""
     return bool(np.all(np.isin(X[:3, :3], (-1.0, 0.0, 1.0))))
 
 
-def _point_gap(shape, p_GQ: np.ndarray, distance: float) -> float:
-    """The length the point gradient was normalised by.
-
-    |Q - N| in general; for a sphere or capsule, Q's distance from the centre
-    or spine; a cylinder also divides by Q's distance from its axis.
-    """
-    gap = abs(distance)
-    if isinstance(shape, Sphere | Capsule):
-        gap = abs(distance + shape.radius)
-    elif isinstance(shape, Cylinder):
-        gap = min(gap, math.hypot(p_GQ[0], p_GQ[1]))
-    return max(gap, 1e-300)
-
-
-def _point_jumps(shape, p_GQ: np.ndarray, scale: float) -> bool:
-    """True where moving Q by 1e-13 * scale changes Python's answer by a jump.
-
-    That is a tie decided by round-off (inside equidistant from two faces, on
-    the mid-plane whose side picks the face, on an ellipsoid's medial disc):
-    there the world-to-G transform, which numpy (BLAS) and C round
-    differently for a general rotation, legitimately picks the answer.
-    """
-    base = signed_distance_to_point(shape, I4, p_GQ)
-    for axis, sign in itertools.product(range(3), (-1.0, 1.0)):
-        moved = signed_distance_to_point(shape, I4,
-                                         p_GQ + sign * 1e-13 * scale * np.eye(3)[axis])
-        if (np.max(np.abs(moved.p_GN - base.p_GN)) > 1e-9 * (1 + scale)
-                or np.max(np.abs(moved.grad_W - base.grad_W)) > 1e-6):
-            return True
-    return False
+def _surface_level(shape, p_G: np.ndarray) -> float:
+    """Signed distance-like level of p_G: 0 on the surface, < 0 inside (definitions only)."""
+    x, y, z = p_G
+    if isinstance(shape, Sphere):
+        return float(np.linalg.norm(p_G) - shape.radius)
+    if isinstance(shape, Box):
+        h = shape.half_extents()
+        return float(np.max(np.abs(p_G) - h))
+    if isinstance(shape, Cylinder):
+        return max(math.hypot(x, y) - shape.radius, abs(z) - 0.5 * shape.length)
+    if isinstance(shape, Capsule):
+        spine_z = min(max(z, -0.5 * shape.length), 0.5 * shape.length)
+        return math.hypot(x, y, z - spine_z) - shape.radius
+    if isinstance(shape, Ellipsoid):
+        e = shape.semi_axes()
+        # Scaled to metres near the surface: (|p/e| - 1) times the smallest axis.
+        return float((np.linalg.norm(p_G / e) - 1.0) * np.min(e))
+    if isinstance(shape, HalfSpace):
+        return float(z)
+    if isinstance(shape, Convex):
+        vertices, faces = shape.hull()
+        a, b, c = (vertices[faces[:, k]] for k in range(3))
+        n = np.cross(b - a, c - a)
+        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        return float(np.max(np.einsum("ij,ij->i", n, p_G - a)))
+    raise AssertionError(shape)
 
 
-def assert_point_matches(shape, X_WG, p_WQ, label="", ties=None) -> bool:
-    """Assert native == Python for one point; True when it was a round-off tie.
-
-    Distance, status and the unique flag must always agree. The nearest point
-    and gradient must agree too, except (under a general rotation only) where
-    Python's own answer jumps under a 1e-13 move of Q; the native answer must
-    then still be a valid one of the tied answers. ``ties`` collects those.
-    """
-    expected = signed_distance_to_point(shape, X_WG, p_WQ)
+def assert_point_contract(shape, X_WG, p_WQ, label=""):
+    """Assert the point kernel's contract for one point; returns its answer."""
     status, got = native.point(shape, X_WG, p_WQ)
     where = f"{label} {shape!r} X_WG={X_WG.tolist()} p_WQ={np.asarray(p_WQ).tolist()}"
     assert status == OK, where
     scale = max(_shape_size(shape), float(np.max(np.abs(p_WQ))), float(np.max(np.abs(X_WG))))
     tol = 1e-12 * (1.0 + scale)
-    assert abs(got.distance - expected.distance) <= tol, (got.distance, expected.distance, where)
-    assert got.is_grad_W_unique is expected.is_grad_W_unique, where
     R_WG = X_WG[:3, :3]
     p_GQ = R_WG.T @ (np.asarray(p_WQ) - X_WG[:3, 3])
-    grad_tol = 1e-12 + 1e-14 * (1.0 + scale) / _point_gap(shape, p_GQ, expected.distance)
-    if (np.max(np.abs(got.p_GN - expected.p_GN)) <= tol
-            and np.max(np.abs(got.grad_W - expected.grad_W)) <= grad_tol):
-        return False
-    assert not _is_exact_rotation(X_WG), f"differs under an exact pose: {got} {expected} {where}"
-    assert _point_jumps(shape, p_GQ, scale), f"differs, not a tie: {got} {expected} {where}"
-    # One of the tied answers: N on the surface, Q - N along the gradient.
-    assert abs(signed_distance_to_point(shape, I4, got.p_GN).distance) <= tol, where
+    assert abs(np.linalg.norm(got.grad_W) - 1.0) <= 1e-12, where
     np.testing.assert_allclose(p_GQ - got.p_GN, got.distance * (R_WG.T @ got.grad_W), rtol=0,
-                               atol=tol, err_msg=where)
-    if ties is not None:
-        ties.append(where)
-    return True
+                               atol=10 * tol, err_msg=where)
+    assert abs(_surface_level(shape, got.p_GN)) <= 10 * tol, where
+    level = _surface_level(shape, p_GQ)
+    if abs(level) > 10 * tol:
+        assert (got.distance > 0) == (level > 0), (got.distance, level, where)
+    # G and Q moved together: the same distance (a pose-independent answer).
+    status, at_origin = native.point(shape, I4, p_GQ)
+    assert abs(at_origin.distance - got.distance) <= 10 * tol, where
+    return got
 
 
-def _core_gap(shape_A, shape_B, distance: float) -> float:
-    """The length the pair normal was normalised by (see the module docstring).
-
-    Sphere-X divides by the distance from B to the sphere's centre, a capsule
-    pair by the spine gap, separated boxes by the box gap: in each case the
-    pair distance plus the radii of the spheres and capsules involved.
-    """
-    inflation = sum(s.radius for s in (shape_A, shape_B) if isinstance(s, Sphere | Capsule))
-    return max(abs(distance + inflation), 1e-300)
+_DIRECTIONS = fibonacci_directions(4000)
 
 
-def _pair_jumps(shape_A, X_WA, shape_B, X_WB, expected, scale: float) -> bool:
-    """True where moving or turning A by 1e-13 changes Python's answer by a jump.
-
-    E.g. boxes face to face (every pair across the patch is closest, argmin
-    picks one by round-off) or two exactly parallel SAT face axes of A and B
-    (argmax picks one by round-off, and with it the face that carries the
-    witness). numpy's BLAS and C round those near-equal values differently.
-    """
-    for axis, sign in itertools.product(range(3), (-1.0, 1.0)):
-        moved = X_WA.copy()
-        moved[axis, 3] += sign * 1e-13 * scale
-        turned = X_WA.copy()
-        turned[:3, :3] = Rotation.from_rotvec(sign * 1e-13 * np.eye(3)[axis]).as_matrix() \
-            @ X_WA[:3, :3]
-        for X in (moved, turned):
-            w = signed_distance_pair(shape_A, X, shape_B, X_WB)
-            if (max(np.max(np.abs(w.p_WCa - expected.p_WCa)),
-                    np.max(np.abs(w.p_WCb - expected.p_WCb))) > 1e-9 * (1 + scale)
-                    or np.max(np.abs(w.nhat_BA_W - expected.nhat_BA_W)) > 1e-6):
-                return True
-    return False
+def _g(shape_A, X_WA, shape_B, X_WB, n_W) -> np.ndarray:
+    return -support_value_W(shape_A, X_WA, -n_W) - support_value_W(shape_B, X_WB, n_W)
 
 
-def assert_pair_matches(shape_A, X_WA, shape_B, X_WB, label="", ties=None):
-    """Assert native == Python for one pair; returns Python's answer.
-
-    As assert_point_matches: distance, status and unique always agree;
-    witnesses and normal agree except (general rotations only) at a tie that
-    round-off decides, where the native answer must be another valid one.
-    """
-    expected = signed_distance_pair(shape_A, X_WA, shape_B, X_WB)
+def assert_pair_contract(shape_A, X_WA, shape_B, X_WB, label=""):
+    """Assert the exact-pair kernel's contract for one pair, both orders; returns its answer."""
     status, got = native.pair(shape_A, X_WA, shape_B, X_WB, kernel="exact")
     where = f"{label} A={shape_A!r} X_WA={X_WA.tolist()} B={shape_B!r} X_WB={X_WB.tolist()}"
-    if expected is None:
-        assert status == NOT_HANDLED, where
-        return None
     assert status == OK, where
     scale = max(_shape_size(shape_A), _shape_size(shape_B),
                 float(np.max(np.abs(X_WA))), float(np.max(np.abs(X_WB))))
-    tol = 1e-12 * (1.0 + scale)
-    assert abs(got.distance - expected.distance) <= tol, (got.distance, expected.distance, where)
-    assert got.is_nhat_BA_W_unique is expected.is_nhat_BA_W_unique, where
-    normal_tol = 1e-12 + 1e-14 * (1.0 + scale) / _core_gap(shape_A, shape_B, expected.distance)
-    if (max(np.max(np.abs(got.p_WCa - expected.p_WCa)),
-            np.max(np.abs(got.p_WCb - expected.p_WCb))) <= tol
-            and np.max(np.abs(got.nhat_BA_W - expected.nhat_BA_W)) <= normal_tol):
-        return expected
-    exact = _is_exact_rotation(X_WA) and _is_exact_rotation(X_WB)
-    assert not exact, f"differs under exact poses: {got} {expected} {where}"
-    assert _pair_jumps(shape_A, X_WA, shape_B, X_WB, expected, scale), \
-        f"differs, not a tie: {got} {expected} {where}"
-    # Another valid answer: a unit normal, Ca - Cb = distance nhat, Ca on A, Cb on B
-    # (the bounds of test_exact_pairs' property test).
-    assert abs(np.linalg.norm(got.nhat_BA_W) - 1.0) <= 1e-12, where
-    np.testing.assert_allclose(got.p_WCa - got.p_WCb, got.distance * got.nhat_BA_W, rtol=0,
-                               atol=1e-10 * (1 + scale), err_msg=where)
-    assert abs(signed_distance_to_point(shape_A, X_WA, got.p_WCa).distance) <= 1e-10 * (1 + scale)
-    assert abs(signed_distance_to_point(shape_B, X_WB, got.p_WCb).distance) <= 1e-10 * (1 + scale)
-    if ties is not None:
-        ties.append(where)
-    return expected
+    tol = 1e-10 * (1.0 + scale)
+    n = got.nhat_BA_W
+    assert abs(np.linalg.norm(n) - 1.0) <= 1e-12, where
+    np.testing.assert_allclose(got.p_WCa - got.p_WCb, got.distance * n, rtol=0, atol=tol,
+                               err_msg=where)
+    assert abs(n @ got.p_WCa + support_value_W(shape_A, X_WA, -n)[0]) <= tol, where
+    assert abs(n @ got.p_WCb - support_value_W(shape_B, X_WB, n)[0]) <= tol, where
+    assert abs(_g(shape_A, X_WA, shape_B, X_WB, n)[0] - got.distance) <= tol, where
+    assert np.max(_g(shape_A, X_WA, shape_B, X_WB, _DIRECTIONS)) <= got.distance + tol, where
+    status, back = native.pair(shape_B, X_WB, shape_A, X_WA, kernel="exact")
+    assert status == OK, where
+    assert abs(back.distance - got.distance) <= tol, where
+    return got
 
 
 # --------------------------------------------------------------------------
@@ -378,10 +306,10 @@ KINDS = ["sphere", "box", "cylinder", "capsule", "ellipsoid", "halfspace", "conv
 
 
 def _exact_poses(scale: float, turn: int = 5) -> list[np.ndarray]:
-    """Identity and right-angle turns: C and numpy then see bit-identical p_GQ.
+    """Identity and right-angle turns: p_GQ is then exact, so inputs land on the features.
 
     R has entries 0 and ±1 only, so R^T (p_WQ - p_WGo) is exact in any
-    summation order; every round-off-decided choice (ties) must then agree.
+    summation order: a point built on an edge or a mid-plane stays there.
     """
     offset = scale * np.array([0.5, -0.25, 0.125])
     return [I4, make_pose(RIGHT_ANGLES[turn % 24], offset)]
@@ -395,20 +323,17 @@ def _exact_poses(scale: float, turn: int = 5) -> list[np.ndarray]:
 @pytest.mark.parametrize("kind", KINDS)
 def test_point_special_points(kind):
     rng = np.random.default_rng(KINDS.index(kind) + 100)
-    exact, general, not_unique, ties = 0, 0, 0, []
+    exact, not_unique = 0, 0
     for i, shape in enumerate(_shapes(kind, rng)):
         scale = _shape_size(shape)
         poses = _exact_poses(scale, 7 * i + 5) + [random_pose(rng, 0.3 * scale)]
         for p_GQ in _special_points_G(shape, rng):
             for X_WG in poses:
                 p_WQ = X_WG[:3, :3] @ p_GQ + X_WG[:3, 3]
-                assert_point_matches(shape, X_WG, p_WQ, f"{kind} special", ties)
+                assert_point_contract(shape, X_WG, p_WQ, f"{kind} special")
                 exact += _is_exact_rotation(X_WG)
-                general += not _is_exact_rotation(X_WG)
-            not_unique += not signed_distance_to_point(shape, I4, p_GQ).is_grad_W_unique
+            not_unique += not native.point(shape, I4, p_GQ)[1].is_grad_W_unique
     assert exact > 30
-    # Round-off ties stay the exception, and only under general rotations.
-    assert len(ties) <= 0.2 * general, ties[:3]
     if kind != "halfspace":
         assert not_unique > 0  # the convention branches are reached
 
@@ -416,14 +341,12 @@ def test_point_special_points(kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_point_random(kind):
     rng = np.random.default_rng(KINDS.index(kind) + 200)
-    ties = []
     for shape in _shapes(kind, rng):
         scale = _shape_size(shape)
         for _ in range(40):
             X_WG = random_pose(rng, 0.3 * scale)
             p_WQ = X_WG[:3, 3] + rng.uniform(-1.6, 1.6, 3) * scale
-            assert_point_matches(shape, X_WG, p_WQ, f"{kind} random", ties)
-    assert not ties  # generic points tie with probability zero
+            assert_point_contract(shape, X_WG, p_WQ, f"{kind} random")
 
 
 def test_point_box_tie_order_and_mid_planes_exactly():
@@ -431,16 +354,14 @@ def test_point_box_tie_order_and_mid_planes_exactly():
     cube = Box.make_cube(1.0)
     for p_GQ in ([0, 0, 0], [-0.3, 0.3, 0], [0.2, -0.2, 0.2], [0, 0.1, 0], [0.1, 0.1, -0.1]):
         for R in RIGHT_ANGLES:
-            assert_point_matches(cube, make_pose(R, [0.5, 1.0, -2.0]), R @ np.array(p_GQ, float)
-                                 + [0.5, 1.0, -2.0], "box tie")
+            assert_point_contract(cube, make_pose(R, [0.5, 1.0, -2.0]),
+                                  R @ np.array(p_GQ, float) + [0.5, 1.0, -2.0], "box tie")
 
 
 def test_point_mesh_is_not_handled(tmp_path):
     path = tmp_path / "tet.obj"
     path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
     mesh = Mesh(str(path))
-    with pytest.raises(ValueError, match="no inside"):
-        signed_distance_to_point(mesh, I4, np.zeros(3))
     status, _ = native.point(mesh, I4, np.zeros(3))
     assert status == NOT_HANDLED
 
@@ -448,7 +369,7 @@ def test_point_mesh_is_not_handled(tmp_path):
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(shape=hyp_shapes, X_WG=hyp_poses, p_WQ=hyp_points)
 def test_point_hypothesis(shape, X_WG, p_WQ):
-    assert_point_matches(shape, X_WG, p_WQ, "hypothesis")
+    assert_point_contract(shape, X_WG, p_WQ, "hypothesis")
 
 
 # --------------------------------------------------------------------------
@@ -459,7 +380,7 @@ def test_point_hypothesis(shape, X_WG, p_WQ):
 @pytest.mark.parametrize("kind", KINDS)
 def test_sphere_pairs_both_orders(kind):
     rng = np.random.default_rng(KINDS.index(kind) + 300)
-    count, ties = 0, []
+    count = 0
     for shape in _shapes(kind, rng)[:4]:
         scale = _shape_size(shape)
         centres = _special_points_G(shape, rng)[::3]
@@ -470,17 +391,17 @@ def test_sphere_pairs_both_orders(kind):
             sphere = Sphere(scale * rng.uniform(0.05, 0.8))
             # A's rotation does not enter sphere-X; an exact one keeps the pair exact.
             X_WA = make_pose(RIGHT_ANGLES[i % 24], X_WB[:3, :3] @ p_BAo + X_WB[:3, 3])
-            forward = assert_pair_matches(sphere, X_WA, shape, X_WB, f"sphere-{kind}", ties)
-            backward = assert_pair_matches(shape, X_WB, sphere, X_WA, f"{kind}-sphere", ties)
+            forward = assert_pair_contract(sphere, X_WA, shape, X_WB, f"sphere-{kind}")
+            backward = assert_pair_contract(shape, X_WB, sphere, X_WA, f"{kind}-sphere")
             assert forward is not None and backward is not None
             count += 2
-    assert len(ties) <= 0.2 * count, ties[:3]
+    assert count > 40
 
 
 def test_concentric_spheres_use_B_x_axis():
     X_WB = make_pose(RIGHT_ANGLES[7], [1.0, 1.0, 1.0])
-    expected = assert_pair_matches(Sphere(1.0), make_pose(np.eye(3), [1, 1, 1]), Sphere(0.5),
-                                   X_WB)
+    expected = assert_pair_contract(Sphere(1.0), make_pose(np.eye(3), [1, 1, 1]), Sphere(0.5),
+                                    X_WB)
     assert not expected.is_nhat_BA_W_unique
     np.testing.assert_array_equal(expected.nhat_BA_W, RIGHT_ANGLES[7][:, 0])
 
@@ -538,13 +459,12 @@ def _capsule_cases(rng):
 
 def test_capsule_capsule_both_orders():
     rng = np.random.default_rng(400)
-    count, ties = 0, []
+    count = 0
     for A, X_WA, B, X_WB in _capsule_cases(rng):
-        assert_pair_matches(A, X_WA, B, X_WB, "capsule", ties)
-        assert_pair_matches(B, X_WB, A, X_WA, "capsule swapped", ties)
+        assert_pair_contract(A, X_WA, B, X_WB, "capsule")
+        assert_pair_contract(B, X_WB, A, X_WA, "capsule swapped")
         count += 1
     assert count > 150
-    assert len(ties) <= 0.1 * count, ties[:3]
 
 
 # --------------------------------------------------------------------------
@@ -602,21 +522,20 @@ def _box_cases(rng):
 
 def test_box_box_both_orders():
     rng = np.random.default_rng(500)
-    count, overlapping, apart, not_unique, ties = 0, 0, 0, 0, []
+    count, overlapping, apart, not_unique = 0, 0, 0, 0
     for A, X_WA, B, X_WB in _box_cases(rng):
-        expected = assert_pair_matches(A, X_WA, B, X_WB, "box", ties)
-        assert_pair_matches(B, X_WB, A, X_WA, "box swapped", ties)
+        expected = assert_pair_contract(A, X_WA, B, X_WB, "box")
+        assert_pair_contract(B, X_WB, A, X_WA, "box swapped")
         count += 1
         overlapping += expected.distance < 0
         apart += expected.distance > 0
         not_unique += not expected.is_nhat_BA_W_unique
     # The cases do reach every regime.
     assert count > 200 and overlapping > 20 and apart > 20 and not_unique > 10
-    assert len(ties) <= 0.2 * count, ties[:3]
 
 
 # --------------------------------------------------------------------------
-# Pairs Python's exact_pairs does not answer, and hypothesis over all pairs
+# Pairs the exact kernel does not answer, and hypothesis over all pairs
 # --------------------------------------------------------------------------
 
 
@@ -632,7 +551,6 @@ def test_other_pairs_are_not_handled(tmp_path):
     pairs += [(Sphere(0.1), mesh), (mesh, Sphere(0.1))]
     for a, b in pairs:
         X_WA, X_WB = random_pose(rng), random_pose(rng)
-        assert signed_distance_pair(a, X_WA, b, X_WB) is None
         assert native.pair(a, X_WA, b, X_WB, kernel="exact")[0] == NOT_HANDLED, (a, b)
     assert len(pairs) > 40
 
@@ -649,4 +567,4 @@ def test_pair_hypothesis(pair, X_WA, X_WB, swap):
     shape_A, shape_B = pair
     if swap:
         shape_A, shape_B, X_WA, X_WB = shape_B, shape_A, X_WB, X_WA
-    assert assert_pair_matches(shape_A, X_WA, shape_B, X_WB, "hypothesis") is not None
+    assert assert_pair_contract(shape_A, X_WA, shape_B, X_WB, "hypothesis") is not None
