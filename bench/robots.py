@@ -46,8 +46,7 @@ import numpy as np
 from bench.robot_files import drake_copy, obj_copy, package_roots, robots_share
 from bench.run import _fmt_ratio, _ratio, _time_batch
 from bench.run import write_readme as _write_table
-from bench.systems import Drake
-from bench.systems import _drake_shape as primitive_drake_shape
+from bench.systems import Drake, _primitive
 from geometry_core import (
     Box,
     Convex,
@@ -204,6 +203,7 @@ class DrakeArm(Drake):
                 snapshot.get_pose_in_world(frame_id).get_as_matrix4())
                 for frame_id in drake_frames])
         self.FramePoseVector = dg.FramePoseVector
+        self.from_rpy = False  # poses are prebuilt, as in OursArm
 
     def answers(self, c: int) -> tuple[dict, dict]:
         q = self.query(c)
@@ -227,7 +227,7 @@ def _drake_shape(shape, mesh_dir: Path):
 
     if isinstance(shape, Convex):
         return dg.Convex(str(obj_copy(Path(shape.filename), mesh_dir)), shape.scale3)
-    return primitive_drake_shape(shape)
+    return _primitive(dg, shape)
 
 
 def _support(shape, X_WG: np.ndarray, n_W: np.ndarray) -> float:
