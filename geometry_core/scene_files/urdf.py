@@ -74,7 +74,8 @@ def load_urdf(path: str | os.PathLike, *,
               filter_adjacent: bool = True,
               source_name: str | None = None,
               frame_group: int = 0,
-              X_WR: RigidTransform | None = None) -> LoadedScene:
+              X_WR: RigidTransform | None = None,
+              visuals: bool = True) -> LoadedScene:
     """Read a URDF file into a new scene graph.
 
     Parameters
@@ -92,6 +93,10 @@ def load_urdf(path: str | os.PathLike, *,
         Frame group of every link frame (Drake's model instance).
     X_WR : RigidTransform, optional
         Pose in the world of the root link(s); identity by default.
+    visuals : bool
+        Register ``<visual>`` elements (default True). False loads collision
+        geometry only (a collision checker needs nothing else), so visual
+        mesh files are neither read nor required.
 
     Returns
     -------
@@ -110,7 +115,7 @@ def load_urdf(path: str | os.PathLike, *,
         names the file, the line and the element.
     """
     return _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
-                        frame_group, X_WR).build()
+                        frame_group, X_WR, visuals).build()
 
 
 def resolve_mesh_path(filename: str, urdf_dir: Path,
@@ -147,7 +152,7 @@ def resolve_mesh_path(filename: str, urdf_dir: Path,
 
 class _UrdfBuilder:
     def __init__(self, path, package_roots, filter_adjacent, source_name, frame_group,
-                 X_WR) -> None:
+                 X_WR, visuals=True) -> None:
         self.path = os.fspath(path)
         self.folder = Path(self.path).resolve().parent
         self.package_roots = dict(package_roots)
@@ -155,6 +160,7 @@ class _UrdfBuilder:
         self.source_name = source_name
         self.frame_group = frame_group
         self.X_WR = X_WR
+        self.visuals = visuals
 
     def fail(self, element, message: str) -> NoReturn:
         line = getattr(element, "sourceline", None)
@@ -442,7 +448,10 @@ class _UrdfBuilder:
         element = self.link_elements[link.name]
         anchored = link.name == _WORLD
         frame_id = None if anchored else scene.frames[link.name]
-        for kind, items in (("collision", link.collisions), ("visual", link.visuals)):
+        kinds = [("collision", link.collisions)]
+        if self.visuals:
+            kinds.append(("visual", link.visuals))
+        for kind, items in kinds:
             elements = element.findall(kind)
             for k, (item, item_element) in enumerate(zip(items, elements)):
                 what = f"link {link.name!r}, {kind} #{k + 1}"
