@@ -88,3 +88,45 @@ def random_configurations(checker, count: int, seed: int) -> np.ndarray:
     lower = np.maximum(checker._chain.lower, -np.pi)
     upper = np.minimum(checker._chain.upper, np.pi)
     return lower + rng.random((count, checker.num_positions)) * (upper - lower)
+
+
+def pair_distances(checker, q, ids) -> np.ndarray:
+    """Padded distance of each geometry pair in ``ids`` at configuration q."""
+    (rows,), _ = checker._pairs_within(np.asarray(q)[None], np.inf)
+    found = {(pair.id_A, pair.id_B): distance for _, _, distance, pair in rows}
+    return np.array([found[key] for key in ids])
+
+
+def central_differences(checker, q, ids, h: float) -> np.ndarray:
+    """(len(ids), n): central differences of the pairs' distances with step h."""
+    fd = np.zeros((len(ids), checker.num_positions))
+    for j in range(checker.num_positions):
+        e = np.zeros(checker.num_positions)
+        e[j] = h
+        fd[:, j] = (pair_distances(checker, q + e, ids)
+                    - pair_distances(checker, q - e, ids)) / (2 * h)
+    return fd
+
+
+def smooth_rows(checker, q, ids, h: float = 1e-5) -> tuple[np.ndarray, np.ndarray]:
+    """``(smooth, fd)``: rows whose distance is differentiable at q, and their differences.
+
+    Central differences cannot see a kink (at parallel faces the distance
+    goes like ``-c |dq|`` both ways and the central difference is blind to
+    it), so a row counts as smooth (its witness unique) when one-sided
+    differences with step 1e-6 agree to 5e-5 (curvature and rounding stay
+    below that; a kink does not) and central differences with steps h and
+    2h agree to 1e-7.
+    """
+    q = np.asarray(q, dtype=float)
+    fd = central_differences(checker, q, ids, h)
+    fd2 = central_differences(checker, q, ids, 2 * h)
+    d0 = pair_distances(checker, q, ids)
+    kink = np.zeros(len(ids), dtype=bool)
+    for j in range(checker.num_positions):
+        e = np.zeros(checker.num_positions)
+        e[j] = 1e-6
+        forward = (pair_distances(checker, q + e, ids) - d0) / 1e-6
+        backward = (d0 - pair_distances(checker, q - e, ids)) / 1e-6
+        kink |= np.abs(forward - backward) > 5e-5
+    return np.all(np.abs(fd - fd2) < 1e-7, axis=1) & ~kink, fd

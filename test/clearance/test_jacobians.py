@@ -22,13 +22,6 @@ from geometry_core.clearance import CollisionChecker  # noqa: E402
 H = 1e-5
 
 
-def pair_distances(checker, q, ids):
-    """Padded distance of each geometry pair in ``ids`` at configuration q."""
-    (rows,), _ = checker._pairs_within(q[None], np.inf)
-    found = {(pair.id_A, pair.id_B): distance for _, _, distance, pair in rows}
-    return np.array([found[key] for key in ids])
-
-
 @pytest.mark.parametrize("name, seed", [("panda", 1), ("panda", 2), ("ur5", 1), ("ur5", 2)])
 def test_jacobians_match_central_differences(name, seed):
     urdf, srdf, _ = robots.ARMS[name]
@@ -43,16 +36,7 @@ def test_jacobians_match_central_differences(name, seed):
         ids = table.geometry_ids()
         if not ids:
             continue
-        fd = np.zeros((len(ids), checker.num_positions))
-        fd2 = np.zeros_like(fd)
-        for j in range(checker.num_positions):
-            e = np.zeros(checker.num_positions)
-            e[j] = H
-            fd[:, j] = (pair_distances(checker, q + e, ids)
-                        - pair_distances(checker, q - e, ids)) / (2 * H)
-            fd2[:, j] = (pair_distances(checker, q + 2 * e, ids)
-                         - pair_distances(checker, q - 2 * e, ids)) / (4 * H)
-        smooth = np.all(np.abs(fd - fd2) < 1e-7, axis=1)
+        smooth, fd = robots.smooth_rows(checker, q, ids, H)
         total += len(ids)
         checked += int(smooth.sum())
         np.testing.assert_allclose(table.jacobians()[smooth], fd[smooth], atol=1e-6, rtol=0)
