@@ -162,11 +162,12 @@ PAIR_CERTIFICATE_TOLERANCE = 1e-8
 #: land a few ulps past a limit, and refusing them helps nobody.
 JOINT_LIMIT_SLACK = 1e-9
 
-#: Clearance (metres) at or below which a certified edge check stops and
-#: reports the edge as not proven free. Conservative advancement steps by
-#: (clearance - this) / speed bound, so every proven configuration keeps at
-#: least this much clearance; 1 µm is far below any robot's geometric
-#: accuracy and keeps the number of steps near a contact bounded.
+#: Clearance (metres) that a certified edge check keeps: conservative
+#: advancement steps by (clearance - this) / speed bound, so every proven
+#: configuration keeps at least this much, and the check stops (edge not
+#: proven free) when a pair comes within twice this. 1 µm is far below any
+#: robot's geometric accuracy; the steps needed to approach a contact grow
+#: only with log(clearance / this).
 CERTIFIED_EDGE_CLEARANCE = 1e-6
 
 #: Step cap of a certified edge check: an edge that needs more steps than
