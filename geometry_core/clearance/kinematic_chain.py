@@ -116,6 +116,7 @@ class KinematicChain:
                     chain.append(i)
                 i = self.parent[i]
             self.ancestors.append(np.array(chain, dtype=np.intp))
+        self._revolute = np.array([kind == "revolute" for kind in self.kind])
         #: Links no joint moves relative to the world (welded to it).
         self.anchored = np.array([self.ancestors[k].size == 0 for k in range(len(order))])
 
@@ -159,18 +160,18 @@ class KinematicChain:
         link's Jacobian is zero.
         """
         J = np.zeros((3, self.num_positions))
-        for i in self.ancestors[link]:
-            # The child frame of joint i sits on the joint axis (URDF: the
-            # motion is applied after the joint origin), so X_WL[i] gives both.
-            a_W = X_WL[i, :3, :3] @ self.axis[i]
-            if self.kind[i] == "revolute":
-                column = np.cross(a_W, p_WQ - X_WL[i, :3, 3])
-            else:
-                column = a_W
-            J[:, self.column[i]] += self.multiplier[i] * column
+        joints = self.ancestors[link]
+        if joints.size == 0:
+            return J
+        # The child frame of joint i sits on the joint axis (URDF: the motion
+        # is applied after the joint origin), so X_WL[i] gives both.
+        a_W = np.einsum("kij,kj->ki", X_WL[joints, :3, :3], self.axis[joints])
+        r_W = p_WQ - X_WL[joints, :3, 3]
+        swept = a_W[:, [1, 2, 0]] * r_W[:, [2, 0, 1]] - a_W[:, [2, 0, 1]] * r_W[:, [1, 2, 0]]
+        columns = np.where(self._revolute[joints, None], swept, a_W) \
+            * self.multiplier[joints, None]
+        np.add.at(J.T, self.column[joints], columns)
         return J
-
-    # ----------------------------------------------------------- motion bound
 
     def motion_rates(self, link_radius: np.ndarray, q1: np.ndarray,
                      q2: np.ndarray) -> np.ndarray:
