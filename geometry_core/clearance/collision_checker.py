@@ -97,6 +97,8 @@ class CollisionChecker:
         self._frame_ids = [robot.frames[link] for link in self._chain.links]
         self.position_names: list[str] = list(self._chain.position_names)
         self.num_positions: int = self._chain.num_positions
+        #: URDF mimic joints: they follow a position of q and take none of their own.
+        self.mimic_joint_names: list[str] = list(self._chain.mimic_names)
         self.body_names: list[str] = [_WORLD] + list(self._chain.links)
         num_links = len(self._chain.links)
         frame_body = {f: 1 + k for k, f in enumerate(self._frame_ids)}
@@ -263,6 +265,18 @@ class CollisionChecker:
             raise IndexError(f"body index must be an integer in [0, {len(self.body_names)}), "
                              f"got {index!r}")
         return self.body_names[index]
+
+    def geometry_name(self, geometry_id: GeometryId) -> str:
+        """Return the name of a geometry of a clearance row (:meth:`RobotClearance.geometry_ids`).
+
+        Raises
+        ------
+        KeyError
+            If the id is not one of the checker's geometries.
+        """
+        if geometry_id not in self._body_of:
+            raise KeyError(f"{geometry_id!r} is not a geometry of this checker")
+        return self._sg.model_inspector().get_name(geometry_id)
 
     def body_index(self, body: Body) -> int:
         """Return the index of a body given by name or index.
@@ -595,6 +609,7 @@ class CollisionChecker:
         speed[1:1 + L, 1:1 + L] = robot
         return np.maximum(speed, 0.0)
 
+
 def _check_padding(name: str, value) -> None:
     try:
         ok = math.isfinite(float(value))
@@ -602,5 +617,3 @@ def _check_padding(name: str, value) -> None:
         ok = False
     if not ok:
         raise ValueError(f"{name} must be a finite number (metres), got {value!r}")
-
-

@@ -63,6 +63,8 @@ class KinematicChain:
     def __init__(self, tree: KinematicTree, frame_ids: Mapping[str, FrameId]) -> None:
         root_poses = tree.calc_frame_poses()
         self.position_names = tree.joint_names()
+        #: Joints that follow another (URDF mimic): they take no position of their own.
+        self.mimic_names = [j.name for j in tree.joints() if j.mimic is not None]
         column = {name: k for k, name in enumerate(self.position_names)}
         children: dict[str, list] = {}
         joint_of: dict[str, object] = {}
