@@ -10,7 +10,8 @@ Bodies
     Index 0 is the world (anchored environment geometry and the URDF's
     ``world`` link), then the robot's links in the order the kinematic chain
     visits them (:attr:`CollisionChecker.body_names`), then one body per
-    environment frame. Links on fixed joints stay bodies of their own; links
+    environment frame (named as the frame, ``environment::<name>`` when a
+    robot link has that name). Links on fixed joints stay bodies of their own; links
     welded to the world (the root link, and links fixed to it) are anchored:
     as in Drake, they are never checked against the environment.
 Filters
@@ -188,6 +189,10 @@ class CollisionChecker:
         for g in inspector.get_all_geometry_ids(Role.PROXIMITY):
             frame = inspector.get_frame_id(g)
             body_name = _WORLD if frame == world else inspector.get_name(frame)
+            if body_name not in body_index and body_name in self.body_names:
+                # A robot link of the same name: keep names unique, so a body
+                # given by name is never ambiguous.
+                body_name = f"environment::{body_name}"
             if body_name not in body_index:
                 body_index[body_name] = len(self.body_names)
                 self.body_names.append(body_name)

@@ -278,3 +278,22 @@ def test_sphere_rows_match_trimesh_distances_to_the_hulls():
             assert d == pytest.approx(distance[0] - 0.05, abs=1e-9)
             checked += 1
     assert checked >= 10
+
+
+def test_environment_from_a_urdf_keeps_its_link_names():
+    tiny = Path(__file__).resolve().parents[1] / "data" / "tiny_arm.urdf"
+    roots = {**robots.PACKAGE_ROOTS, "tiny_arm": str(tiny.parent)}
+    checker = CollisionChecker.from_urdf(robots.ARMS["ur5"][0], environment=tiny,
+                                         package_roots=roots)
+    # The UR5 has a link named "base" too: the obstacle's is renamed.
+    assert {"environment::base", "link1", "link3"} <= set(checker.body_names)
+    assert checker.is_part_of_robot("base")
+    for name in ("environment::base", "link1", "link3"):
+        assert not checker.is_part_of_robot(name)
+        assert checker.is_collision_filtered_between(name, "world")   # both anchored
+    # The tiny arm stands at the UR5's base: its links are within reach.
+    table = checker.calc_robot_clearance(np.array([0.0, -1.0, 1.0, 0.0, 0.0, 0.0]), 2.0)
+    others = {checker.body_name(o) for o, kind in zip(table.other_indices(),
+                                                       table.collision_types())
+              if kind == RobotCollisionType.ENVIRONMENT_COLLISION}
+    assert {"environment::base", "link1"} <= others
