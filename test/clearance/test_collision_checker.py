@@ -293,7 +293,7 @@ def test_environment_from_a_urdf_keeps_its_link_names():
         assert checker.is_collision_filtered_between(name, "world")   # both anchored
     # The tiny arm stands at the UR5's base: its links are within reach.
     table = checker.calc_robot_clearance(np.array([0.0, -1.0, 1.0, 0.0, 0.0, 0.0]), 2.0)
-    others = {checker.body_name(o) for o, kind in zip(table.other_indices(),
-                                                       table.collision_types())
+    kinds = zip(table.other_indices(), table.collision_types())
+    others = {checker.body_name(o) for o, kind in kinds
               if kind == RobotCollisionType.ENVIRONMENT_COLLISION}
     assert {"environment::base", "link1"} <= others
