@@ -1,14 +1,20 @@
 """pip and colcon (ament_cmake_python) install the same packages; metadata lives in setup.cfg.
 
 ``nodes/`` is installed as the package ``geometry_core_nodes`` (DESIGN.md
-section 5), with the ``.msg`` definitions its DDS backend reads at run time.
+section 5); its DDS backend reads our ``.msg`` definitions from
+``share/geometry_core_ros/msg`` at run time.
 The node console scripts carry the names ``ros2 run`` knows them by; a colcon
 (ament_cmake) build installs the same names from ``scripts/ros/`` instead.
 """
 
 import glob
+from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
+
+# Here rather than in setup.cfg (file: README.md): colcon's ament_cmake_python
+# copies setup.cfg alone into the build directory, where README.md is missing.
+README = Path(__file__).with_name("README.md")
 
 # The native kernels (csrc/, CPython API only): gcc and Python's headers are
 # all they need. -ffp-contract=off keeps each operation rounded as written,
@@ -26,11 +32,12 @@ node_packages = ["geometry_core_nodes"] + [
     f"geometry_core_nodes.{name}" for name in find_packages("nodes")]
 
 setup(
+    long_description=README.read_text(encoding="utf-8") if README.is_file() else "",
+    long_description_content_type="text/markdown",
     ext_modules=[native],
     packages=find_packages(include=["geometry_core", "geometry_core.*"]) + node_packages,
     package_dir={"geometry_core_nodes": "nodes"},
-    package_data={"geometry_core": ["py.typed"],
-                  "geometry_core_nodes": ["**/*.msg", "**/*.yaml"]},
+    package_data={"geometry_core": ["py.typed"]},
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/geometry_core_ros"]),
         ("share/geometry_core_ros", ["package.xml"]),
@@ -38,9 +45,14 @@ setup(
         ("share/geometry_core_ros/launch", sorted(glob.glob("launch/*.launch.py"))),
         ("share/geometry_core_ros/config", sorted(glob.glob("config/*.yaml"))),
     ],
-    entry_points={"console_scripts": [
-        "geometry-core = geometry_core.cli:main",
-        "scene_graph_node = geometry_core_nodes.scene_graph_node:main",
-        "lcm_bridge_node = geometry_core_nodes.lcm_bridge_node:main",
-    ]},
+    entry_points={
+        "console_scripts": [
+            "geometry-core = geometry_core.cli:main",
+            "geometry-core-run = geometry_core_nodes.run:main",
+            "scene_graph_node = geometry_core_nodes.scene_graph_node:main",
+            "lcm_bridge_node = geometry_core_nodes.lcm_bridge_node:main",
+        ],
+        # `geometry-core run` comes from the nodes: the library only discovers it.
+        "geometry_core.cli": ["run = geometry_core_nodes.run:add_parser"],
+    },
 )

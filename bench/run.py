@@ -9,9 +9,14 @@ Usage::
 For each scene and query every system is built once and warmed up, then the
 systems take turns: each round runs every system for a batch of cycles in
 turn, so drifts in machine speed hit all of them alike. A ratio is computed
-per round (ours / Drake, ours / raw FCL, both measured in that round) and
-reported as min / median / max over the rounds. Nothing here asserts a time:
-benchmarks print numbers, tests assert behaviour.
+per round (ours / Drake, ours / the best peer of that round among Drake,
+coal and pybullet, ours / raw FCL) and reported as min / median / max over
+the rounds. Rows marked "rpy" build every pose inside the cycle from a
+roll-pitch-yaw and a translation (see ``bench.systems``); the others hand
+each system its own prebuilt pose objects. Before timing, the peers'
+answers are compared with ours (pair sets, depths and distances), and the
+table says how far apart they are. Nothing here asserts a time: benchmarks
+print numbers, tests assert behaviour.
 """
 
 from __future__ import annotations
@@ -29,7 +34,17 @@ import time
 import numpy as np
 
 from bench.scenes import query_points, random_scene, robot_scene
-from bench.systems import QUERIES, Drake, Ours, OursArray, RawFcl
+from bench.systems import (
+    QUERIES,
+    Coal,
+    Drake,
+    Ours,
+    OursArray,
+    PyBullet,
+    RawFcl,
+    compare_answers,
+    peers_apply,
+)
 
 README_START = "<!-- bench:start -->"
 README_END = "<!-- bench:end -->"
@@ -43,9 +58,21 @@ def _time_batch(system, query: str, cycles: int, start: int, count: int) -> floa
     return (time.perf_counter() - t0) / count
 
 
-def measure(spec, query: str, rounds: int, budget_s: float, points) -> dict:
+PEERS = ("Drake", "coal", "pybullet")
+#: How far a peer's depth or distance may be from ours before a pair counts
+#: as missing or extra (metres): Drake's penetration depths on curved pairs
+#: are libccd's, off by up to 3e-2 m (see the accuracy table); coal's EPA is
+#: converged; pybullet's ellipsoids are hulls of 128 points.
+TOLERANCE = {"Drake": 5e-2, "coal": 1e-3, "pybullet": 5e-2}
+
+
+def measure(spec, query: str, rounds: int, budget_s: float, points,
+            from_rpy: bool = False) -> dict:
     """Per-round seconds per cycle for each system, alternating systems every round."""
-    systems = [cls(spec, points) for cls in (Drake, Ours, OursArray, RawFcl)]
+    classes = [Drake, Ours, OursArray, RawFcl]
+    if peers_apply(spec, query):
+        classes += [Coal, PyBullet]
+    systems = [cls(spec, points, from_rpy) for cls in classes]
     cycles = spec.X_PF.shape[0]
     for system in systems:  # warm-up: caches, first snapshots, lazy imports
         _time_batch(system, query, cycles, 0, 2)
@@ -61,6 +88,9 @@ def measure(spec, query: str, rounds: int, budget_s: float, points) -> dict:
                 times[system.label].append(_time_batch(system, query, cycles, r * batch, batch))
     finally:
         gc.enable()
+        for system in systems:
+            if hasattr(system, "close"):
+                system.close()
     return times
 
 
@@ -69,8 +99,36 @@ def _ratio(a: list[float], b: list[float]) -> tuple[float, float, float]:
     return min(r), statistics.median(r), max(r)
 
 
+def _best_peer(times: dict) -> list[float]:
+    """Per round, the fastest of Drake, coal and pybullet that took part."""
+    return [min(t) for t in zip(*(times[label] for label in PEERS if label in times))]
+
+
 def _fmt_ratio(r) -> str:
     return f"{r[1]:.2f} ({r[0]:.2f}–{r[2]:.2f})"
+
+
+def _ms(times: dict, label: str) -> str:
+    return f"{statistics.median(times[label]) * 1e3:.3f}" if label in times else "—"
+
+
+def answers_line(specs, cycles: int = 3) -> str:
+    """How the peers' answers compare with ours on the first ``cycles`` cycles of ``specs``."""
+    worst: dict[tuple[str, str], list] = {}
+    for spec in specs:
+        for query in ("penetration", "signed_distance"):
+            for c in range(cycles):
+                for label, found in compare_answers(spec, query, c, TOLERANCE).items():
+                    entry = worst.setdefault((label, query), [0, 0, 0.0])
+                    entry[0] += found["pairs"]
+                    entry[1] += found["missing"] + found["extra"]
+                    entry[2] = max(entry[2], found["max_error"])
+    names = ", ".join(spec.name for spec in specs)
+    parts = [f"{label} {query.replace('_', ' ')}: {differ} of {pairs} pairs differ, "
+             f"max |Δ| {error:.0e} m" for (label, query), (pairs, differ, error) in worst.items()]
+    return (f"Answers against ours ({names}; first {cycles} cycles; a pair differs when one "
+            "side reports it and the other does not, beyond the peer's tolerance "
+            f"{TOLERANCE}): " + "; ".join(parts) + ".")
 
 
 def _resident_bytes() -> int:
@@ -134,10 +192,10 @@ def _memory_line(n: int) -> str:
             "each in a fresh process): " + "; ".join(parts) + ".")
 
 
-def _drake_version() -> str:
+def _version(package: str) -> str:
     from importlib.metadata import version
 
-    return version("drake")
+    return version(package)
 
 
 def run(quick: bool) -> str:
@@ -150,37 +208,51 @@ def run(quick: bool) -> str:
     lines = [
         f"Measured {datetime.date.today()} on {platform.machine()} "
         f"({os.cpu_count()} cores), Python {platform.python_version()}, "
-        f"Drake {_drake_version()}, "
+        f"Drake {_version('drake')}, coal {_version('coal')}, pybullet "
+        f"{_version('pybullet')}, "
         f"one thread, {rounds} alternating rounds. Times are medians per cycle; "
         "ratios are per-round median (min–max). Lower is better; ratio < 1 means "
-        "geometry_core is faster.",
+        "geometry_core is faster. Best peer: the fastest of Drake, coal and pybullet "
+        "in each round (coal and pybullet: penetration and signed distance on the "
+        "random scenes). Poses: prebuilt objects, or built in the cycle from "
+        "roll-pitch-yaw and translation (rpy).",
         "",
-        "| scene | query | Drake ms | ours ms | ours/Drake | array API ms | array/Drake "
-        "| raw FCL ms | ours/raw FCL |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| scene | poses | query | Drake ms | coal ms | pybullet ms | ours ms | ours/Drake "
+        "| ours/best peer | array API ms | array/best peer | raw FCL ms | ours/raw FCL |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for spec in scenes:
-        for query in QUERIES:
-            times = measure(spec, query, rounds, budget, points)
-            drake, ours = times["Drake"], times["geometry_core"]
-            array, raw = times["geometry_core (array API)"], times["raw python-fcl"]
-            row = (f"| {spec.name} | {query} | {statistics.median(drake) * 1e3:.3f} "
-                   f"| {statistics.median(ours) * 1e3:.3f} | {_fmt_ratio(_ratio(ours, drake))} "
-                   f"| {statistics.median(array) * 1e3:.3f} "
-                   f"| {_fmt_ratio(_ratio(array, drake))} "
-                   f"| {statistics.median(raw) * 1e3:.3f} | {_fmt_ratio(_ratio(ours, raw))} |")
-            lines.append(row)
-            print(row, file=sys.stderr, flush=True)
-    lines += ["", _memory_line(300 if quick else 1000)]
+    cases = [(spec, query, False) for spec in scenes for query in QUERIES]
+    cases += [(spec, query, True) for spec in scenes if (spec.parent_of < 0).all()
+              for query in QUERIES if query != "points"]
+    for spec, query, from_rpy in cases:
+        times = measure(spec, query, rounds, budget, points, from_rpy)
+        ours, array = times["geometry_core"], times["geometry_core (array API)"]
+        best = _best_peer(times)
+        row = (f"| {spec.name} | {'rpy' if from_rpy else 'prebuilt'} | {query} "
+               f"| {_ms(times, 'Drake')} | {_ms(times, 'coal')} | {_ms(times, 'pybullet')} "
+               f"| {_ms(times, 'geometry_core')} "
+               f"| {_fmt_ratio(_ratio(ours, times['Drake']))} "
+               f"| {_fmt_ratio(_ratio(ours, best))} "
+               f"| {_ms(times, 'geometry_core (array API)')} "
+               f"| {_fmt_ratio(_ratio(array, best))} "
+               f"| {_ms(times, 'raw python-fcl')} "
+               f"| {_fmt_ratio(_ratio(ours, times['raw python-fcl']))} |")
+        lines.append(row)
+        print(row, file=sys.stderr, flush=True)
+    lines += ["", answers_line([s for s in scenes if (s.parent_of < 0).all()
+                                and s.num_frames <= 100]),
+              "", _memory_line(300 if quick else 1000)]
     return "\n".join(lines)
 
 
-def write_readme(table: str, path: str = "README.md") -> None:
+def write_readme(table: str, path: str = "README.md", start: str = README_START,
+                 end: str = README_END) -> None:
+    """Replace what lies between the ``start`` and ``end`` markers of ``path`` with ``table``."""
     text = open(path).read()
-    pattern = re.compile(re.escape(README_START) + ".*?" + re.escape(README_END), re.S)
+    pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
     if not pattern.search(text):
-        raise SystemExit(f"{path} has no {README_START} ... {README_END} section")
-    text = pattern.sub(f"{README_START}\n{table}\n{README_END}", text)
+        raise SystemExit(f"{path} has no {start} ... {end} section")
+    text = pattern.sub(lambda _: f"{start}\n{table}\n{end}", text)
     open(path, "w").write(text)
 
 

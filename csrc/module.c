@@ -413,10 +413,12 @@ static struct PyModuleDef module = {
     .m_methods = methods,
 };
 
+int gc_rotation_register(PyObject *module); /* rotation.c */
+
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    if (gc_model_register(m) < 0) {
+    if (gc_model_register(m) < 0 || gc_rotation_register(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -13,8 +13,9 @@ or infinite sizes raise ``ValueError`` naming the shape and the size.
 
 This module knows nothing about poses, scenes, FCL, LCM or ROS; conversions
 to those live with their consumers (``proximity/`` for FCL, ``viewer/`` for
-LCM). Meshes are read with trimesh, lazily, the first time their vertices are
-needed.
+LCM). Meshes are read with trimesh (binary STL directly), lazily, the first
+time their vertices are needed; each file is read and hulled once per
+process, shared by every scale and every shape that names it.
 """
 
 from __future__ import annotations
@@ -205,6 +206,35 @@ class _MeshData:
     faces: np.ndarray  # (T, 3) vertex indices
 
 
+#: File formats trimesh reads (COLLADA through pycollada), compared in lower case
+#: because robot packages ship ``.DAE`` and ``.STL`` as often as ``.dae``.
+MESH_SUFFIXES = (".obj", ".stl", ".ply", ".off", ".glb", ".gltf", ".dae", ".vtk")
+
+# Robots share meshes between links and between loads (the two Panda fingers,
+# a left and a mirrored right arm, a node reloading its robot): read a file and
+# hull it once. Keys carry the file's size and modification time, so an edited
+# file is read again. Bounded, oldest first out, so a long-lived process that
+# loads many robots does not grow without end.
+_CACHE_SIZE = 512
+_file_cache: dict[tuple, _MeshData] = {}
+_hull_cache: dict[tuple, _MeshData] = {}
+
+
+def _cache_put(cache: dict, key: tuple, value: _MeshData) -> _MeshData:
+    if len(cache) >= _CACHE_SIZE:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+    return value
+
+
+def _file_key(kind: str, filename: str) -> tuple:
+    try:
+        stat = os.stat(filename)
+    except OSError:
+        raise ValueError(f"{kind} file not found: {filename!r}") from None
+    return (os.path.abspath(filename), stat.st_size, stat.st_mtime_ns)
+
+
 def _scale3(kind: str, scale) -> np.ndarray:
     s = np.asarray(scale, dtype=float)
     if s.shape == ():
@@ -216,20 +246,87 @@ def _scale3(kind: str, scale) -> np.ndarray:
     return s
 
 
-def _load_mesh_file(kind: str, filename: str, scale: np.ndarray) -> _MeshData:
-    import trimesh
+def _read_mesh_file(kind: str, filename: str) -> _MeshData:
+    """The file's vertices (unscaled) and triangles, read once per file version."""
+    key = _file_key(kind, filename)
+    cached = _file_cache.get(key)
+    if cached is not None:
+        return cached
+    binary_stl = _read_binary_stl(filename, key[1])
+    if binary_stl is not None:
+        vertices, faces = binary_stl
+    else:
+        import trimesh
 
-    if not os.path.isfile(filename):
-        raise ValueError(f"{kind} file not found: {filename!r}")
-    try:
-        loaded = trimesh.load(filename, force="mesh", process=False)
-    except Exception as err:  # trimesh raises many types for bad files
-        raise ValueError(f"{kind} file {filename!r} could not be read: {err}") from err
-    vertices = np.asarray(loaded.vertices, dtype=float)
-    faces = np.asarray(loaded.faces, dtype=np.int64)
+        try:
+            loaded = trimesh.load(filename, force="mesh", process=False)
+        except Exception as err:  # trimesh raises many types for bad files
+            raise ValueError(f"{kind} file {filename!r} could not be read: {err}") from err
+        vertices = np.asarray(loaded.vertices, dtype=float)
+        faces = np.asarray(loaded.faces, dtype=np.int64)
     if len(vertices) == 0 or len(faces) == 0:
         raise ValueError(f"{kind} file {filename!r} holds no triangles")
-    return _MeshData(vertices * scale, faces)
+    vertices.flags.writeable = False
+    faces.flags.writeable = False
+    return _cache_put(_file_cache, key, _MeshData(vertices, faces))
+
+
+_STL_TRIANGLE = np.dtype([("normal", "<f4", 3), ("corners", "<f4", (3, 3)), ("attr", "<u2")])
+
+
+def _read_binary_stl(filename: str, size: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """A binary STL's corners and triangles, or None when the file is not one.
+
+    Binary STL is most robots' collision format, and its layout is fixed: an
+    80-byte header, a triangle count, 50 bytes a triangle. Read directly, a
+    file takes a fraction of trimesh's time (which builds a scene and
+    normals first). Corners are not merged: hulls and BVHs need no merging.
+    """
+    if not filename.lower().endswith(".stl") or size < 84:
+        return None
+    with open(filename, "rb") as stream:
+        head = stream.read(84)
+        count = int(np.frombuffer(head, "<u4", 1, 80)[0])
+        if 84 + 50 * count != size or head[:5].lower() == b"solid" and count == 0:
+            return None  # an ASCII STL (or a broken one): trimesh reads it or says why
+        triangles = np.fromfile(stream, _STL_TRIANGLE, count)
+    vertices = triangles["corners"].reshape(-1, 3).astype(float)
+    return vertices, np.arange(len(vertices), dtype=np.int64).reshape(-1, 3)
+
+
+def _scaled(data: _MeshData, scale: np.ndarray) -> _MeshData:
+    """Apply a (possibly mirroring) scale; a mirror reverses the triangles' winding."""
+    faces = data.faces[:, ::-1] if np.prod(scale) < 0.0 else data.faces
+    return _MeshData(data.vertices * scale, np.ascontiguousarray(faces))
+
+
+def _load_mesh_file(kind: str, filename: str, scale: np.ndarray) -> _MeshData:
+    return _scaled(_read_mesh_file(kind, filename), scale)
+
+
+def _hull_of(label: str, points: np.ndarray) -> _MeshData:
+    """Convex hull of ``points`` with every triangle wound outward."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        qhull = ConvexHull(points)
+    except QhullError as err:
+        raise ValueError(f"{label}: points are degenerate (coplanar or collinear), "
+                         "no 3-D convex hull exists") from err
+    used = np.unique(qhull.simplices)
+    remap = -np.ones(len(points), dtype=np.int64)
+    remap[used] = np.arange(len(used))
+    faces = remap[qhull.simplices]
+    vertices = points[used]
+    # Qhull does not orient simplices: flip those whose normal points inward.
+    centroid = vertices.mean(axis=0)
+    a, b, c = (vertices[faces[:, k]] for k in range(3))
+    normals = np.cross(b - a, c - a)
+    inward = np.einsum("ij,ij->i", normals, a - centroid) < 0
+    faces[inward] = faces[inward][:, ::-1]
+    vertices.flags.writeable = False
+    faces.flags.writeable = False
+    return _MeshData(vertices, faces)
 
 
 class _MeshLike(Shape):
@@ -243,9 +340,9 @@ class _MeshLike(Shape):
         if filename is not None:
             filename = os.fspath(filename)
             ext = os.path.splitext(filename)[1].lower()
-            if ext not in (".obj", ".stl", ".ply", ".off", ".glb", ".gltf", ".vtk"):
-                raise ValueError(f"{kind} file must be .obj or .stl (or another trimesh format), "
-                                 f"got {filename!r}")
+            if ext not in MESH_SUFFIXES:
+                raise ValueError(f"{kind} file must be one of {', '.join(MESH_SUFFIXES)} (any "
+                                 f"case), got {filename!r}")
         self.filename = filename
         self.scale3 = _scale3(kind, scale)
         self.scale = float(self.scale3[0]) if np.all(self.scale3 == self.scale3[0]) else None
@@ -319,26 +416,19 @@ class Convex(_MeshLike):
     def hull(self) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(vertices, faces)`` of the convex hull in G, outward-wound."""
         if self._hull is None:
-            from scipy.spatial import ConvexHull, QhullError
-
-            points = self._mesh_data().vertices
-            try:
-                qhull = ConvexHull(points)
-            except QhullError as err:
-                raise ValueError(f"{self!r}: points are degenerate (coplanar or collinear), "
-                                 "no 3-D convex hull exists") from err
-            used = np.unique(qhull.simplices)
-            remap = -np.ones(len(points), dtype=np.int64)
-            remap[used] = np.arange(len(used))
-            faces = remap[qhull.simplices]
-            vertices = points[used]
-            # Qhull does not orient simplices: flip those whose normal points inward.
-            centroid = vertices.mean(axis=0)
-            a, b, c = (vertices[faces[:, k]] for k in range(3))
-            normals = np.cross(b - a, c - a)
-            inward = np.einsum("ij,ij->i", normals, a - centroid) < 0
-            faces[inward] = faces[inward][:, ::-1]
-            self._hull = _MeshData(vertices, faces)
+            if self.filename is None:
+                self._hull = _hull_of(repr(self), self._mesh_data().vertices)
+            else:
+                # The hull of the scaled points is the scaled hull of the file's points,
+                # so one hull per file serves every scale; a mirror flips the winding.
+                key = _file_key("Convex", self.filename)
+                unit = _hull_cache.get(key)
+                if unit is None:
+                    raw = _read_mesh_file("Convex", self.filename)
+                    unit = _cache_put(_hull_cache, key,
+                                      _hull_of(f"Convex(filename={self.filename!r})",
+                                               raw.vertices))
+                self._hull = _scaled(unit, self.scale3)
         return self._hull.vertices, self._hull.faces
 
     def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:

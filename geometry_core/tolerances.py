@@ -28,9 +28,6 @@ GIMBAL_LOCK_COS_PITCH = 0.008
 #: Drake's ComputeBasisFromAxis documents 1e-10.
 ZERO_AXIS_NORM = 1e-10
 
-#: Norm below which a quaternion is treated as zero and refused.
-ZERO_QUATERNION_NORM = 1e-12
-
 # --- proximity: exact narrowphase kernels -----------------------------------
 
 #: Relative tolerance (scaled by max(1, size) in metres) within which a query

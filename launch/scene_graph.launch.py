@@ -14,6 +14,8 @@ from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from geometry_core_nodes.launch_support import exit_code_on_failure, node_parameters
+
 #: Launch arguments passed as node parameters when not empty: (name, type, help).
 SCENE_ARGUMENTS = (
     ("scene_file", str, "YAML scene or URDF file, or 'builtin:demo'"),
@@ -27,31 +29,16 @@ SCENE_ARGUMENTS = (
 )
 
 
-def node_parameters(context, arguments):
-    """Parameter list for a Node: the params file, then the non-empty launch arguments."""
-    parameters = []
-    params_file = LaunchConfiguration("params_file").perform(context)
-    if params_file:
-        parameters.append(params_file)
-    overrides = {}
-    for name, kind, _ in arguments:
-        value = LaunchConfiguration(name).perform(context)
-        if value:
-            overrides[name] = kind(value)
-    if overrides:
-        parameters.append(overrides)
-    return parameters
-
-
 def _scene_graph_node(context):
-    return [Node(
+    node = Node(
         package="geometry_core_ros",
         executable="scene_graph_node",
         name="scene_graph_node",
         namespace=LaunchConfiguration("namespace"),
         output="screen",
         parameters=node_parameters(context, SCENE_ARGUMENTS),
-    )]
+    )
+    return [node, exit_code_on_failure(node)]
 
 
 def generate_launch_description():

@@ -19,6 +19,8 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from geometry_core_nodes.launch_support import exit_code_on_failure, node_parameters
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 #: Bridge-only launch arguments: (name, type, help).
@@ -36,25 +38,15 @@ SHARED_ARGUMENTS = (
 
 
 def _bridge_node(context):
-    parameters = []
-    params_file = LaunchConfiguration("params_file").perform(context)
-    if params_file:
-        parameters.append(params_file)
-    overrides = {}
-    for name, kind, _ in SHARED_ARGUMENTS + BRIDGE_ARGUMENTS:
-        value = LaunchConfiguration(name).perform(context)
-        if value:
-            overrides[name] = kind(value)
-    if overrides:
-        parameters.append(overrides)
-    return [Node(
+    node = Node(
         package="geometry_core_ros",
         executable="lcm_bridge_node",
         name="lcm_bridge_node",
         namespace=LaunchConfiguration("namespace"),
         output="screen",
-        parameters=parameters,
-    )]
+        parameters=node_parameters(context, SHARED_ARGUMENTS + BRIDGE_ARGUMENTS),
+    )
+    return [node, exit_code_on_failure(node)]
 
 
 def generate_launch_description():

@@ -4,4 +4,34 @@ Nodes are thin: messages in, library calls, messages out. They talk to ROS 2
 through :mod:`geometry_core_nodes.transport` (rclpy when importable, else a
 built-in Cyclone DDS backend). The library ``geometry_core`` must never import
 this package.
+
+Our result messages belong to the ROS 2 package ``geometry_core_ros``
+(``msg/`` at the repository root). rclpy finds them as generated code; the
+DDS backend builds them from the ``.msg`` files, which importing this
+package points it to: the source tree's ``msg/``, else
+``share/geometry_core_ros/msg`` under the Python prefix (pip) or under an
+``AMENT_PREFIX_PATH`` entry (colcon).
 """
+
+import os
+import sys
+from pathlib import Path
+
+from geometry_core_nodes.transport.interfaces import add_message_directory
+
+#: ROS 2 package name of our result messages.
+MESSAGE_PACKAGE = "geometry_core_ros"
+
+
+def message_directories() -> list[Path]:
+    """The existing directories that hold our ``.msg`` files, in the order they are searched."""
+    candidates = [Path(__file__).resolve().parents[1] / "msg",
+                  Path(sys.prefix) / "share" / MESSAGE_PACKAGE / "msg"]
+    candidates += [Path(prefix) / "share" / MESSAGE_PACKAGE / "msg"
+                   for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)
+                   if prefix]
+    return [path for path in candidates if path.is_dir()]
+
+
+for _directory in message_directories():
+    add_message_directory(MESSAGE_PACKAGE, _directory)

@@ -25,6 +25,7 @@ cyclonedds, rclpy, fcl or lcm.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,12 @@ import numpy as np
 from geometry_core.math import RigidTransform, quaternion_xyzw_to_wxyz
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId, SceneGraphInspector
+from geometry_core_nodes.limits import (
+    MAX_FRAME_NAME_LENGTH,
+    MAX_LOGGED_NAME_LENGTH,
+    MAX_STAMP_SEC,
+    MIN_STAMP_SEC,
+)
 
 __all__ = [
     "ARROW_LENGTH_M",
@@ -51,6 +58,7 @@ __all__ = [
     "results_to_markers",
     "rigid_transform_from_pose",
     "rigid_transform_from_transform",
+    "short_name",
     "signed_distances_to_msg",
     "stamp_to_ns",
     "tf_message_to_frame_poses",
@@ -81,13 +89,32 @@ _NS_PER_S = 1_000_000_000
 
 
 def stamp_to_ns(stamp: Any) -> int:
-    """Integer nanoseconds of a ``builtin_interfaces/Time``."""
-    return int(stamp.sec) * _NS_PER_S + int(stamp.nanosec)
+    """Integer nanoseconds of a ``builtin_interfaces/Time``.
+
+    Raises
+    ------
+    ValueError
+        If ``nanosec`` is not below 10^9 (legal on the wire, where it is a
+        uint32, but no time: ROS normalises it into ``sec``).
+    """
+    nanosec = int(stamp.nanosec)
+    if not 0 <= nanosec < _NS_PER_S:
+        raise ValueError(f"header.stamp.nanosec must be in 0..999999999, not {nanosec}")
+    return int(stamp.sec) * _NS_PER_S + nanosec
 
 
 def ns_to_stamp(stamp_ns: int, message_type: MessageType) -> Any:
-    """``builtin_interfaces/Time`` of integer nanoseconds (floored to the nanosecond)."""
+    """``builtin_interfaces/Time`` of integer nanoseconds (floored to the nanosecond).
+
+    A time beyond what the int32 ``sec`` holds is clamped to the nearest
+    representable nanosecond (:data:`~geometry_core_nodes.limits.MAX_STAMP_SEC`),
+    so an output never fails to serialise.
+    """
     seconds, nanoseconds = divmod(int(stamp_ns), _NS_PER_S)
+    if seconds > MAX_STAMP_SEC:
+        seconds, nanoseconds = MAX_STAMP_SEC, _NS_PER_S - 1
+    elif seconds < MIN_STAMP_SEC:
+        seconds, nanoseconds = MIN_STAMP_SEC, 0
     return message_type("builtin_interfaces/msg/Time")(sec=int(seconds), nanosec=int(nanoseconds))
 
 
@@ -109,11 +136,15 @@ class PoseError(ValueError):
         The frame (child) the pose was for; ``""`` if the message names none.
     message : str
         What is wrong, naming the frame and the field.
+    kind : str
+        The kind of drop, for counters and log rate limits: ``bad_pose``
+        (a number), ``bad_stamp`` or ``bad_name``.
     """
 
-    def __init__(self, frame: str, message: str) -> None:
+    def __init__(self, frame: str, message: str, kind: str = "bad_pose") -> None:
         super().__init__(message)
         self.frame = frame
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -199,6 +230,29 @@ def rigid_transform_from_pose(pose: Any, frame: str) -> RigidTransform:
     return _rigid_transform(frame, "pose.orientation", q_wxyz, p)
 
 
+def _frame_name(value: Any, field: str, frame: str) -> str:
+    name = str(value)
+    if len(name) > MAX_FRAME_NAME_LENGTH:
+        # The name is not stored nor logged whole: it could be megabytes.
+        raise PoseError(frame, f"{field} is {len(name)} characters long, more than "
+                               f"{MAX_FRAME_NAME_LENGTH}: {short_name(name)!r}", "bad_name")
+    return name.lstrip("/")
+
+
+def _stamp_ns(stamp: Any, frame: str) -> int:
+    try:
+        return stamp_to_ns(stamp)
+    except ValueError as err:
+        raise PoseError(frame, f"frame {frame!r}: {err}", "bad_stamp") from None
+
+
+def short_name(name: str) -> str:
+    """``name`` cut to :data:`~geometry_core_nodes.limits.MAX_LOGGED_NAME_LENGTH` for a log line."""
+    if len(name) <= MAX_LOGGED_NAME_LENGTH:
+        return name
+    return name[:MAX_LOGGED_NAME_LENGTH] + f"...({len(name)} characters)"
+
+
 def transform_stamped_to_frame_pose(msg: Any) -> FramePose:
     """``geometry_msgs/TransformStamped`` -> FramePose.
 
@@ -208,8 +262,8 @@ def transform_stamped_to_frame_pose(msg: Any) -> FramePose:
         For an empty ``child_frame_id`` or ``header.frame_id``, a frame that
         is its own parent, or as :func:`rigid_transform_from_transform`.
     """
-    child = str(msg.child_frame_id).lstrip("/")
-    parent = str(msg.header.frame_id).lstrip("/")
+    child = _frame_name(msg.child_frame_id, "child_frame_id", "")
+    parent = _frame_name(msg.header.frame_id, "header.frame_id", child)
     if not child:
         raise PoseError("", f"transform from {parent!r} has an empty child_frame_id")
     if not parent:
@@ -217,13 +271,20 @@ def transform_stamped_to_frame_pose(msg: Any) -> FramePose:
     if parent == child:
         raise PoseError(child, f"frame {child!r}: header.frame_id names the frame itself")
     X_PC = rigid_transform_from_transform(msg.transform, child)
-    return FramePose(parent, child, X_PC, stamp_to_ns(msg.header.stamp))
+    return FramePose(parent, child, X_PC, _stamp_ns(msg.header.stamp, child))
 
 
-def tf_message_to_frame_poses(msg: Any) -> tuple[list[FramePose], list[PoseError]]:
+def tf_message_to_frame_poses(msg: Any, max_transforms: int | None = None,
+                              ) -> tuple[list[FramePose], list[PoseError]]:
     """``tf2_msgs/TFMessage`` -> the valid poses and one error per invalid transform.
 
     A bad transform does not spoil the others in the same message.
+
+    Parameters
+    ----------
+    msg : tf2_msgs/TFMessage
+    max_transforms : int, optional
+        Convert only the first this many transforms (all when None).
 
     Returns
     -------
@@ -234,7 +295,7 @@ def tf_message_to_frame_poses(msg: Any) -> tuple[list[FramePose], list[PoseError
     """
     poses: list[FramePose] = []
     errors: list[PoseError] = []
-    for transform in msg.transforms:
+    for transform in itertools.islice(msg.transforms, max_transforms):
         try:
             poses.append(transform_stamped_to_frame_pose(transform))
         except PoseError as err:
@@ -259,11 +320,11 @@ def pose_stamped_to_frame_pose(msg: Any, frame: str, default_parent: str) -> Fra
     PoseError
         As :func:`rigid_transform_from_pose`, or if the header names ``frame``.
     """
-    parent = str(msg.header.frame_id).lstrip("/") or default_parent
+    parent = _frame_name(msg.header.frame_id, "header.frame_id", frame) or default_parent
     if parent == frame:
         raise PoseError(frame, f"frame {frame!r}: header.frame_id names the frame itself")
     X_PC = rigid_transform_from_pose(msg.pose, frame)
-    return FramePose(parent, frame, X_PC, stamp_to_ns(msg.header.stamp))
+    return FramePose(parent, frame, X_PC, _stamp_ns(msg.header.stamp, frame))
 
 
 # ------------------------------------------------------------------ results
@@ -324,6 +385,7 @@ def penetrations_to_msg(
     stamp_ns: int,
     stale_frames: Iterable[str],
     message_type: MessageType,
+    lost_frames: Iterable[str] = (),
 ) -> Any:
     """``geometry_core_ros/PenetrationPairArray`` of penetration results.
 
@@ -339,6 +401,9 @@ def penetrations_to_msg(
         Frame names whose pose was stale (sorted here).
     message_type : callable
         ROS type name -> message class.
+    lost_frames : iterable of str
+        Scene frames without a usable pose, whose geometry is in no pair
+        (sorted here).
 
     Raises
     ------
@@ -357,7 +422,7 @@ def penetrations_to_msg(
             nhat_ba_w=_vector(p.nhat_BA_W, message_type)))
     return message_type("geometry_core_ros/msg/PenetrationPairArray")(
         header=make_header(stamp_ns, names.world_frame, message_type),
-        pairs=pairs, stale_frames=sorted(stale_frames))
+        pairs=pairs, stale_frames=sorted(stale_frames), lost_frames=sorted(lost_frames))
 
 
 def signed_distances_to_msg(
@@ -368,6 +433,7 @@ def signed_distances_to_msg(
     stamp_ns: int,
     stale_frames: Iterable[str],
     message_type: MessageType,
+    lost_frames: Iterable[str] = (),
 ) -> Any:
     """``geometry_core_ros/SignedDistancePairArray`` of signed-distance results.
 
@@ -388,6 +454,9 @@ def signed_distances_to_msg(
         Frame names whose pose was stale (sorted here).
     message_type : callable
         ROS type name -> message class.
+    lost_frames : iterable of str
+        Scene frames without a usable pose, whose geometry is in no pair
+        (sorted here).
 
     Raises
     ------
@@ -411,7 +480,8 @@ def signed_distances_to_msg(
             p_wca=_point(p_WCa, message_type), p_wcb=_point(p_WCb, message_type)))
     return message_type("geometry_core_ros/msg/SignedDistancePairArray")(
         header=make_header(stamp_ns, names.world_frame, message_type),
-        max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames))
+        max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames),
+        lost_frames=sorted(lost_frames))
 
 
 def clearance_table_to_msg(

@@ -9,7 +9,8 @@ per controller); :class:`JointStateTracker` keeps the newest value of each
 joint and has a configuration once every joint has been heard.
 
 :class:`ClearanceMonitor` wires it into a node: it builds the checker from
-``robot_description`` (+ the SRDF in ``robot_description_semantic``),
+``robot_description`` (+ the node's SRDF: ``srdf_file`` or
+``robot_description_semantic``),
 subscribes to ``joint_states`` and publishes a
 ``geometry_core_ros/ClearanceTable`` per accepted joint state, at the joint
 state rate. Bad joint states are counted (``counters["bad_joint_state"]``)
@@ -114,6 +115,8 @@ class ClearanceMonitor:
     node : TransportNode
     robot_description : str
         URDF text.
+    srdf : tuple of (str, bool) or None
+        The node's SRDF: ``(path or text, is_text)``.
     package_roots : mapping of str to str
         For ``package://`` mesh URIs.
     world_frame : str
@@ -121,7 +124,7 @@ class ClearanceMonitor:
     counters : dict
         The node's dropped-input counters (``bad_joint_state`` is added).
     drop : callable
-        ``drop(kind, name, message)``: the node's count-and-warn function.
+        ``drop(kind, message)``: the node's count-and-warn function.
 
     Raises
     ------
@@ -131,12 +134,10 @@ class ClearanceMonitor:
         If the robot or its SRDF or environment cannot be loaded.
     """
 
-    def __init__(self, node: Any, robot_description: str, package_roots: Mapping[str, str],
-                 world_frame: str, counters: dict, drop) -> None:
+    def __init__(self, node: Any, robot_description: str, srdf: tuple[str, bool] | None,
+                 package_roots: Mapping[str, str], world_frame: str, counters: dict,
+                 drop) -> None:
         self.node = node
-        srdf = node.declare_parameter(
-            "robot_description_semantic", "",
-            "SRDF text: its disable_collisions pairs are not checked in the clearance table.")
         environment = node.declare_parameter(
             "clearance_environment", "",
             "YAML scene or URDF file of obstacles for the clearance table (empty: none).")
@@ -153,14 +154,9 @@ class ClearanceMonitor:
             urdf = os.path.join(folder, "robot_description.urdf")
             with open(urdf, "w", encoding="utf-8") as file:
                 file.write(robot_description)
-            srdf_path = None
-            if srdf:
-                srdf_path = os.path.join(folder, "robot_description.srdf")
-                with open(srdf_path, "w", encoding="utf-8") as file:
-                    file.write(srdf)
             self.checker = CollisionChecker.from_urdf(
-                urdf, srdf=srdf_path, environment=environment or None,
-                package_roots=package_roots)
+                urdf, srdf=None if srdf is None else srdf[0], srdf_is_text=bool(srdf and srdf[1]),
+                environment=environment or None, package_roots=package_roots)
         self.world_frame = world_frame
         self.tracker = JointStateTracker(self.checker.position_names)
         counters.setdefault("bad_joint_state", 0)
@@ -184,7 +180,7 @@ class ClearanceMonitor:
             table = self.checker.calc_robot_clearance(tracker.q, self.influence_distance)
             free = self.checker.check_config_collision_free(tracker.q)
         except ValueError as err:     # JointStateError, or a position outside its limits
-            self._drop("bad_joint_state", "joint_states", f"dropped a joint state: {err}")
+            self._drop("bad_joint_state", f"dropped a joint state: {err}")
             return
         self.tracker = tracker
         self._publisher.publish(clearance_table_to_msg(

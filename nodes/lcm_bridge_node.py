@@ -30,7 +30,7 @@ from typing import Any
 from geometry_core.scene_graph import Role
 from geometry_core_nodes.scene_inputs import SceneInputs
 from geometry_core_nodes.serve import ServedNode, serve
-from geometry_core_nodes.transport import ParameterError, TransportNode, create_node
+from geometry_core_nodes.transport import ParameterError, TransportNode, at_least, create_node
 
 __all__ = ["NODE_NAME", "ROLES", "LcmBridgeNode", "main"]
 
@@ -90,18 +90,19 @@ class LcmBridgeNode(ServedNode):
             "role", "illustration",
             "Geometry role drawn: illustration, proximity (Meldis' collision geometry) or "
             "perception.")
+        self._timer = None
         self.publish_period = float(node.declare_parameter(
             "publish_period", DEFAULT_PUBLISH_PERIOD,
-            "Seconds between draw messages (Drake's DrakeVisualizer default 1/64)."))
+            "Seconds between draw messages (Drake's DrakeVisualizer default 1/64). Settable "
+            "at run time.", check=at_least("publish_period", 0.0, inclusive=False),
+            on_set=self._set_publish_period))
         self.publish_contacts = bool(node.declare_parameter(
             "publish_contacts", True,
-            "Also publish penetrations on CONTACT_RESULTS (drawn by Meldis as arrows)."))
+            "Also publish penetrations on CONTACT_RESULTS (drawn by Meldis as arrows). "
+            "Settable at run time.", on_set=self._set_publish_contacts))
         if role not in ROLES:
             raise ParameterError(f"parameter 'role' must be one of {', '.join(ROLES)}, "
                                  f"not {role!r}")
-        if not self.publish_period > 0:
-            raise ParameterError("parameter 'publish_period' must be > 0, "
-                                 f"not {self.publish_period}")
         self.role = ROLES[role]
         self.visualizer = None
         self._penetrations = None
@@ -109,10 +110,20 @@ class LcmBridgeNode(ServedNode):
         self.inputs = SceneInputs(node, on_scene=self._make_visualizer)
         if self.inputs.scene_graph is not None:
             self._make_visualizer()
-        node.create_timer(self.publish_period, self._on_timer)
+        self._set_publish_period(self.publish_period)
         node.get_logger().info(
             f"ready on the {node.backend} backend; drawing the {role} role on "
             f"{self.lcm_url or 'the default LCM URL'} every {self.publish_period:g} s")
+
+    def _set_publish_period(self, value: object) -> None:
+        self.publish_period = float(value)  # type: ignore[arg-type]
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self.node.create_timer(self.publish_period, self._on_timer)
+
+    def _set_publish_contacts(self, value: object) -> None:
+        self.publish_contacts = bool(value)
+        self._penetrations = None
 
     def _make_visualizer(self) -> None:
         from geometry_core.viewer import DrakeVisualizer

@@ -22,7 +22,8 @@ takes from DDS (on either backend), so a burst of poses costs one query,
 not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
 when new poses arrived. The header stamp of every output is the newest pose
 stamp used; frames whose pose is older than ``stale_after_s`` are listed in
-``stale_frames``.
+``stale_frames``, and scene frames without a usable pose (none yet, or a
+/tf chain that stopped reaching the world) in ``lost_frames``.
 
 Run: ``ros2 run geometry_core_ros scene_graph_node --ros-args --params-file
 p.yaml`` in a ROS 2 workspace, or without ROS ``python -m
@@ -34,6 +35,7 @@ This module must never import cyclonedds, rclpy, fcl or lcm directly.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,9 +48,11 @@ from geometry_core_nodes.joint_states import ClearanceMonitor
 from geometry_core_nodes.scene_inputs import SceneInputs
 from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
+    LATCHED,
     RELIABLE_RESULTS,
     ParameterError,
     TransportNode,
+    at_least,
     create_node,
 )
 
@@ -92,45 +96,49 @@ class SceneGraphNode(ServedNode):
 
     def _setup(self) -> None:
         node = self.node
+        self._timer = None
+        self._markers_pub = None
         self.max_distance = float(node.declare_parameter(
             "max_distance", 0.1,
             "Clearance threshold (metres): pairs closer than this are published on the "
-            "clearance topic with their signed distance and witness points."))
+            "clearance topic with their signed distance and witness points. Settable at run "
+            "time.", check=at_least("max_distance", 0.0), on_set=self._set_max_distance))
         self.rate_hz = float(node.declare_parameter(
             "rate_hz", 0.0,
             "Query rate (Hz). 0: query after every batch of pose updates; > 0: query at this "
-            "rate when new poses arrived."))
+            "rate when new poses arrived. Settable at run time.",
+            check=at_least("rate_hz", 0.0), on_set=self._set_rate_hz))
         penetration_topic = node.declare_parameter(
             "penetration_topic", "penetrations",
             "Topic of geometry_core_ros/PenetrationPairArray results.")
         clearance_topic = node.declare_parameter(
             "clearance_topic", "clearance",
             "Topic of geometry_core_ros/SignedDistancePairArray results.")
-        markers_topic = node.declare_parameter(
+        self._markers_topic = node.declare_parameter(
             "markers_topic", "proximity_markers",
             "Topic of visualization_msgs/MarkerArray for RViz.")
         self.publish_markers = bool(node.declare_parameter(
-            "publish_markers", True, "Publish RViz markers of the results."))
-        if self.max_distance < 0:
-            raise ParameterError(f"parameter 'max_distance' must be >= 0, not {self.max_distance}")
-        if self.rate_hz < 0:
-            raise ParameterError(f"parameter 'rate_hz' must be >= 0, not {self.rate_hz}")
-        self.inputs = SceneInputs(node)
+            "publish_markers", True, "Publish RViz markers of the results. Settable at run time.",
+            on_set=self._set_publish_markers))
+        self._srdf = self._declare_srdf(node)
+        self.inputs = SceneInputs(node, on_scene=self._apply_srdf)
+        self._apply_srdf()
+        # MoveIt latches the SRDF text on this topic, as robot_state_publisher the URDF.
+        node.create_subscription("std_msgs/msg/String", "robot_description_semantic",
+                                 self._on_srdf, LATCHED)
         params = self.inputs.params
         # With a robot_description parameter, /joint_states -> ClearanceTable (joint_states.py).
         self.clearance_monitor = ClearanceMonitor(
-            node, params.robot_description, params.package_roots, params.world_frame,
-            self.inputs.counters, self.inputs._drop) if params.robot_description else None
+            node, params.robot_description, self._srdf, params.package_roots,
+            params.world_frame, self.inputs.counters, self.inputs._drop,
+        ) if params.robot_description else None
 
         self._penetration_pub = node.create_publisher(
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
         self._clearance_pub = node.create_publisher(
             "geometry_core_ros/msg/SignedDistancePairArray", clearance_topic, RELIABLE_RESULTS)
-        self._markers_pub = (node.create_publisher(
-            "visualization_msgs/msg/MarkerArray", markers_topic, RELIABLE_RESULTS)
-            if self.publish_markers else None)
-        if self.rate_hz > 0:
-            node.create_timer(1.0 / self.rate_hz, self._on_timer)
+        self._set_publish_markers(self.publish_markers)
+        self._set_rate_hz(self.rate_hz)
         self.queries = 0
         scene = "waiting for robot_description" if self.inputs.scene_graph is None else (
             f"{len(self.inputs.scene_graph.model_inspector().get_all_frame_ids()) - 1} frames")
@@ -138,6 +146,71 @@ class SceneGraphNode(ServedNode):
             f"ready on the {node.backend} backend ({scene}); publishing "
             f"{self._penetration_pub.topic}, {self._clearance_pub.topic}"
             + (f", {self._markers_pub.topic}" if self._markers_pub else ""))
+
+    @staticmethod
+    def _declare_srdf(node: TransportNode) -> tuple[str, bool] | None:
+        """The SRDF from the parameters: ``(path or text, is_text)``, or None."""
+        srdf_file = node.declare_parameter(
+            "srdf_file", "",
+            "MoveIt SRDF of the robot: its disable_collisions pairs are not reported. "
+            "Exclusive with robot_description_semantic.")
+        semantic = node.declare_parameter(
+            "robot_description_semantic", "",
+            "SRDF text (as MoveIt's parameter); else the latched robot_description_semantic "
+            "topic (std_msgs/String) is used when it arrives.")
+        if srdf_file and semantic:
+            raise ParameterError("set srdf_file or robot_description_semantic, not both")
+        return (srdf_file, False) if srdf_file else (semantic, True) if semantic else None
+
+    def _apply_srdf(self) -> None:
+        """Filter the SRDF's pairs in the current scene (again after a new robot_description)."""
+        if self._srdf is None or self.inputs.scene_graph is None:
+            return
+        from geometry_core.scene_files.srdf import apply_srdf_filters
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # each one is logged below
+            issued = apply_srdf_filters(self.inputs.scene_graph, self._srdf[0],
+                                        text=self._srdf[1])
+        for text in issued:
+            self.node.get_logger().warning(text)
+
+    def _on_srdf(self, msg: Any) -> None:
+        previous = self._srdf
+        self._srdf = (str(msg.data), True)
+        try:
+            self._apply_srdf()
+        except ValueError as err:  # a bad SRDF is refused; the node keeps serving
+            self._srdf = previous
+            self.node.get_logger().error(f"robot_description_semantic refused: {err}")
+            return
+
+    # Parameters settable at run time: each takes effect at the next query.
+
+    def _set_max_distance(self, value: object) -> None:
+        self.max_distance = float(value)  # type: ignore[arg-type]
+        self._requery()
+
+    def _set_rate_hz(self, value: object) -> None:
+        self.rate_hz = float(value)  # type: ignore[arg-type]
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.rate_hz > 0:
+            self._timer = self.node.create_timer(1.0 / self.rate_hz, self._on_timer)
+
+    def _set_publish_markers(self, value: object) -> None:
+        self.publish_markers = bool(value)
+        if self.publish_markers and self._markers_pub is None:
+            self._markers_pub = self.node.create_publisher(
+                "visualization_msgs/msg/MarkerArray", self._markers_topic, RELIABLE_RESULTS)
+
+    def _requery(self) -> None:
+        # New settings change the results of poses already heard: publish
+        # them again, as if those poses had just arrived.
+        inputs = getattr(self, "inputs", None)
+        if inputs is not None:
+            inputs.invalidate()
 
     def _on_timer(self) -> None:
         if self.inputs.changed:
@@ -161,13 +234,15 @@ class SceneGraphNode(ServedNode):
         names = self.inputs.names
         message_type = self.node.message_type
         self._penetration_pub.publish(penetrations_to_msg(
-            penetrations, names, state.stamp_ns, state.stale_frames, message_type))
+            penetrations, names, state.stamp_ns, state.stale_frames, message_type,
+            state.missing_frames))
         clearance = signed_distances_to_msg(
             distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
-            state.stale_frames, message_type)
+            state.stale_frames, message_type, state.missing_frames)
         self._clearance_pub.publish(clearance)
         # Markers cost as much to serialise as the results: only for a listening RViz.
-        if self._markers_pub is not None and self._markers_pub.get_subscription_count() > 0:
+        if (self.publish_markers and self._markers_pub is not None
+                and self._markers_pub.get_subscription_count() > 0):
             self._markers_pub.publish(results_to_markers(
                 penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,
                 message_type))

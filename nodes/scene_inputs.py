@@ -12,13 +12,17 @@ scene frame gives that frame's pose when its ``header.frame_id`` is the
 frame's scene parent (``world_frame`` for a frame on the world), or when the
 chain of /tf parents through frames the scene does not have reaches that
 parent. A transform that names another scene frame (or the world) as parent
-is refused as a wrong parent. Frames without a pose yet are reported once and
-left out of the results (:meth:`PoseState.keep`).
+is refused as a wrong parent. Frames without a usable pose (none yet, or
+their /tf chain no longer reaches the scene parent: a cycle, a parent gone)
+are reported once, left out of the results (:meth:`PoseState.keep`) and
+listed in the results' ``lost_frames``.
 
-Bad input (NaN, zero quaternion, empty frame names, unknown frame on a pose
-topic, wrong parent) is dropped, counted in :attr:`SceneInputs.counters`
-and logged: the first time per kind and frame, then at every power of ten
-of that kind's count.
+Bad input (NaN, zero quaternion, empty or over-long frame names, a stamp
+with nanosec beyond 10^9, unknown frame on a pose topic, wrong parent,
+transforms beyond ``MAX_TRANSFORMS_PER_MESSAGE`` in one message) is dropped,
+counted in :attr:`SceneInputs.counters` and logged: the first time per kind,
+then at most once per ``LOG_PERIOD_S`` per kind, whatever the frame names
+(:mod:`geometry_core_nodes.limits`).
 
 This module uses the library's public API and the transport interface; it
 never imports cyclonedds, rclpy, fcl or lcm.
@@ -28,9 +32,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -42,8 +47,10 @@ from geometry_core_nodes.conversions import (
     GeometryNames,
     PoseError,
     pose_stamped_to_frame_pose,
+    short_name,
     tf_message_to_frame_poses,
 )
+from geometry_core_nodes.limits import LOG_PERIOD_S, MAX_TRANSFORMS_PER_MESSAGE
 from geometry_core_nodes.tf_buffer import TfBuffer
 from geometry_core_nodes.transport import (
     LATCHED,
@@ -52,6 +59,7 @@ from geometry_core_nodes.transport import (
     TF_STATIC_LISTENER,
     ParameterError,
     TransportNode,
+    at_least,
 )
 
 __all__ = ["BUILTIN_DEMO", "InputParameters", "PoseState", "SceneInputs", "load_scene_graph"]
@@ -86,7 +94,9 @@ class PoseState:
         Usable frames whose pose is older than ``stale_after_s`` relative
         to ``stamp_ns`` (sorted).
     missing_frames : list of str
-        Scene frames without a usable pose (no pose, or a parent without one).
+        Scene frames without a usable pose (no pose yet, a /tf chain that
+        no longer reaches the scene parent, or a parent without a usable
+        pose): published as ``lost_frames``; their geometry is in no result.
     usable_geometries : frozenset of GeometryId or None
         Proximity geometries whose frame is usable; None when all are.
     """
@@ -122,7 +132,8 @@ class _SceneFrame:
 @dataclass
 class _Log:
     counters: Counter = field(default_factory=Counter)
-    reported: set = field(default_factory=set)
+    reported: set = field(default_factory=set)  # scene frames reported without a pose
+    logged_at: dict = field(default_factory=dict)  # kind -> monotonic time of its last line
 
 
 def load_scene_graph(scene_file: str, robot_description: str,
@@ -195,8 +206,12 @@ class SceneInputs:
         None until a scene is loaded.
     buffer : TfBuffer
     counters : collections.Counter
-        Dropped inputs by kind: ``bad_pose``, ``unknown_frame``,
-        ``wrong_parent``, ``disconnected``, ``bad_scene``.
+        Dropped inputs by kind: ``bad_pose``, ``bad_stamp``, ``bad_name``,
+        ``unknown_frame``,
+        ``wrong_parent``, ``disconnected``, ``bad_scene``,
+        ``too_many_transforms``, ``evicted_frame``.
+    taken : collections.Counter
+        Messages taken by input: ``tf``, ``tf_static``, ``pose``.
 
     Raises
     ------
@@ -209,11 +224,12 @@ class SceneInputs:
     def __init__(self, node: TransportNode, on_scene: Callable[[], None] | None = None) -> None:
         self._node = node
         self._logger = node.get_logger()
-        self.params = self.declare(node)
+        self.params = self.declare(node, on_stale_after_s=self._set_stale_after_s)
         self._on_scene = on_scene
         self.buffer = TfBuffer()
         self._log = _Log()
         self.counters = self._log.counters
+        self.taken: Counter = Counter()
         self.scene_graph: SceneGraph | None = None
         self.names: GeometryNames | None = None
         self._frames: list[_SceneFrame] = []
@@ -242,7 +258,10 @@ class SceneInputs:
                                   f"the {node.resolve_topic('robot_description')} topic")
 
     def report_dropped(self) -> None:
-        """Log how many inputs of each kind were dropped (nothing when none were)."""
+        """Log how many messages were taken, and how many inputs of each kind were dropped."""
+        if self.taken:
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(self.taken.items()))
+            self._logger.info(f"messages taken: {counts}")
         if self.counters:
             counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counters.items()))
             self._logger.info(f"dropped inputs: {counts}")
@@ -250,8 +269,14 @@ class SceneInputs:
     # ------------------------------------------------------------ parameters
 
     @staticmethod
-    def declare(node: TransportNode) -> InputParameters:
-        """Declare the shared parameters on ``node`` and return their values."""
+    def declare(node: TransportNode,
+                on_stale_after_s: Callable[[object], None] | None = None) -> InputParameters:
+        """Declare the shared parameters on ``node`` and return their values.
+
+        Only ``stale_after_s`` can change while the node runs (applied by
+        ``on_stale_after_s``; read-only without it): the others decide what
+        the node loaded and subscribed to.
+        """
         scene_file = node.declare_parameter(
             "scene_file", "",
             f"YAML scene (.yaml/.yml) or URDF (.urdf) file to load, or '{BUILTIN_DEMO}' for "
@@ -270,7 +295,8 @@ class SceneInputs:
         stale_after_s = node.declare_parameter(
             "stale_after_s", 0.5,
             "A frame whose pose is older than this (seconds) relative to the newest pose is "
-            "listed in stale_frames of the results; 0 disables the check.")
+            "listed in stale_frames of the results; 0 disables the check. Settable at run time.",
+            check=at_least("stale_after_s", 0.0), on_set=on_stale_after_s)
         pose_topics = node.declare_parameter(
             "pose_topics", [],
             "geometry_msgs/PoseStamped topics (best effort, sensor-data QoS), one per frame: the "
@@ -282,13 +308,19 @@ class SceneInputs:
             if not all(isinstance(v, str) for v in values):
                 raise ParameterError(f"parameter {name!r} must be a list of strings, "
                                      f"not {values!r}")
-        if stale_after_s < 0:
-            raise ParameterError(f"parameter 'stale_after_s' must be >= 0, not {stale_after_s}")
         return InputParameters(
             scene_file=scene_file, robot_description=robot_description,
             package_roots=_parse_package_roots(package_roots),
             world_frame=world_frame, stale_after_s=float(stale_after_s),
             pose_topics=list(pose_topics))
+
+    def _set_stale_after_s(self, value: object) -> None:
+        self.params = replace(self.params, stale_after_s=float(value))  # type: ignore[arg-type]
+        self.invalidate()
+
+    def invalidate(self) -> None:
+        """Make :attr:`changed` true, so the poses heard are applied and queried again."""
+        self._applied_version = -1
 
     # ----------------------------------------------------------------- scene
 
@@ -321,6 +353,7 @@ class SceneInputs:
                                       None if on_world else index[parent_name]))
         self._frames = frames
         self._frame_index = index
+        self.buffer.protect([*index, self.params.world_frame])
         self._geometry_frame = {
             g: inspector.get_frame_id(g) for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
         self.names = GeometryNames(inspector, self.params.world_frame)
@@ -332,7 +365,7 @@ class SceneInputs:
         try:
             scene_graph = load_scene_graph("", str(msg.data), self.params.package_roots)
         except ValueError as err:
-            self._drop("bad_scene", "robot_description", f"robot_description refused: {err}")
+            self._drop("bad_scene", f"robot_description refused: {err}")
             return
         self.scene_graph = scene_graph
         self._index_scene()
@@ -343,35 +376,44 @@ class SceneInputs:
     # ------------------------------------------------------------- callbacks
 
     def _on_tf(self, msg: Any) -> None:
+        self.taken["tf"] += 1
         self._store_tf(msg, static=False)
 
     def _on_tf_static(self, msg: Any) -> None:
+        self.taken["tf_static"] += 1
         self._store_tf(msg, static=True)
 
     def _store_tf(self, msg: Any, static: bool) -> None:
-        poses, errors = tf_message_to_frame_poses(msg)
+        extra = len(msg.transforms) - MAX_TRANSFORMS_PER_MESSAGE
+        if extra > 0:
+            # Converting costs ~50 µs a transform: a huge message must not stall a cycle.
+            self._drop("too_many_transforms",
+                       f"a TFMessage of {len(msg.transforms)} transforms: the "
+                       f"{extra} beyond the first {MAX_TRANSFORMS_PER_MESSAGE} are dropped", extra)
+        poses, errors = tf_message_to_frame_poses(msg, MAX_TRANSFORMS_PER_MESSAGE)
         for err in errors:
-            self._drop("bad_pose", err.frame, f"dropped a transform: {err}")
+            self._drop(err.kind, f"dropped a transform: {err}")
         for pose in poses:
             self._store(pose, static)
 
     def _pose_callback(self, frame: str) -> Callable[[Any], None]:
         def on_pose(msg: Any) -> None:
+            self.taken["pose"] += 1
             if self.scene_graph is not None and frame not in self._frame_index:
-                self._drop("unknown_frame", frame,
+                self._drop("unknown_frame",
                            f"pose topic for frame {frame!r}, which the scene does not have")
                 return
             try:
                 pose = pose_stamped_to_frame_pose(msg, frame, self.params.world_frame)
             except PoseError as err:
-                self._drop("bad_pose", frame, f"dropped a pose: {err}")
+                self._drop(err.kind, f"dropped a pose: {err}")
                 return
             self._store(pose, static=False)
         return on_pose
 
     def _store(self, pose: FramePose, static: bool) -> None:
         if pose.child == self.params.world_frame:
-            self._drop("wrong_parent", pose.child,
+            self._drop("wrong_parent",
                        f"transform gives world_frame {pose.child!r} a parent ({pose.parent!r}); "
                        "the scene's world has none")
             return
@@ -380,19 +422,23 @@ class SceneInputs:
             expected = self._frames[index].parent_name
             if pose.parent != expected and (pose.parent in self._frame_index
                                             or pose.parent == self.params.world_frame):
-                self._drop("wrong_parent", pose.child,
-                           f"frame {pose.child!r} is given in {pose.parent!r}, but its parent in "
-                           f"the scene is {expected!r}")
+                self._drop("wrong_parent",
+                           f"frame {pose.child!r} is given in {short_name(pose.parent)!r}, "
+                           f"but its parent in the scene is {expected!r}")
                 return
+        evicted = self.buffer.evicted
         self.buffer.set_transform(pose, static)
+        if self.buffer.evicted != evicted:
+            self._drop("evicted_frame", f"more than {self.buffer.max_foreign_frames} frames "
+                       "outside the scene on /tf: forgot the one updated least recently")
 
-    def _drop(self, kind: str, frame: str, message: str) -> None:
-        self.counters[kind] += 1
-        count = self.counters[kind]
-        first = (kind, frame) not in self._log.reported
-        if first or _is_power_of_ten(count):
-            self._log.reported.add((kind, frame))
-            self._logger.warn(f"{message} [{kind} #{count}]")
+    def _drop(self, kind: str, message: str, count: int = 1) -> None:
+        self.counters[kind] += count
+        now = time.monotonic()
+        last = self._log.logged_at.get(kind)
+        if last is None or now - last >= LOG_PERIOD_S:
+            self._log.logged_at[kind] = now
+            self._logger.warn(f"{message} [{kind} #{self.counters[kind]}]")
 
     # ----------------------------------------------------------------- apply
 
@@ -421,7 +467,7 @@ class SceneInputs:
             try:
                 chain = self.buffer.lookup(frame.parent_name, frame.name)
             except LookupError as err:
-                self._drop("disconnected", frame.name, str(err))
+                self._drop("disconnected", str(err))
                 chain = None
             if chain is None:
                 continue
@@ -458,9 +504,3 @@ class SceneInputs:
             self._log.reported.update(("missing", name) for name in new)
             self._logger.info(f"no pose yet for frame(s) {', '.join(new)}: their geometry is left "
                               "out of the results until /tf (or a pose topic) gives one")
-
-
-def _is_power_of_ten(count: int) -> bool:
-    while count >= 10 and count % 10 == 0:
-        count //= 10
-    return count == 1

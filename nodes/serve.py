@@ -58,10 +58,11 @@ def serve(served: Servable, period_s: float = 0.1) -> int:
     stop: list[bool] = []
     # ros2 launch and process managers stop nodes with SIGTERM after SIGINT.
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
-    if served.node.backend == "rclpy":
-        # Ctrl-C's KeyboardInterrupt raised inside rclpy's C++ (taking a
-        # message) comes out as a RuntimeError: stop as on SIGTERM instead.
-        signal.signal(signal.SIGINT, lambda *_: stop.append(True))
+    # Ctrl-C stops between two spins, as SIGTERM does: a KeyboardInterrupt
+    # raised inside rclpy's C++ comes out as a RuntimeError, and one raised
+    # inside Cyclone's Python layer or a callback could leave a take or an
+    # update half done (a 10-minute soak's node then hung on shutdown).
+    signal.signal(signal.SIGINT, lambda *_: stop.append(True))
     try:
         while served.node.ok and not stop:
             served.spin_once(period_s)

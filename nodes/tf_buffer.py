@@ -10,16 +10,23 @@ have in between (``world -> odom -> base_link``).
 Static transforms (/tf_static) never go stale; a chain's age is that of its
 oldest dynamic transform.
 
+Memory is bounded: besides the protected frames (the scene's), at most
+``max_foreign_frames`` frames are kept; a new one beyond that evicts the
+frame updated least recently (:attr:`TfBuffer.evicted` counts them).
+
 This module is pure (no transport, no node); it uses the library's math only.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from geometry_core_nodes.conversions import FramePose
+from geometry_core_nodes.limits import MAX_FOREIGN_FRAMES
 
 __all__ = ["ChainPose", "TfBuffer"]
 
@@ -59,22 +66,40 @@ class ChainPose:
 class TfBuffer:
     """Newest transform per child frame, and chains of them.
 
+    Parameters
+    ----------
+    max_foreign_frames : int
+        Frames kept besides the protected ones (see :meth:`protect`).
+
     Attributes
     ----------
     version : int
         Incremented by every :meth:`set_transform`; lets a caller skip work
         when nothing arrived.
+    max_foreign_frames : int
+    evicted : int
+        Frames forgotten to stay within ``max_foreign_frames``.
     """
 
-    def __init__(self) -> None:
-        self._edges: dict[str, _Edge] = {}
+    def __init__(self, max_foreign_frames: int = MAX_FOREIGN_FRAMES) -> None:
+        # Least recently updated first: the eviction order.
+        self._edges: OrderedDict[str, _Edge] = OrderedDict()
+        self._protected: frozenset[str] = frozenset()
+        self.max_foreign_frames = max_foreign_frames
+        self._foreign = 0
         self.version = 0
+        self.evicted = 0
 
     def __len__(self) -> int:
         return len(self._edges)
 
     def __contains__(self, child: str) -> bool:
         return child in self._edges
+
+    def protect(self, names: Iterable[str]) -> None:
+        """Never evict these frames (the scene's); they do not count against the cap."""
+        self._protected = frozenset(names)
+        self._foreign = sum(name not in self._protected for name in self._edges)
 
     def set_transform(self, pose: FramePose, static: bool) -> None:
         """Store ``pose`` as the newest transform of ``pose.child``.
@@ -89,9 +114,23 @@ class TfBuffer:
         if existing is not None and existing.static and not static \
                 and existing.parent != pose.parent:
             return
+        if existing is None and pose.child not in self._protected:
+            self._foreign += 1
+            self._evict_beyond_cap()
         self._edges[pose.child] = _Edge(pose.parent, pose.X_PC.get_as_matrix4(),
                                         pose.stamp_ns, static)
+        self._edges.move_to_end(pose.child)
         self.version += 1
+
+    def _evict_beyond_cap(self) -> None:
+        if self._foreign <= self.max_foreign_frames:
+            return
+        for name in self._edges:
+            if name not in self._protected:
+                del self._edges[name]
+                self._foreign -= 1
+                self.evicted += 1
+                return
 
     def parent_of(self, child: str) -> str | None:
         """The parent of ``child`` in the newest transform, or None if never heard."""

@@ -15,26 +15,69 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 if not (ROOT / "bench" / "run.py").exists():
     pytest.skip("bench/ is in a checkout, not in the install space", allow_module_level=True)
-sys.path.insert(0, str(ROOT))
+# bench/ is not installed: import it from the checkout, but only it. The
+# library comes first from wherever the run takes it (under colcon test, the
+# install space), and the checkout leaves sys.path again, so the modules
+# collected after this one (test_packaging.py under pytest 7) import what
+# they would have imported without it.
+import geometry_core  # noqa: E402, F401
 
-from bench import run  # noqa: E402
-from bench.scenes import query_points, random_scene  # noqa: E402
-from bench.systems import QUERIES, Drake, Ours, OursArray, RawFcl  # noqa: E402
+sys.path.insert(0, str(ROOT))
+try:
+    from bench import run
+    from bench.scenes import query_points, random_scene
+    from bench.systems import (
+        QUERIES,
+        Coal,
+        Drake,
+        Ours,
+        OursArray,
+        PyBullet,
+        RawFcl,
+        compare_answers,
+    )
+finally:
+    sys.path.remove(str(ROOT))
 
 pytestmark = pytest.mark.drake
 
 
+def _count(cls, spec, points, query, from_rpy):
+    system = cls(spec, points, from_rpy)
+    try:
+        return system.cycle(1, query)
+    finally:
+        if hasattr(system, "close"):
+            system.close()
+
+
+@pytest.mark.parametrize("from_rpy", [False, True], ids=["prebuilt", "rpy"])
 @pytest.mark.parametrize("query", QUERIES)
-def test_every_system_runs_every_query_and_they_agree_on_the_count(query):
+def test_every_system_runs_every_query_and_they_agree_on_the_count(query, from_rpy):
     spec = random_scene(10, cycles=2, seed=1)
-    times = run.measure(spec, query, rounds=2, budget_s=0.05, points=query_points(3))
-    assert set(times) == {"Drake", "geometry_core", "geometry_core (array API)",
-                          "raw python-fcl"}
+    points = query_points(3)
+    times = run.measure(spec, query, rounds=2, budget_s=0.05, points=points,
+                        from_rpy=from_rpy)
+    classes = [Drake, Ours, OursArray, RawFcl]
+    if query != "points":  # coal and pybullet take penetration and signed distance
+        classes += [Coal, PyBullet]
+    assert set(times) == {cls.label for cls in classes}
     assert all(len(t) == 2 and min(t) > 0 for t in times.values())
     # The systems answer the same question: the same number of results.
-    counts = {cls.label: cls(spec, query_points(3)).cycle(1, query)
-              for cls in (Drake, Ours, OursArray, RawFcl)}
+    counts = {cls.label: _count(cls, spec, points, query, from_rpy) for cls in classes}
     assert len(set(counts.values())) == 1 and counts["Drake"] > 0, counts
+
+
+@pytest.mark.parametrize("query", ["penetration", "signed_distance"])
+def test_peers_report_our_pairs_with_depths_and_distances_within_their_tolerance(query):
+    spec = random_scene(10, cycles=3, seed=1)
+    for cycle in range(3):
+        found = compare_answers(spec, query, cycle, run.TOLERANCE)
+        assert set(found) == {"Drake", "coal", "pybullet"}
+        for label, result in found.items():
+            assert result["pairs"] > 0
+            assert result["missing"] == result["extra"] == 0, (label, cycle, result)
+            assert result["max_error"] <= run.TOLERANCE[label], (label, cycle, result)
 
 
 def test_memory_line_names_both_systems_at_two_sizes():

@@ -9,9 +9,12 @@ runs demo and subscriber in a private network namespace.
 """
 
 import json
+import math
 import os
 import pathlib
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -124,7 +127,9 @@ def test_check_urdf_with_joints_and_package_root():
     (["check", DATA / "broken" / "bad_joint.urdf"],
      ["bad_joint.urdf:7: joint 'shoulder': child link 'forearm'"]),
     (["check", DATA / "no_such.yaml"], ["no_such.yaml: cannot read the file"]),
-    (["check", URDF], ["package 'tiny_arm' has no root", "--package-root tiny_arm=DIR"]),
+    (["check", DATA / "broken" / "missing_mesh.urdf"],
+     ["missing_mesh.urdf:5: link 'base', collision #1: mesh file 'meshes/no_such_mesh.obj' "
+      "not found"]),
     (["check", SCENE, "--pose", "nope"], ["has no pose named 'nope'; poses: home, reach_post"]),
     (["check", SCENE, "--joint", "a=1"], ["has no joints"]),
     (["check", URDF, "--package-root", f"tiny_arm={DATA}", "--joint", "elbow=9"],
@@ -328,3 +333,47 @@ def test_demo_goes_into_and_out_of_contact(t, expected):
     obstacles = {demo.name_of(p.id_B) for p in
                  demo.scene_graph.query_object().compute_point_pair_penetration()}
     assert obstacles == expected
+
+
+def test_check_urdf_with_srdf_pose_and_warnings(tmp_path):
+    srdf = tmp_path / "arm.srdf"
+    srdf.write_text('<robot name="tiny_arm">\n<group_state name="folded" group="arm">\n'
+                    '<joint name="elbow" value="2.9"/>\n</group_state>\n'
+                    '<disable_collisions link1="base" link2="tool"/>\n'
+                    '<disable_collisions link1="base" link2="nope"/>\n</robot>\n')
+    result = run("check", URDF, "--srdf", srdf, "--pose", "folded", "--format", "json")
+    assert result.returncode == 1, result.stderr
+    assert (f"geometry-core check: warning: {srdf}:6: <disable_collisions> names link 'nope', "
+            "which the robot does not have; skipped") in result.stderr
+    pairs = {frozenset((p["geometry_A"].split("::")[0], p["geometry_B"].split("::")[0]))
+             for p in json.loads(result.stdout)["penetrations"]}
+    # As at --joint elbow=2.9, less the base-tool pair the SRDF disables.
+    assert pairs == {frozenset(("link1", "link3")), frozenset(("link1", "tool"))}
+
+
+@pytest.mark.parametrize("output", ["json", "table"])
+def test_check_never_prints_a_negative_zero(output):
+    # This scene's report had six -0.0 in JSON (axis-aligned normals and points).
+    result = run("check", SCENE, "--format", output, "--max-distance", "0.5")
+    assert result.returncode in (0, 1), result.stderr
+    assert not re.search(r"-0\.0+(?![0-9])", result.stdout), result.stdout
+    if output == "json":
+        numbers = json.loads(result.stdout)["clearances"][0]["nhat_BA_W"]
+        assert all(math.copysign(1.0, x) > 0 for x in numbers if x == 0.0)
+
+
+def test_interrupted_demo_says_it_was_interrupted():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "geometry_core.cli", "demo", "--no-lcm", "--duration", "60",
+         "--rate", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        first = process.stdout.readline()  # the header, then one line a second
+        while not first.startswith("t "):
+            first = process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "demo summary (interrupted by Ctrl-C: the run did not reach its end)" in out
+    assert re.search(r"run\s+INTERRUPTED at t = \d+\.\d\d s of 60 s", out), out

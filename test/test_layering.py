@@ -53,6 +53,30 @@ def test_library_never_imports_ros_dds_drake_or_nodes():
     assert offenders(library_files(), forbidden) == []
 
 
+def _code_strings(path: pathlib.Path) -> list[str]:
+    """String constants of a file that are not docstrings."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.body and isinstance(node.body[0], ast.Expr):
+                docstrings.add(id(node.body[0].value))
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in docstrings]
+
+
+def test_library_never_names_the_nodes_in_code():
+    """No dynamic import or ``python -m`` of the nodes either.
+
+    ``geometry-core run`` is the nodes' subcommand, found through the
+    ``geometry_core.cli`` entry points.
+    """
+    named = [str(path.relative_to(ROOT)) for path in library_files()
+             if any("geometry_core_nodes" in text for text in _code_strings(path))]
+    assert named == []
+
+
 def test_only_the_fcl_adapter_imports_fcl():
     files = [p for p in library_files() if p != LIBRARY / "proximity" / "fcl_adapter.py"]
     assert offenders(files, ["fcl"]) == []

@@ -77,7 +77,7 @@ def test_mesh_reads_file_with_scale(cube_obj):
 def test_mesh_errors(tmp_path, cube_obj):
     with pytest.raises(ValueError, match="file not found"):
         Mesh(str(tmp_path / "missing.obj")).vertices()
-    with pytest.raises(ValueError, match="must be .obj or .stl"):
+    with pytest.raises(ValueError, match=r"must be one of .obj, .stl, .ply, .off, .glb"):
         Mesh(str(tmp_path / "robot.urdf"))
     with pytest.raises(ValueError, match="scale must be finite and non-zero"):
         Mesh(cube_obj, scale=0.0)
@@ -128,3 +128,40 @@ def test_halfspace_make_pose():
     assert np.allclose(X_FC.translation(), [1, 2, 3])
     with pytest.raises(ValueError):
         HalfSpace.make_pose([0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+
+
+def test_binary_and_ascii_stl_give_the_same_hull(tmp_path):
+    import trimesh
+
+    mesh = trimesh.creation.icosphere(subdivisions=2, radius=0.1)
+    binary, ascii_ = tmp_path / "b.stl", tmp_path / "a.STL"
+    binary.write_bytes(mesh.export(file_type="stl"))
+    ascii_.write_text(mesh.export(file_type="stl_ascii"))
+    hulls = [Convex(str(p), [1.0, 2.0, -1.0]).hull() for p in (binary, ascii_)]
+    for vertices, faces in hulls:
+        assert len(faces) == len(mesh.faces)  # every corner of a sphere is on its hull
+        np.testing.assert_allclose(np.sort(np.abs(vertices).max(axis=0)), [0.1, 0.1, 0.2],
+                                   atol=1e-6)
+    a, b = (np.unique(np.round(v, 6), axis=0) for v, _ in hulls)
+    np.testing.assert_allclose(a, b, atol=1e-6)
+    # The binary reader does not merge corners: Mesh keeps one triangle per face all the same.
+    assert len(Mesh(str(binary)).faces()) == len(mesh.faces)
+
+
+def test_a_file_is_read_once_and_reread_when_it_changes(tmp_path):
+    import os
+
+    import trimesh
+
+    from geometry_core import shapes
+
+    path = tmp_path / "m.stl"
+    path.write_bytes(trimesh.creation.box(extents=(1, 1, 1)).export(file_type="stl"))
+    reads = len(shapes._file_cache)
+    first, second = Convex(str(path)), Convex(str(path), [2.0, -2.0, 2.0])
+    np.testing.assert_allclose(second.local_aabb()[1], 2.0 * first.local_aabb()[1])
+    assert len(shapes._file_cache) == reads + 1  # one read, one hull, two scales
+    path.write_bytes(trimesh.creation.box(extents=(3, 1, 1)).export(file_type="stl"))
+    os.utime(path, ns=(1, 1))  # same size: the modification time tells the change
+    _, half = Convex(str(path)).local_aabb()
+    np.testing.assert_allclose(half, [1.5, 0.5, 0.5])

@@ -46,9 +46,9 @@ import numpy as np
 
 from geometry_core.clearance.kinematic_chain import KinematicChain
 from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
-from geometry_core.clearance.srdf import read_disabled_collisions
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_files import LoadedScene, load_scene
+from geometry_core.scene_files.srdf import apply_srdf_filters
 from geometry_core.scene_files.urdf import load_urdf
 from geometry_core.scene_graph import (
     CollisionFilterDeclaration,
@@ -75,11 +75,12 @@ class CollisionChecker:
     Raises
     ------
     ValueError
-        If a padding or the edge step size is not a valid number, or an
-        SRDF pair names an unknown link.
+        If a padding or the edge step size is not a valid number, or the
+        SRDF is malformed (``SceneFileError``).
     """
 
     def __init__(self, robot: LoadedScene, *, srdf: str | os.PathLike | None = None,
+                 srdf_is_text: bool = False,
                  environment: SceneGraph | LoadedScene | None = None,
                  self_padding: float = 0.0, environment_padding: float = 0.0,
                  edge_step_size: float = 0.05) -> None:
@@ -93,6 +94,11 @@ class CollisionChecker:
             raise ValueError(f"edge_step_size must be a positive number, got {edge_step_size!r}")
         self.edge_step_size = edge_step_size
         self._sg = robot.scene_graph
+        if srdf is not None:
+            # MoveIt's semantics (scene_files.srdf): unknown links are skipped
+            # with a warning; the filters land in the scene graph, and
+            # _initial_filters reads them back per body pair.
+            apply_srdf_filters(self._sg, srdf, text=srdf_is_text)
         self._source = robot.kinematics.source_id
         self._chain = KinematicChain(robot.kinematics, robot.frames)
         self._frame_ids = [robot.frames[link] for link in self._chain.links]
@@ -123,7 +129,7 @@ class CollisionChecker:
                 X_LG = self._X_BG[g]
                 r = inspector.get_shape(g).bounding_radius() + np.linalg.norm(X_LG[:3, 3])
                 self._link_radius[body - 1] = max(self._link_radius[body - 1], r)
-        self._filtered = self._initial_filters(robot, srdf)
+        self._filtered = self._initial_filters()
         self._padding = np.zeros((B, B))
         robot_pair = np.outer(self._is_robot, self._is_robot)
         env_pair = np.outer(self._is_robot, ~self._is_robot)
@@ -137,15 +143,19 @@ class CollisionChecker:
                   environment: str | os.PathLike | SceneGraph | None = None,
                   package_roots: Mapping[str, str | os.PathLike] | None = None,
                   self_padding: float = 0.0, environment_padding: float = 0.0,
-                  edge_step_size: float = 0.05) -> CollisionChecker:
+                  edge_step_size: float = 0.05, srdf_is_text: bool = False
+                  ) -> CollisionChecker:
         """Build a checker for the robot of a URDF file.
 
         Parameters
         ----------
         urdf : path
             The robot. Only its collision geometry is loaded.
-        srdf : path, optional
-            MoveIt SRDF whose ``disable_collisions`` pairs are filtered.
+        srdf : path or str, optional
+            MoveIt SRDF file (its text with ``srdf_is_text=True``) whose ``disable_collisions`` (and
+            ``disable_default_collisions``) pairs are filtered; links the
+            robot lacks are skipped with a ``SceneFileWarning``, as MoveIt
+            does.
         environment : path or SceneGraph, optional
             Obstacles: a YAML scene file, a URDF, or a scene graph; its
             proximity geometry at its current poses.
@@ -171,8 +181,9 @@ class CollisionChecker:
                 environment = load_urdf(path, package_roots=package_roots, visuals=False)
             else:
                 environment = load_scene(path)
-        return cls(robot, srdf=srdf, environment=environment, self_padding=self_padding,
-                   environment_padding=environment_padding, edge_step_size=edge_step_size)
+        return cls(robot, srdf=srdf, srdf_is_text=srdf_is_text, environment=environment,
+                   self_padding=self_padding, environment_padding=environment_padding,
+                   edge_step_size=edge_step_size)
 
     # ------------------------------------------------------------ environment
 
@@ -212,7 +223,14 @@ class CollisionChecker:
 
     # ---------------------------------------------------------------- filters
 
-    def _initial_filters(self, robot: LoadedScene, srdf) -> np.ndarray:
+    def _link_geometries(self) -> list[list[GeometryId]]:
+        members: list[list[GeometryId]] = [[] for _ in self._chain.links]
+        for g, body in self._body_of.items():
+            if self._is_robot[body]:
+                members[body - 1].append(g)
+        return members
+
+    def _initial_filters(self) -> np.ndarray:
         chain = self._chain
         B = len(self.body_names)
         filtered = np.eye(B, dtype=bool)
@@ -232,14 +250,17 @@ class CollisionChecker:
                 group[k] = group[p]
         same = group[:, None] == group[None, :]
         filtered[1:1 + len(chain.links), 1:1 + len(chain.links)] |= same
-        if srdf is not None:
-            for link1, link2 in read_disabled_collisions(srdf):
-                for link in (link1, link2):
-                    if link not in chain.link_index:
-                        raise ValueError(f"{srdf}: disable_collisions names link {link!r}, "
-                                         f"which is not a link of {robot.path.name}")
-                a, b = 1 + chain.link_index[link1], 1 + chain.link_index[link2]
-                filtered[a, b] = filtered[b, a] = True
+        # Pairs the scene graph already filters throughout (the loader's,
+        # the SRDF's): every geometry pair of the two links.
+        inspector = self._sg.model_inspector()
+        members = self._link_geometries()
+        for a in range(len(chain.links)):
+            for b in range(a + 1, len(chain.links)):
+                if filtered[1 + a, 1 + b] or not members[a] or not members[b]:
+                    continue
+                if all(inspector.collision_filtered(g, h) for g in members[a]
+                       for h in members[b]):
+                    filtered[1 + a, 1 + b] = filtered[1 + b, 1 + a] = True
         return filtered
 
     def _apply_filters(self, pairs, filtered: bool) -> None:

@@ -18,6 +18,8 @@ import numbers
 
 import numpy as np
 
+from geometry_core.math import _scalar
+
 _NUMERIC_KINDS = ("i", "u", "f")
 _SMALL = 64
 
@@ -57,8 +59,9 @@ def as_float_array_any_shape(name: str, value: object, copy: bool = True) -> np.
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in _NUMERIC_KINDS:
             raise TypeError(f"{name} must hold real numbers, got an array of dtype {value.dtype}")
+        # C order: the single-object kernels (csrc/rotation.c) read rows in place.
         if copy:
-            return np.array(value, dtype=np.float64)
+            return np.array(value, dtype=np.float64, order="C")
         return np.asarray(value, dtype=np.float64)
     if isinstance(value, (list, tuple)):
         try:
@@ -127,7 +130,12 @@ def as_index(name: str, value: object, size: int) -> int:
 
 def det3(R: np.ndarray) -> float:
     """Determinant of a (3, 3) array, written out (a quarter of np.linalg.det's cost)."""
-    (a, b, c), (d, e, f), (g, h, i) = R.tolist()
+    return det3_of_rows(R.tolist())
+
+
+def det3_of_rows(rows: list[list[float]]) -> float:
+    """Determinant of a 3x3 given as three rows of floats."""
+    (a, b, c), (d, e, f), (g, h, i) = rows
     return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
 
 
@@ -137,7 +145,12 @@ def orthonormality_error(R: np.ndarray) -> float:
     Written out on the six distinct entries of the symmetric ``R Rᵀ``: for
     one 3x3 this is several times faster than numpy's matmul and reductions.
     """
-    (a, b, c), (d, e, f), (g, h, i) = R.tolist()
+    return orthonormality_error_of_rows(R.tolist())
+
+
+def orthonormality_error_of_rows(rows: list[list[float]]) -> float:
+    """:func:`orthonormality_error` of a 3x3 given as three rows of floats."""
+    (a, b, c), (d, e, f), (g, h, i) = rows
     return max(
         abs(a * a + b * b + c * c - 1.0),
         abs(d * d + e * e + f * f - 1.0),
@@ -157,15 +170,21 @@ def check_rotation(name: str, R: np.ndarray, tolerance: float) -> None:
         If ``R`` contains NaN/inf, if ``max |R Rᵀ - I| > tolerance`` (the
         message gives the error), or if ``det R < 0`` (a reflection).
     """
-    check_finite(name, R)
-    error = orthonormality_error(R)
+    if _scalar.rotation_status(R, tolerance) == 0:
+        return
+    rows = R.tolist()
+    # NaN and inf make the sum non-finite; check_finite then names which.
+    if not math.isfinite(sum(rows[0]) + sum(rows[1]) + sum(rows[2])):
+        check_finite(name, R)
+    error = orthonormality_error_of_rows(rows)
     if not error <= tolerance:
         raise ValueError(
             f"{name} is not orthonormal: max |R Rᵀ - I| = {error:.3g} exceeds the "
             f"tolerance {tolerance:.3g}; RotationMatrix.project_to_rotation_matrix(M) "
             "gives the closest rotation"
         )
-    if det3(R) < 0:
+    det = det3_of_rows(rows)
+    if det < 0:
         raise ValueError(
-            f"{name} is a reflection (determinant {det3(R):.6g}), not a proper rotation"
+            f"{name} is a reflection (determinant {det:.6g}), not a proper rotation"
         )

@@ -4,14 +4,17 @@ The library's quaternion is a numpy array ``[w, x, y, z]`` (scalar first, the
 order of transforms3d, Drake's ``Quaternion.wxyz()`` and LCM's viewer
 messages). ROS messages use ``x, y, z, w``; boundaries convert with
 :func:`quaternion_xyzw_to_wxyz` and :func:`quaternion_wxyz_to_xyzw` and
-nowhere else. Conversions between quaternions and rotation matrices go
-through ``transforms3d.quaternions``; the only exception is the vectorised
-:func:`quaternions_to_rotation_matrices` (transforms3d has no batch form),
-which is tested against ``transforms3d.quaternions.quat2mat`` row by row.
+nowhere else. Conversions of one quaternion use the closed forms of
+``_scalar`` (Drake's trace branch for a matrix to a quaternion, the product
+of half-angle quaternions for roll-pitch-yaw), tested against Drake and
+transforms3d; the vectorised :func:`quaternions_to_rotation_matrices` is
+tested against ``transforms3d.quaternions.quat2mat`` row by row.
 
-A quaternion passed in need not have unit length (it is normalised), but a
-zero quaternion (norm below ``ZERO_QUATERNION_NORM``) or one with NaN/inf
-entries is refused with ``ValueError``.
+A quaternion passed in need not have unit length (it is normalised, scaled
+by its largest entry first so that any finite non-zero length works, from
+1e-300 to 1e300); a zero quaternion (all four entries zero, Drake's
+``ThrowIfAllElementsInQuaternionAreZero``) or one with NaN/inf entries is
+refused with ``ValueError``.
 
 This module must never import scene_graph, proximity, fcl, lcm or ROS.
 """
@@ -19,11 +22,9 @@ This module must never import scene_graph, proximity, fcl, lcm or ROS.
 from __future__ import annotations
 
 import numpy as np
-from transforms3d import euler as _t3d_euler
 from transforms3d import quaternions as _t3d_quaternions
 
-from geometry_core.math import _checks
-from geometry_core.tolerances import ZERO_QUATERNION_NORM
+from geometry_core.math import _checks, _scalar
 
 __all__ = [
     "normalize_quaternion",
@@ -56,16 +57,16 @@ def normalize_quaternion(q_wxyz: object, name: str = "quaternion") -> np.ndarray
     TypeError
         If ``q_wxyz`` is not an array of real numbers.
     ValueError
-        If the shape is not (4,), an entry is NaN/inf, or the norm is below
-        ``ZERO_QUATERNION_NORM``.
+        If the shape is not (4,), an entry is NaN/inf, or all entries are zero.
     """
     q = _checks.as_float_array(name, q_wxyz, (4,))
-    norm = float(np.sqrt(q @ q))
-    if norm < ZERO_QUATERNION_NORM:
-        raise ValueError(
-            f"{name} is zero (norm {norm:.3g} < {ZERO_QUATERNION_NORM:g}) and has no rotation"
-        )
-    return q / norm
+    # Squaring first overflows to inf above ~1e154 (and underflows to 0 below
+    # ~1e-154): scale by the largest magnitude so the sum of squares is in [1, 4].
+    scale = float(np.max(np.abs(q)))
+    if scale == 0.0:
+        raise ValueError(f"{name} is zero (all four entries are 0) and has no rotation")
+    q = q / scale
+    return q / float(np.sqrt(q @ q))
 
 
 def quaternion_to_rotation_matrix(q_wxyz: object, name: str = "quaternion") -> np.ndarray:
@@ -88,7 +89,10 @@ def quaternion_to_rotation_matrix(q_wxyz: object, name: str = "quaternion") -> n
     TypeError, ValueError
         As :func:`normalize_quaternion`.
     """
-    return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
+    R = _scalar.matrix3_from_quaternion(q_wxyz, 0.0)
+    if R is None:  # anything unusual: the full checks and their messages
+        return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
+    return R
 
 
 def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
@@ -106,10 +110,7 @@ def rotation_matrix_to_quaternion(R_AB: np.ndarray) -> np.ndarray:
         Unit quaternion with ``w >= 0``; ``q`` and ``-q`` are the same
         rotation, and Drake's ``ToQuaternion`` returns the one with ``w >= 0``.
     """
-    q = _t3d_quaternions.mat2quat(R_AB)
-    if q[0] < 0:
-        q = -q
-    return q / np.sqrt(q @ q)
+    return _scalar.quaternion_of(R_AB)
 
 
 def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.ndarray:
@@ -126,7 +127,7 @@ def roll_pitch_yaw_to_quaternion(roll: float, pitch: float, yaw: float) -> np.nd
         Unit quaternion, not canonicalised: like Drake's
         ``RollPitchYaw.ToQuaternion``, ``w`` may be negative.
     """
-    return _t3d_euler.euler2quat(roll, pitch, yaw, axes="sxyz")
+    return _scalar.rpy_quaternion(roll, pitch, yaw)
 
 
 def quaternions_to_rotation_matrices(q_wxyz: object, name: str = "q_wxyz") -> np.ndarray:
@@ -159,14 +160,15 @@ def quaternions_to_rotation_matrices(q_wxyz: object, name: str = "q_wxyz") -> np
     if not finite.all():
         row = int(np.argmin(finite))
         raise ValueError(f"{name}[{row}] contains NaN or inf: {q[row].tolist()}")
-    norm_squared = np.einsum("ij,ij->i", q, q)
-    zero = norm_squared < ZERO_QUATERNION_NORM**2
+    # Scaled by each row's largest magnitude, as in normalize_quaternion, so
+    # that squaring neither overflows nor underflows.
+    scale = np.abs(q).max(axis=1)
+    zero = scale == 0.0
     if zero.any():
         row = int(np.argmax(zero))
-        raise ValueError(
-            f"{name}[{row}] is a zero quaternion (norm {np.sqrt(norm_squared[row]):.3g}"
-            f" < {ZERO_QUATERNION_NORM:g}): {q[row].tolist()}"
-        )
+        raise ValueError(f"{name}[{row}] is a zero quaternion (all four entries are 0)")
+    q = q / scale[:, None]
+    norm_squared = np.einsum("ij,ij->i", q, q)
     # Same algebra as transforms3d.quaternions.quat2mat, one column per element.
     s = 2.0 / norm_squared
     w, x, y, z = q.T

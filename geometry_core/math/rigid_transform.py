@@ -33,16 +33,22 @@ import math
 
 import numpy as np
 
-from geometry_core.math import _checks
+from geometry_core.math import _checks, _scalar
 from geometry_core.math.roll_pitch_yaw import RollPitchYaw
-from geometry_core.math.rotation_matrix import RotationMatrix, _vectors
-from geometry_core.tolerances import ORTHONORMALITY_TOLERANCE, USER_ROTATION_TOLERANCE
+from geometry_core.math.rotation_matrix import RotationMatrix, _angle_axis_or_none, _vectors
+from geometry_core.tolerances import (
+    ORTHONORMALITY_TOLERANCE,
+    USER_ROTATION_TOLERANCE,
+)
 
 __all__ = ["RigidTransform"]
 
 _IDENTITY4 = np.eye(4)
 _IDENTITY4.flags.writeable = False
 _LAST_ROW = (0.0, 0.0, 0.0, 1.0)
+_new = object.__new__
+_ZERO3 = np.zeros(3)
+_ZERO3.flags.writeable = False
 
 
 class RigidTransform:
@@ -95,8 +101,22 @@ class RigidTransform:
         if no_keywords and not args:
             self._X = _IDENTITY4.copy()
             return
+        if no_keywords and len(args) == 1 and type(args[0]) is RigidTransform:
+            self._X = args[0]._X.copy()
+            return
         if no_keywords and len(args) == 2 and _fast_pair(self, args[0], args[1]):
             return
+        if (quaternion is not None and not args and R is None and rpy is None
+                and theta_lambda is None and pose is None
+                and _fast_quaternion(self, quaternion, p)):
+            return
+        if (theta_lambda is not None and not args and R is None and rpy is None
+                and quaternion is None and pose is None and (p is None or _is_vector3(p))):
+            R_AB = _angle_axis_or_none(theta_lambda)
+            X = None if R_AB is None else _scalar.assemble(R_AB, _ZERO3 if p is None else p)
+            if X is not None:
+                self._X = X
+                return
         if len(args) > 2:
             raise TypeError(f"RigidTransform takes at most 2 positional arguments, got {len(args)}")
         if len(args) == 1 and isinstance(args[0], RigidTransform):
@@ -150,7 +170,9 @@ class RigidTransform:
     @staticmethod
     def identity() -> RigidTransform:
         """Return the identity transform (coincident frames)."""
-        return RigidTransform._from_trusted_matrix4(_IDENTITY4.copy())
+        transform = _new(RigidTransform)
+        transform._X = _IDENTITY4.copy()
+        return transform
 
     def set_identity(self) -> RigidTransform:
         """Make this the identity transform and return ``self``."""
@@ -169,7 +191,9 @@ class RigidTransform:
 
     def rotation(self) -> RotationMatrix:
         """Return R_AB (a copy)."""
-        return RotationMatrix._from_trusted_matrix3(self._X[:3, :3].copy())
+        rotation = _new(RotationMatrix)
+        rotation._R = self._X[:3, :3].copy()
+        return rotation
 
     def translation(self) -> np.ndarray:
         """Return p_AoBo_A, shape (3,) (a copy), metres."""
@@ -194,6 +218,10 @@ class RigidTransform:
         """
         if not isinstance(R, RotationMatrix):
             raise TypeError(f"R must be a RotationMatrix, got {type(R).__name__}")
+        X = _scalar.assemble(R._R, p) if _is_vector3(p) else None
+        if X is not None:
+            self._X = X
+            return
         position = _checks.as_float_array("p", p, (3,), copy=False)
         X = _IDENTITY4.copy()
         X[:3, :3] = R._R
@@ -227,6 +255,10 @@ class RigidTransform:
         ValueError
             For a zero/NaN quaternion or axis; this transform is then unchanged.
         """
+        if (type(R) is RotationMatrix and rpy is None and quaternion is None
+                and theta_lambda is None):
+            self._X = _scalar.assemble(R._R, self._X)
+            return
         if isinstance(R, RollPitchYaw):
             R, rpy = None, _no_duplicate("rpy", rpy, R)
         elif R is not None and not isinstance(R, RotationMatrix):
@@ -249,6 +281,10 @@ class RigidTransform:
             If ``p`` is not a finite (3,) array of reals; this transform is
             then unchanged.
         """
+        X = _scalar.assemble(self._X, p) if _is_vector3(p) else None
+        if X is not None:
+            self._X = X
+            return
         position = _checks.as_float_array("p", p, (3,), copy=False)
         X = self._X.copy()
         X[:3, 3] = position
@@ -258,13 +294,7 @@ class RigidTransform:
 
     def inverse(self) -> RigidTransform:
         """Return X_BA = X_AB⁻¹: ``R_BA = R_ABᵀ``, ``p_BoAo_B = -R_ABᵀ p_AoBo_A``."""
-        X = self._X
-        R_BA = X[:3, :3].T
-        X_BA = np.empty((4, 4))
-        X_BA[:3, :3] = R_BA
-        X_BA[:3, 3] = -(R_BA @ X[:3, 3])
-        X_BA[3] = _LAST_ROW
-        return RigidTransform._from_trusted_matrix4(X_BA)
+        return RigidTransform._from_trusted_matrix4(_scalar.invert(self._X))
 
     def multiply(self, other: RigidTransform | np.ndarray) -> RigidTransform | np.ndarray:
         """Compose with a transform, or transform points.
@@ -288,12 +318,12 @@ class RigidTransform:
             If a point array's shape is not (3,) or (3, N), or it has NaN/inf.
         """
         if isinstance(other, RigidTransform):
-            return RigidTransform._from_trusted_matrix4(self._X @ other._X)
+            return RigidTransform._from_trusted_matrix4(_scalar.multiply(self._X, other._X))
         return self._transform_points(_vectors("p_BoQ_B", other))
 
     def __matmul__(self, other: RigidTransform | np.ndarray) -> RigidTransform | np.ndarray:
         if isinstance(other, RigidTransform):
-            return RigidTransform._from_trusted_matrix4(self._X @ other._X)
+            return RigidTransform._from_trusted_matrix4(_scalar.multiply(self._X, other._X))
         if isinstance(other, (np.ndarray, list, tuple)):
             return self._transform_points(_vectors("p_BoQ_B", other))
         return NotImplemented
@@ -308,7 +338,7 @@ class RigidTransform:
 
     def is_exactly_identity(self) -> bool:
         """True if R_AB is exactly I and p_AoBo_A exactly zero."""
-        return bool((self._X == _IDENTITY4).all())
+        return _scalar.identity_errors(self._X) == (0.0, 0.0)
 
     def is_identity_to_epsilon(self, translation_tolerance: float) -> bool:
         """True if R_AB is identity within ``ORTHONORMALITY_TOLERANCE`` and |p|∞ <= tolerance.
@@ -323,12 +353,11 @@ class RigidTransform:
         TypeError, ValueError
             If ``translation_tolerance`` is not a finite real.
         """
-        tol = _checks.as_real_scalar("translation_tolerance", translation_tolerance)
-        X = self._X
-        return bool(
-            np.abs(X[:3, :3] - _IDENTITY4[:3, :3]).max() <= ORTHONORMALITY_TOLERANCE
-            and np.abs(X[:3, 3]).max() <= tol
-        )
+        tol = (translation_tolerance if type(translation_tolerance) is float
+               and math.isfinite(translation_tolerance)
+               else _checks.as_real_scalar("translation_tolerance", translation_tolerance))
+        rotation_error, translation_error = _scalar.identity_errors(self._X)
+        return rotation_error <= ORTHONORMALITY_TOLERANCE and translation_error <= tol
 
     def is_nearby(self, other: RigidTransform, tolerance: float) -> bool:
         """True if no element of [R_AB | p_AoBo_A] differs from ``other``'s by over ``tolerance``.
@@ -343,8 +372,9 @@ class RigidTransform:
         """
         if not isinstance(other, RigidTransform):
             raise TypeError(f"other must be a RigidTransform, got {type(other).__name__}")
-        tol = _checks.as_real_scalar("tolerance", tolerance)
-        return bool(np.abs(self._X[:3] - other._X[:3]).max() <= tol)
+        tol = (tolerance if type(tolerance) is float and math.isfinite(tolerance)
+               else _checks.as_real_scalar("tolerance", tolerance))
+        return _scalar.max_abs_difference(self._X, other._X) <= tol
 
     # --- python protocol ---------------------------------------------------
 
@@ -366,17 +396,34 @@ def _fast_pair(transform: RigidTransform, R: object, p: object) -> bool:
     # The common RigidTransform(R, p) with a RotationMatrix and a float64 (3,)
     # array, in about half the general path's time; anything else (including
     # every error) falls through to the general path and its messages.
-    if type(R) is not RotationMatrix or type(p) is not np.ndarray:
+    kind = type(R)
+    if kind is not RotationMatrix and kind is not RollPitchYaw:
         return False
-    if p.shape != (3,) or p.dtype != np.float64:
+    position = _scalar.vector3_or_none(p)
+    if position is None:
         return False
-    x, y, z = p.tolist()
-    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+    if kind is RollPitchYaw:
+        r, p_, y = R._rpy
+        transform._X = _scalar.matrix4_from_rpy(r, p_, y, *position)
+        return True
+    X = _scalar.assemble(R._R, p)
+    if X is None:
         return False
-    X = np.empty((4, 4))
-    X[:3, :3] = R._R
-    X[:3, 3] = p
-    X[3] = _LAST_ROW
+    transform._X = X
+    return True
+
+
+def _is_vector3(p: object) -> bool:
+    return type(p) is np.ndarray and p.shape == (3,) and p.dtype == np.float64
+
+
+def _fast_quaternion(transform: RigidTransform, quaternion: object, p: object) -> bool:
+    # RigidTransform(quaternion=q, p=p) with a float64 (4,) q and (3,) p (or no
+    # p), finite and q not zero; anything else takes the general path.
+    X = _scalar.matrix4_from_quaternion(quaternion, 0.0,
+                                        _ZERO3 if p is None else p)
+    if X is None:
+        return False
     transform._X = X
     return True
 
@@ -409,6 +456,9 @@ def _rotation_block(
 
 
 def _matrix4_from_pose(pose: object) -> np.ndarray:
+    X = _pose_or_none(pose)
+    if X is not None:
+        return X
     a = _checks.as_float_array_any_shape("pose", pose, copy=False)
     if a.shape == (4,):
         raise ValueError(
@@ -427,4 +477,26 @@ def _matrix4_from_pose(pose: object) -> np.ndarray:
         raise ValueError(f"pose's last row must be exactly [0, 0, 0, 1], got {a[3].tolist()}")
     _checks.check_rotation("pose's rotation block", a[:3, :3], USER_ROTATION_TOLERANCE)
     X[:3] = a[:3]
+    return X
+
+
+def _pose_or_none(pose: object) -> np.ndarray | None:
+    # A float64 (4, 4) with last row exactly [0, 0, 0, 1], or a (3, 4), whose
+    # rotation passes and whose translation is finite; else None, and the
+    # checked path names what is wrong.
+    if type(pose) is not np.ndarray or pose.dtype != np.float64:
+        return None
+    if pose.shape == (4, 4):
+        if pose[3].tolist() != [0.0, 0.0, 0.0, 1.0]:
+            return None
+        X = pose.copy()
+    elif pose.shape == (3, 4):
+        X = np.empty((4, 4))
+        X[:3] = pose
+        X[3] = _LAST_ROW
+    else:
+        return None
+    x, y, z = X[:3, 3].tolist()
+    if not math.isfinite(x + y + z) or _scalar.rotation_status(X, USER_ROTATION_TOLERANCE):
+        return None
     return X

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from geometry_core.math import _checks
+from geometry_core.math import _checks, _scalar
 from geometry_core.math.quaternion import (
     normalize_quaternion,
     quaternion_to_rotation_matrix,
@@ -33,7 +33,10 @@ from geometry_core.tolerances import GIMBAL_LOCK_COS_PITCH
 
 __all__ = ["RollPitchYaw"]
 
-_EPSILON = float(np.finfo(np.float64).eps)
+_sin, _cos = math.sin, math.cos
+
+_Rows = tuple[tuple[float, float, float], ...]
+
 #: Distance of pitch from ±π/2 at which |cos(pitch)| = GIMBAL_LOCK_COS_PITCH, in degrees.
 _GIMBAL_LOCK_DEGREES = math.degrees(math.asin(GIMBAL_LOCK_COS_PITCH))
 
@@ -63,6 +66,8 @@ class RollPitchYaw:
         invalid rotation matrix.
     """
 
+    # The three angles as a tuple of Python floats: single objects take the
+    # scalar path (see ``_scalar``), with no numpy call per method.
     __slots__ = ("_rpy",)
 
     def __init__(
@@ -73,6 +78,19 @@ class RollPitchYaw:
         quaternion: np.ndarray | None = None,
         matrix: np.ndarray | None = None,
     ) -> None:
+        if rpy is None and R is None and quaternion is None and matrix is None:
+            # The common forms, finite floats or a finite float64 (3,) array; the
+            # rest (and every error) below.
+            if len(args) == 3:
+                if (type(args[0]) is float and type(args[1]) is float
+                        and type(args[2]) is float and math.isfinite(args[0] + args[1] + args[2])):
+                    self._rpy = args
+                    return
+            elif len(args) == 1:
+                angles = _scalar.vector3_or_none(args[0])
+                if angles is not None:
+                    self._rpy = tuple(angles)
+                    return
         keywords = [k for k, v in (("rpy", rpy), ("R", R), ("quaternion", quaternion),
                                    ("matrix", matrix)) if v is not None]
         if len(keywords) + (1 if args else 0) != 1:
@@ -81,49 +99,61 @@ class RollPitchYaw:
                 f"quaternion=, matrix=; got {len(args)} positional and keywords {keywords}"
             )
         if len(args) == 3:
-            self._rpy = np.array([_checks.as_real_scalar(name, value)
-                                  for name, value in zip(("roll", "pitch", "yaw"), args)])
+            self._rpy = tuple(_checks.as_real_scalar(name, value)
+                              for name, value in zip(("roll", "pitch", "yaw"), args))
         elif len(args) == 1:
             self._rpy = _angles_from_positional(args[0])
         elif args:
             raise TypeError(f"RollPitchYaw takes 1 or 3 positional arguments, got {len(args)}")
         elif rpy is not None:
-            self._rpy = _checks.as_float_array("rpy", rpy, (3,))
+            self._rpy = tuple(_checks.as_float_array("rpy", rpy, (3,)).tolist())
         elif R is not None:
             if not isinstance(R, RotationMatrix):
                 raise TypeError(f"R must be a RotationMatrix, got {type(R).__name__}")
             self._rpy = _rpy_from_rotation(R)
         elif quaternion is not None:
+            R_AD = _scalar.matrix3_from_quaternion(quaternion, 0.0)
+            if R_AD is not None:
+                self._rpy = _scalar.rpy_of(R_AD)
+                return
             q = normalize_quaternion(quaternion)
-            self._rpy = _rpy_from_quaternion_and_matrix(q, quaternion_to_rotation_matrix(q))
+            self._rpy = _scalar.rpy_from_quaternion_and_rotation(
+                q.tolist(), quaternion_to_rotation_matrix(q).tolist())
         else:
             self._rpy = _rpy_from_rotation(
                 RotationMatrix._from_trusted_matrix3(_validated_matrix("matrix", matrix))
             )
 
+    @classmethod
+    def _from_trusted_angles(cls, rpy: tuple[float, float, float]) -> RollPitchYaw:
+        # Internal: three finite Python floats the caller computed.
+        angles = object.__new__(cls)
+        angles._rpy = rpy
+        return angles
+
     # --- accessors ---------------------------------------------------------
 
     def vector(self) -> np.ndarray:
         """Return a copy of ``[roll, pitch, yaw]`` (radians), shape (3,)."""
-        return self._rpy.copy()
+        return np.array(self._rpy)
 
     def roll_angle(self) -> float:
         """Return the roll angle r (radians), about Ax."""
-        return float(self._rpy[0])
+        return self._rpy[0]
 
     def pitch_angle(self) -> float:
         """Return the pitch angle p (radians), about Ay."""
-        return float(self._rpy[1])
+        return self._rpy[1]
 
     def yaw_angle(self) -> float:
         """Return the yaw angle y (radians), about Az."""
-        return float(self._rpy[2])
+        return self._rpy[2]
 
     # --- conversions -------------------------------------------------------
 
     def to_rotation_matrix(self) -> RotationMatrix:
         """Return R_AD = Rz(y) Ry(p) Rx(r)."""
-        return RotationMatrix(rpy=self)
+        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(*self._rpy))
 
     def to_quaternion(self) -> np.ndarray:
         """Return the unit quaternion ``[w, x, y, z]`` of R_AD.
@@ -132,8 +162,7 @@ class RollPitchYaw:
         three half-angle quaternions and is not canonicalised (``w`` may be
         negative); ``RotationMatrix.to_quaternion`` returns ``w >= 0``.
         """
-        r, p, y = self._rpy.tolist()
-        return roll_pitch_yaw_to_quaternion(r, p, y)
+        return roll_pitch_yaw_to_quaternion(*self._rpy)
 
     # --- comparisons -------------------------------------------------------
 
@@ -151,7 +180,7 @@ class RollPitchYaw:
         """
         other = _require_rpy(other)
         tol = _checks.as_real_scalar("tolerance", tolerance)
-        return bool(np.abs(self._rpy - other._rpy).max() <= tol)
+        return max(abs(a - b) for a, b in zip(self._rpy, other._rpy)) <= tol
 
     def is_nearly_same_orientation(self, other: RollPitchYaw, tolerance: float) -> bool:
         """True if the rotation matrices of ``self`` and ``other`` differ by at most ``tolerance``.
@@ -184,8 +213,10 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
-        return self._matrix_parent_from_rpy_dt() @ rpy_dt
+        v = _vector3("rpyDt", rpyDt)
+        if _rates is not None:
+            return _rates(0, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
+        return np.array(_mv(self._matrix_parent_from_rpy_dt(), v))
 
     def calc_angular_velocity_in_child_from_rpy_dt(self, rpyDt: np.ndarray) -> np.ndarray:
         """Angular velocity w_AD_D of D in A, expressed in D, from ``[ṙ, ṗ, ẏ]``.
@@ -205,8 +236,10 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
-        return self._matrix_child_from_rpy_dt() @ rpy_dt
+        v = _vector3("rpyDt", rpyDt)
+        if _rates is not None:
+            return _rates(1, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
+        return np.array(_mv(self._matrix_child_from_rpy_dt(), v))
 
     def calc_rpy_dt_from_angular_velocity_in_parent(self, w_AD_A: np.ndarray) -> np.ndarray:
         """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_A of D in A, expressed in A.
@@ -229,8 +262,12 @@ class RollPitchYaw:
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``), where the
             map divides by cos(p).
         """
-        w = _checks.as_float_array("w_AD_A", w_AD_A, (3,))
-        return self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent") @ w
+        w = _vector3("w_AD_A", w_AD_A)
+        found = None if _rates is None else _rates(2, GIMBAL_LOCK_COS_PITCH, *self._rpy, *w)
+        if found is not None:
+            return found
+        return np.array(_mv(
+            self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent")[0], w))
 
     def calc_rpy_dt_from_angular_velocity_in_child(self, w_AD_D: np.ndarray) -> np.ndarray:
         """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_D of D in A, expressed in D.
@@ -252,8 +289,12 @@ class RollPitchYaw:
         ValueError
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
         """
-        w = _checks.as_float_array("w_AD_D", w_AD_D, (3,))
-        return self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child") @ w
+        w = _vector3("w_AD_D", w_AD_D)
+        found = None if _rates is None else _rates(3, GIMBAL_LOCK_COS_PITCH, *self._rpy, *w)
+        if found is not None:
+            return found
+        return np.array(_mv(
+            self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child")[0], w))
 
     def calc_rotation_matrix_dt(self, rpyDt: np.ndarray) -> np.ndarray:
         """Ṙ_AD, the time derivative of R_AD, from ``[ṙ, ṗ, ẏ]``.
@@ -277,9 +318,17 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        wx, wy, wz = self.calc_angular_velocity_in_parent_from_rpy_dt(rpyDt).tolist()
-        skew = np.array([[0.0, -wz, wy], [wz, 0.0, -wx], [-wy, wx, 0.0]])
-        return skew @ self.to_rotation_matrix()._R
+        v = _vector3("rpyDt", rpyDt)
+        if _rates is not None:
+            return _rates(4, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
+        wx, wy, wz = _mv(self._matrix_parent_from_rpy_dt(), v)
+        a, b, c, d, e, f, g, h, i = _scalar.rotation_from_rpy(*self._rpy)
+        # [w]ₓ R: row k of the skew matrix times R, written out.
+        return np.array((
+            wy * g - wz * d, wy * h - wz * e, wy * i - wz * f,
+            wz * a - wx * g, wz * b - wx * h, wz * c - wx * i,
+            wx * d - wy * a, wx * e - wy * b, wx * f - wy * c,
+        )).reshape(3, 3)
 
     def calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent(
         self, rpyDt: np.ndarray, alpha_AD_A: np.ndarray
@@ -308,20 +357,22 @@ class RollPitchYaw:
         ValueError
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
         """
-        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
-        alpha = _checks.as_float_array("alpha_AD_A", alpha_AD_A, (3,))
-        M_inverse = self._inverse_of_parent_matrix(
+        rpy_dt = _vector3("rpyDt", rpyDt)
+        alpha = _vector3("alpha_AD_A", alpha_AD_A)
+        found = (None if _rates is None
+                 else _rates(5, GIMBAL_LOCK_COS_PITCH, *self._rpy, *rpy_dt, *alpha))
+        if found is not None:
+            return found
+        M_inverse, (sp, cp, sy, cy) = self._inverse_of_parent_matrix(
             "calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent"
         )
-        _, p, y = self._rpy.tolist()
-        _, p_dt, y_dt = rpy_dt.tolist()
-        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
-        M_dt = np.array([
-            [-sp * p_dt * cy - cp * sy * y_dt, -cy * y_dt, 0.0],
-            [-sp * p_dt * sy + cp * cy * y_dt, -sy * y_dt, 0.0],
-            [-cp * p_dt, 0.0, 0.0],
-        ])
-        return M_inverse @ (alpha - M_dt @ rpy_dt)
+        _, p_dt, y_dt = rpy_dt
+        M_dt = (
+            (-sp * p_dt * cy - cp * sy * y_dt, -cy * y_dt, 0.0),
+            (-sp * p_dt * sy + cp * cy * y_dt, -sy * y_dt, 0.0),
+            (-cp * p_dt, 0.0, 0.0),
+        )
+        return np.array(_mv(M_inverse, _minus(alpha, _mv(M_dt, rpy_dt))))
 
     def calc_rpy_ddt_from_angular_accel_in_child(
         self, rpyDt: np.ndarray, alpha_AD_D: np.ndarray
@@ -351,56 +402,62 @@ class RollPitchYaw:
         ValueError
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
         """
-        rpy_dt = _checks.as_float_array("rpyDt", rpyDt, (3,))
-        alpha = _checks.as_float_array("alpha_AD_D", alpha_AD_D, (3,))
-        N_inverse = self._inverse_of_child_matrix("calc_rpy_ddt_from_angular_accel_in_child")
-        r, p, _ = self._rpy.tolist()
-        r_dt, p_dt, _ = rpy_dt.tolist()
-        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
-        N_dt = np.array([
-            [0.0, 0.0, -cp * p_dt],
-            [0.0, -sr * r_dt, cr * cp * r_dt - sr * sp * p_dt],
-            [0.0, -cr * r_dt, -sr * cp * r_dt - cr * sp * p_dt],
-        ])
-        return N_inverse @ (alpha - N_dt @ rpy_dt)
+        rpy_dt = _vector3("rpyDt", rpyDt)
+        alpha = _vector3("alpha_AD_D", alpha_AD_D)
+        found = (None if _rates is None
+                 else _rates(6, GIMBAL_LOCK_COS_PITCH, *self._rpy, *rpy_dt, *alpha))
+        if found is not None:
+            return found
+        N_inverse, (sr, cr, sp, cp) = self._inverse_of_child_matrix(
+            "calc_rpy_ddt_from_angular_accel_in_child")
+        r_dt, p_dt, _ = rpy_dt
+        N_dt = (
+            (0.0, 0.0, -cp * p_dt),
+            (0.0, -sr * r_dt, cr * cp * r_dt - sr * sp * p_dt),
+            (0.0, -cr * r_dt, -sr * cp * r_dt - cr * sp * p_dt),
+        )
+        return np.array(_mv(N_inverse, _minus(alpha, _mv(N_dt, rpy_dt))))
 
     # --- the matrices relating rpyDt and angular velocity --------------------
+    # Rows of floats: one 3x3 times a 3-vector is cheaper written out than in numpy.
 
-    def _matrix_parent_from_rpy_dt(self) -> np.ndarray:
+    def _matrix_parent_from_rpy_dt(self) -> _Rows:
         # w_AD_A = M rpyDt
-        _, p, y = self._rpy.tolist()
-        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
-        return np.array([[cp * cy, -sy, 0.0], [cp * sy, cy, 0.0], [-sp, 0.0, 1.0]])
+        _, p, y = self._rpy
+        sp, cp, sy, cy = _sin(p), _cos(p), _sin(y), _cos(y)
+        return (cp * cy, -sy, 0.0), (cp * sy, cy, 0.0), (-sp, 0.0, 1.0)
 
-    def _matrix_child_from_rpy_dt(self) -> np.ndarray:
+    def _matrix_child_from_rpy_dt(self) -> _Rows:
         # w_AD_D = N rpyDt
-        r, p, _ = self._rpy.tolist()
-        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
-        return np.array([[1.0, 0.0, -sp], [0.0, cr, sr * cp], [0.0, -sr, cr * cp]])
+        r, p, _ = self._rpy
+        sr, cr, sp, cp = _sin(r), _cos(r), _sin(p), _cos(p)
+        return (1.0, 0.0, -sp), (0.0, cr, sr * cp), (0.0, -sr, cr * cp)
 
-    def _inverse_of_parent_matrix(self, method: str) -> np.ndarray:
-        _, p, y = self._rpy.tolist()
-        sp, cp, sy, cy = math.sin(p), math.cos(p), math.sin(y), math.cos(y)
+    def _inverse_of_parent_matrix(self, method: str) -> tuple[_Rows, tuple[float, ...]]:
+        # M⁻¹, and the sines and cosines of pitch and yaw for the caller's Ṁ.
+        _, p, y = self._rpy
+        sp, cp, sy, cy = _sin(p), _cos(p), _sin(y), _cos(y)
         self._refuse_gimbal_lock(method, cp)
-        return np.array([
-            [cy / cp, sy / cp, 0.0],
-            [-sy, cy, 0.0],
-            [cy * sp / cp, sy * sp / cp, 1.0],
-        ])
+        return (
+            (cy / cp, sy / cp, 0.0),
+            (-sy, cy, 0.0),
+            (cy * sp / cp, sy * sp / cp, 1.0),
+        ), (sp, cp, sy, cy)
 
-    def _inverse_of_child_matrix(self, method: str) -> np.ndarray:
-        r, p, _ = self._rpy.tolist()
-        sr, cr, sp, cp = math.sin(r), math.cos(r), math.sin(p), math.cos(p)
+    def _inverse_of_child_matrix(self, method: str) -> tuple[_Rows, tuple[float, ...]]:
+        # N⁻¹, and the sines and cosines of roll and pitch for the caller's Ṅ.
+        r, p, _ = self._rpy
+        sr, cr, sp, cp = _sin(r), _cos(r), _sin(p), _cos(p)
         self._refuse_gimbal_lock(method, cp)
-        return np.array([
-            [1.0, sr * sp / cp, cr * sp / cp],
-            [0.0, cr, -sr],
-            [0.0, sr / cp, cr / cp],
-        ])
+        return (
+            (1.0, sr * sp / cp, cr * sp / cp),
+            (0.0, cr, -sr),
+            (0.0, sr / cp, cr / cp),
+        ), (sr, cr, sp, cp)
 
     def _refuse_gimbal_lock(self, method: str, cos_pitch: float) -> None:
         if abs(cos_pitch) < GIMBAL_LOCK_COS_PITCH:
-            pitch = float(self._rpy[1])
+            pitch = self._rpy[1]
             raise ValueError(
                 f"RollPitchYaw.{method}(): gimbal lock: pitch = {pitch:.9g} rad "
                 f"({math.degrees(pitch):.6g} degrees) is within {_GIMBAL_LOCK_DEGREES:.6g} "
@@ -412,14 +469,34 @@ class RollPitchYaw:
     # --- python protocol ---------------------------------------------------
 
     def __copy__(self) -> RollPitchYaw:
-        return RollPitchYaw(self._rpy)
+        return RollPitchYaw(*self._rpy)
 
     def __deepcopy__(self, memo: dict) -> RollPitchYaw:
         return self.__copy__()
 
     def __repr__(self) -> str:
-        r, p, y = self._rpy.tolist()
+        r, p, y = self._rpy
         return f"RollPitchYaw(roll={r!r}, pitch={p!r}, yaw={y!r})"
+
+
+def _vector3(name: str, value: object) -> list[float]:
+    return _vector3_or_none(value) or _checks.as_float_array(name, value, (3,)).tolist()
+
+
+_vector3_or_none = _scalar.vector3_or_none
+# The compiled rate methods (csrc/rotation.c), None without the extension; they
+# return None at gimbal lock, where the Python below raises.
+_rates = _scalar.rpy_rates
+
+
+def _mv(M: _Rows, v: list[float]) -> tuple[float, float, float]:
+    x, y, z = v
+    (a, b, c), (d, e, f), (g, h, i) = M
+    return a * x + b * y + c * z, d * x + e * y + f * z, g * x + h * y + i * z
+
+
+def _minus(u: list[float], v: tuple[float, float, float]) -> tuple[float, float, float]:
+    return u[0] - v[0], u[1] - v[1], u[2] - v[2]
 
 
 def _require_rpy(other: object) -> RollPitchYaw:
@@ -430,7 +507,7 @@ def _require_rpy(other: object) -> RollPitchYaw:
 
 def _angles_from_positional(value: object) -> np.ndarray:
     if isinstance(value, RollPitchYaw):
-        return value._rpy.copy()
+        return value._rpy
     if isinstance(value, RotationMatrix):
         return _rpy_from_rotation(value)
     angles = _checks.as_float_array_any_shape("rpy", value)
@@ -447,49 +524,8 @@ def _angles_from_positional(value: object) -> np.ndarray:
     if angles.shape != (3,):
         raise ValueError(f"rpy must have shape (3,), got {angles.shape}")
     _checks.check_finite("rpy", angles)
-    return angles
+    return tuple(angles.tolist())
 
 
-def _rpy_from_rotation(R: RotationMatrix) -> np.ndarray:
-    return _rpy_from_quaternion_and_matrix(R.to_quaternion(), R._R)
-
-
-def _rpy_from_quaternion_and_matrix(q_wxyz: np.ndarray, R_AD: np.ndarray) -> np.ndarray:
-    """Roll-pitch-yaw of a unit quaternion and its rotation matrix (Drake's algorithm).
-
-    Write a, b, c for half of roll, pitch, yaw. Multiplying out the three
-    half-angle quaternions gives
-
-        x + z = (cos b - sin b) sin(a + c),   w - y = (cos b - sin b) cos(a + c),
-        z - x = (cos b + sin b) sin(c - a),   w + y = (cos b + sin b) cos(c - a),
-
-    so atan2 recovers a + c and c - a; for |pitch| < π/2 both scale factors
-    are positive. Near pitch = +π/2 the first pair vanishes and a + c is
-    poorly determined, but R then depends on yaw - roll alone, which the
-    second (well-scaled) pair fixes; symmetrically near -π/2. The pitch
-    comes from R, where ``-R[2, 0] = sin p`` and the four elements R00, R10,
-    R21, R22 give ``|cos p| = sqrt((R00² + R10² + R21² + R22²) / 2)``
-    without cancellation, so atan2 is accurate up to ±π/2.
-    """
-    (R00, _, _), (R10, _, _), (R20, R21, R22) = R_AD.tolist()
-    pitch = math.atan2(-R20, math.sqrt((R22 * R22 + R21 * R21 + R10 * R10 + R00 * R00) / 2))
-    w, x, y, z = q_wxyz.tolist()
-    sum_y, sum_x = x + z, w - y
-    difference_y, difference_x = z - x, w + y
-    # Both atan2 arguments zero (to round-off): the half-angle is arbitrary; Drake picks 0.
-    half_sum = (0.0 if abs(sum_y) <= _EPSILON and abs(sum_x) <= _EPSILON
-                else math.atan2(sum_y, sum_x))
-    half_difference = (0.0 if abs(difference_y) <= _EPSILON and abs(difference_x) <= _EPSILON
-                       else math.atan2(difference_y, difference_x))
-    roll = _wrap_to_pi(half_sum - half_difference)
-    yaw = _wrap_to_pi(half_sum + half_difference)
-    return np.array([roll, pitch, yaw])
-
-
-def _wrap_to_pi(angle: float) -> float:
-    # The half-angles are each in [-π, π], so one shift by 2π is enough.
-    if angle > math.pi:
-        return angle - 2 * math.pi
-    if angle < -math.pi:
-        return angle + 2 * math.pi
-    return angle
+def _rpy_from_rotation(R: RotationMatrix) -> tuple[float, float, float]:
+    return _scalar.rpy_of(R._R)

@@ -19,13 +19,13 @@ This module must never import scene_graph, proximity, fcl, lcm or ROS.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 from transforms3d import axangles as _t3d_axangles
 
-from geometry_core.math import _checks
-from geometry_core.math.kernels import rotation_matrices_from_rpy
+from geometry_core.math import _checks, _scalar
 from geometry_core.math.quaternion import (
     quaternion_to_rotation_matrix,
     rotation_matrix_to_quaternion,
@@ -44,6 +44,7 @@ __all__ = ["RotationMatrix"]
 
 _IDENTITY3 = np.eye(3)
 _IDENTITY3.flags.writeable = False
+_new = object.__new__
 
 
 class RotationMatrix:
@@ -90,6 +91,13 @@ class RotationMatrix:
         quaternion: np.ndarray | None = None,
         theta_lambda: tuple[float, np.ndarray] | None = None,
     ) -> None:
+        if rpy is None and quaternion is None and theta_lambda is None:
+            if R is None:
+                self._R = _IDENTITY3.copy()
+                return
+            if type(R) is RotationMatrix:
+                self._R = R._R.copy()
+                return
         given = [k for k, v in (("R", R), ("rpy", rpy), ("quaternion", quaternion),
                                 ("theta_lambda", theta_lambda)) if v is not None]
         if len(given) > 1:
@@ -120,7 +128,9 @@ class RotationMatrix:
     @staticmethod
     def identity() -> RotationMatrix:
         """Return the identity rotation (frames A and B aligned)."""
-        return RotationMatrix._from_trusted_matrix3(_IDENTITY3.copy())
+        rotation = _new(RotationMatrix)
+        rotation._R = _IDENTITY3.copy()
+        return rotation
 
     @staticmethod
     def make_x_rotation(theta: float) -> RotationMatrix:
@@ -143,10 +153,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        c, s = _cos_sin("theta", theta)
-        return RotationMatrix._from_trusted_matrix3(
-            np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
-        )
+        t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
+        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(t, 0.0, 0.0))
 
     @staticmethod
     def make_y_rotation(theta: float) -> RotationMatrix:
@@ -169,10 +177,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        c, s = _cos_sin("theta", theta)
-        return RotationMatrix._from_trusted_matrix3(
-            np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-        )
+        t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
+        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(0.0, t, 0.0))
 
     @staticmethod
     def make_z_rotation(theta: float) -> RotationMatrix:
@@ -195,10 +201,8 @@ class RotationMatrix:
         ValueError
             If ``theta`` is NaN or infinite.
         """
-        c, s = _cos_sin("theta", theta)
-        return RotationMatrix._from_trusted_matrix3(
-            np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-        )
+        t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
+        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(0.0, 0.0, t))
 
     @staticmethod
     def project_to_rotation_matrix(M: np.ndarray) -> RotationMatrix:
@@ -228,6 +232,11 @@ class RotationMatrix:
             ``PROJECTION_SINGULAR_VALUE_RATIO``; the closest rotation is then
             not unique).
         """
+        # The compiled polar iteration answers well-conditioned M with det M > 0
+        # (the common case, a rotation gone slightly off); the SVD the rest.
+        R = _scalar.polar_rotation(M)
+        if R is not None:
+            return RotationMatrix._from_trusted_matrix3(R)
         A = _checks.as_float_array("M", M, (3, 3))
         U, s, Vt = np.linalg.svd(A)
         if s[2] <= s[0] * PROJECTION_SINGULAR_VALUE_RATIO:
@@ -264,7 +273,8 @@ class RotationMatrix:
         ValueError
             If ``index`` is not in [0, 2].
         """
-        return self._R[:, _checks.as_index("index", index, 3)].copy()
+        i = index if type(index) is int and 0 <= index <= 2 else _checks.as_index("index", index, 3)
+        return self._R[:, i].copy()
 
     def row(self, index: int) -> np.ndarray:
         """Return row ``index`` of R_AB: A's unit vector Ax, Ay or Az expressed in B.
@@ -285,7 +295,8 @@ class RotationMatrix:
         ValueError
             If ``index`` is not in [0, 2].
         """
-        return self._R[_checks.as_index("index", index, 3)].copy()
+        i = index if type(index) is int and 0 <= index <= 2 else _checks.as_index("index", index, 3)
+        return self._R[i].copy()
 
     def set(self, R: np.ndarray) -> None:
         """Replace this rotation by the allegedly valid (3, 3) matrix ``R``.
@@ -301,11 +312,11 @@ class RotationMatrix:
 
     def transpose(self) -> RotationMatrix:
         """Return R_BA = R_ABᵀ."""
-        return RotationMatrix._from_trusted_matrix3(self._R.T.copy())
+        return RotationMatrix._from_trusted_matrix3(_scalar.invert(self._R))
 
     def inverse(self) -> RotationMatrix:
         """Return R_BA = R_AB⁻¹ (= R_ABᵀ)."""
-        return self.transpose()
+        return RotationMatrix._from_trusted_matrix3(_scalar.invert(self._R))
 
     def multiply(self, other: RotationMatrix | np.ndarray) -> RotationMatrix | np.ndarray:
         """Compose with a rotation or rotate vectors.
@@ -329,12 +340,12 @@ class RotationMatrix:
             NaN/inf entries.
         """
         if isinstance(other, RotationMatrix):
-            return RotationMatrix._from_trusted_matrix3(self._R @ other._R)
+            return RotationMatrix._from_trusted_matrix3(_scalar.multiply(self._R, other._R))
         return self._R @ _vectors("v_B", other)
 
     def __matmul__(self, other: RotationMatrix | np.ndarray) -> RotationMatrix | np.ndarray:
         if isinstance(other, RotationMatrix):
-            return RotationMatrix._from_trusted_matrix3(self._R @ other._R)
+            return RotationMatrix._from_trusted_matrix3(_scalar.multiply(self._R, other._R))
         if isinstance(other, (np.ndarray, list, tuple)):
             return self._R @ _vectors("v_B", other)
         return NotImplemented
@@ -347,9 +358,7 @@ class RotationMatrix:
 
     def to_roll_pitch_yaw(self) -> RollPitchYaw:
         """Return the RollPitchYaw of this rotation (see ``RollPitchYaw(R)``)."""
-        from geometry_core.math.roll_pitch_yaw import RollPitchYaw
-
-        return RollPitchYaw(self)
+        return _roll_pitch_yaw_class()._from_trusted_angles(_scalar.rpy_of(self._R))
 
     # --- predicates --------------------------------------------------------
 
@@ -359,18 +368,15 @@ class RotationMatrix:
         This is Drake's strict test (128 machine epsilons); a matrix accepted
         at construction with the looser ``USER_ROTATION_TOLERANCE`` may fail it.
         """
-        return (
-            _checks.orthonormality_error(self._R) <= ORTHONORMALITY_TOLERANCE
-            and _checks.det3(self._R) > 0
-        )
+        return _scalar.rotation_status(self._R, ORTHONORMALITY_TOLERANCE) == 0
 
     def is_exactly_identity(self) -> bool:
         """True if R_AB is exactly the identity matrix."""
-        return bool((self._R == _IDENTITY3).all())
+        return _scalar.identity_errors(self._R)[0] == 0.0
 
     def is_identity_to_internal_tolerance(self) -> bool:
         """True if every element of R_AB is within ``ORTHONORMALITY_TOLERANCE`` of identity."""
-        return bool(np.abs(self._R - _IDENTITY3).max() <= ORTHONORMALITY_TOLERANCE)
+        return _scalar.identity_errors(self._R)[0] <= ORTHONORMALITY_TOLERANCE
 
     def is_nearby(self, other: RotationMatrix, tolerance: float) -> bool:
         """True if no element of R_AB differs from ``other``'s by more than ``tolerance``.
@@ -389,7 +395,7 @@ class RotationMatrix:
         if not isinstance(other, RotationMatrix):
             raise TypeError(f"other must be a RotationMatrix, got {type(other).__name__}")
         tol = _checks.as_real_scalar("tolerance", tolerance)
-        return bool(np.abs(self._R - other._R).max() <= tol)
+        return _scalar.max_abs_difference(self._R, other._R) <= tol
 
     # --- python protocol ---------------------------------------------------
 
@@ -404,9 +410,23 @@ class RotationMatrix:
         return f"RotationMatrix([\n{rows},\n])"
 
 
-def _cos_sin(name: str, theta: float) -> tuple[float, float]:
-    t = _checks.as_real_scalar(name, theta)
-    return float(np.cos(t)), float(np.sin(t))
+def _roll_pitch_yaw_class() -> type:
+    # roll_pitch_yaw imports this module; import it once, at first use.
+    global _RollPitchYaw
+    if _RollPitchYaw is None:
+        from geometry_core.math.roll_pitch_yaw import RollPitchYaw
+
+        _RollPitchYaw = RollPitchYaw
+    return _RollPitchYaw
+
+
+_RollPitchYaw = None
+
+
+def _angle(name: str, theta: object) -> float:
+    if type(theta) is float and math.isfinite(theta):
+        return theta
+    return _checks.as_real_scalar(name, theta)
 
 
 def _validated_matrix(name: str, R: object) -> np.ndarray:
@@ -437,10 +457,13 @@ def _matrix_from_rpy(rpy: object) -> np.ndarray:
 
     if not isinstance(rpy, RollPitchYaw):
         raise TypeError(f"rpy must be a RollPitchYaw, got {type(rpy).__name__}")
-    return rotation_matrices_from_rpy(rpy.vector()[np.newaxis])[0]
+    return _scalar.matrix3_from_rpy(*rpy._rpy)
 
 
 def _matrix_from_angle_axis(theta_lambda: object) -> np.ndarray:
+    R = _angle_axis_or_none(theta_lambda)
+    if R is not None:
+        return R
     if not isinstance(theta_lambda, tuple) or len(theta_lambda) != 2:
         raise TypeError(
             "theta_lambda must be a tuple (theta, axis) of an angle in radians and a "
@@ -455,6 +478,25 @@ def _matrix_from_angle_axis(theta_lambda: object) -> np.ndarray:
             "no direction"
         )
     return _t3d_axangles.axangle2mat(axis / norm, theta, is_normalized=True)
+
+
+def _angle_axis_or_none(theta_lambda: object) -> np.ndarray | None:
+    # A float angle and a finite float64 (3,) axis that is not zero: through the
+    # unit quaternion (cos θ/2, sin θ/2 λ/|λ|); anything else (and every error)
+    # takes the checked path.
+    if type(theta_lambda) is not tuple or len(theta_lambda) != 2:
+        return None
+    theta, axis = theta_lambda
+    v = _scalar.vector3_or_none(axis)
+    if type(theta) is not float or not math.isfinite(theta) or v is None:
+        return None
+    x, y, z = v
+    norm = math.sqrt(x * x + y * y + z * z)
+    if not norm >= ZERO_AXIS_NORM:
+        return None
+    s = math.sin(0.5 * theta) / norm
+    return _scalar.matrix3_from_quaternion(np.array((math.cos(0.5 * theta), s * x, s * y, s * z)),
+                                           0.0)
 
 
 def _vectors(name: str, v: object) -> np.ndarray:

@@ -24,7 +24,7 @@ from geometry_core.proximity import collisions_exist, penetration, signed_distan
 from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph.collision_model import CollisionModel
-from geometry_core.scene_graph.geometry_state import SceneSnapshot
+from geometry_core.scene_graph.snapshot import SceneSnapshot
 
 __all__ = ["BatchQuery"]
 

@@ -19,7 +19,7 @@ from geometry_core.proximity.broadphase import BroadphaseModel, candidate_pairs,
 from geometry_core.proximity.narrowphase import PairSolver
 from geometry_core.proximity.prefilter import provably_apart
 from geometry_core.scene_graph.collision_model import CollisionModel
-from geometry_core.scene_graph.geometry_state import SceneSnapshot
+from geometry_core.scene_graph.snapshot import SceneSnapshot
 
 __all__ = ["ModelCache", "PosedScene"]
 

@@ -32,9 +32,10 @@ from geometry_core.proximity.results import (
     SignedDistancePair,
     SignedDistanceToPoint,
 )
-from geometry_core.scene_graph.geometry_state import GeometryState, SceneSnapshot
+from geometry_core.scene_graph.geometry_state import GeometryState
 from geometry_core.scene_graph.identifiers import FrameId, GeometryId
 from geometry_core.scene_graph.inspector import SceneGraphInspector
+from geometry_core.scene_graph.snapshot import SceneSnapshot
 
 __all__ = ["QueryObject"]
 

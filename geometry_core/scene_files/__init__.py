@@ -4,6 +4,8 @@
   :mod:`geometry_core.scene_files.yaml_scene`);
 - :func:`load_urdf` reads a URDF robot (:mod:`geometry_core.scene_files.urdf`);
 - :func:`load_any` picks by extension;
+- :func:`apply_srdf` applies a MoveIt SRDF's collision filters and named
+  poses to a URDF robot (:mod:`geometry_core.scene_files.srdf`);
 - both return a :class:`LoadedScene`; errors are :class:`SceneFileError`
   (a ValueError) whose message starts with ``file:line:``.
 
@@ -17,13 +19,13 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from geometry_core.scene_files.errors import SceneFileError
+from geometry_core.scene_files.errors import SceneFileError, SceneFileWarning
 from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
 from geometry_core.scene_files.loaded_scene import LoadedScene
 from geometry_core.scene_files.yaml_scene import load_scene, load_scene_text
 
-__all__ = ["JointSpec", "KinematicTree", "LoadedScene", "SceneFileError", "load_any",
-           "load_scene", "load_scene_text", "load_urdf"]
+__all__ = ["JointSpec", "KinematicTree", "LoadedScene", "SceneFileError", "SceneFileWarning",
+           "apply_srdf", "load_any", "load_scene", "load_scene_text", "load_urdf"]
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -35,21 +37,34 @@ def load_urdf(path: str | os.PathLike, **kwargs) -> LoadedScene:
     return _load_urdf(path, **kwargs)
 
 
+def apply_srdf(scene: LoadedScene, srdf, *, text: bool = False) -> None:
+    """Apply a MoveIt SRDF; see :func:`geometry_core.scene_files.srdf.apply_srdf`."""
+    from geometry_core.scene_files.srdf import apply_srdf as _apply_srdf
+
+    _apply_srdf(scene, srdf, text=text)
+
+
 def load_any(path: str | os.PathLike,
-             package_roots: Mapping[str, str | os.PathLike] | None = None) -> LoadedScene:
+             package_roots: Mapping[str, str | os.PathLike] | None = None,
+             srdf: str | os.PathLike | None = None) -> LoadedScene:
     """Load a ``.yaml``/``.yml`` scene or a ``.urdf`` robot, chosen by extension.
+
+    ``srdf`` (a URDF's MoveIt SRDF) adds its collision filters and named poses.
 
     Raises
     ------
     SceneFileError
-        For another extension, or as the loader raises.
+        For another extension, an SRDF with a YAML scene, or as the loader
+        raises.
     """
     suffix = Path(path).suffix.lower()
     if suffix in _YAML_SUFFIXES:
         if package_roots:
             raise SceneFileError(path, None, "package roots apply to URDF files only")
+        if srdf is not None:
+            raise SceneFileError(path, None, "an SRDF applies to URDF files only")
         return load_scene(path)
     if suffix in (".urdf", ".xml"):
-        return load_urdf(path, package_roots=package_roots)
+        return load_urdf(path, package_roots=package_roots, srdf=srdf)
     raise SceneFileError(path, None, f"unknown scene file type {suffix or '(none)'!r}; "
                                      "expected .yaml, .yml or .urdf")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["SceneFileError"]
+__all__ = ["SceneFileError", "SceneFileWarning"]
 
 
 class SceneFileError(ValueError):
@@ -39,3 +39,13 @@ class SceneFileError(ValueError):
         self.message = message
         where = self.path if line is None else f"{self.path}:{line}"
         super().__init__(f"{where}: {message}")
+
+
+class SceneFileWarning(UserWarning):
+    """A scene file was accepted although it breaks the format's letter.
+
+    Issued (``warnings.warn``) where the ROS toolchain (urdfdom, RViz,
+    Drake's parser, pybullet) accepts a file too; the text starts with
+    ``path:line:`` like :class:`SceneFileError` and says what was done
+    instead.
+    """

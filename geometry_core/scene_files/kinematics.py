@@ -175,8 +175,8 @@ class KinematicTree:
         return {name: float(np.clip(0.0, self._joints[name].lower, self._joints[name].upper))
                 for name in self.joint_names()}
 
-    def calc_frame_poses(self, q: Mapping[str, float] | None = None
-                         ) -> dict[FrameId, RigidTransform]:
+    def calc_frame_poses(self, q: Mapping[str, float] | None = None, *,
+                         within_limits: bool = True) -> dict[FrameId, RigidTransform]:
         """Return ``X_PF`` for every frame of the tree at joint positions ``q``.
 
         Parameters
@@ -184,6 +184,9 @@ class KinematicTree:
         q : mapping of str to float, optional
             Positions of actuated joints (radians, metres); joints not given
             take :meth:`default_positions`.
+        within_limits : bool
+            Refuse positions outside the joints' limits (default). False
+            applies them, as MoveIt applies an SRDF's named states.
 
         Returns
         -------
@@ -214,7 +217,7 @@ class KinematicTree:
                                  f"got {value!r}") from None
             if not math.isfinite(value):
                 raise ValueError(f"position of joint {name!r} must be finite, got {value!r}")
-            if not joint.lower <= value <= joint.upper:
+            if within_limits and not joint.lower <= value <= joint.upper:
                 raise ValueError(f"position {value:g} of joint {name!r} is outside its limits "
                                  f"[{joint.lower:g}, {joint.upper:g}]")
             positions[name] = value

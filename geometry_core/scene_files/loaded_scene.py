@@ -41,6 +41,9 @@ class LoadedScene:
         :meth:`apply_named_pose`).
     kinematics : KinematicTree or None
         The joints of a URDF robot (None for a YAML scene).
+    warnings : list of str
+        The texts of the warnings issued while loading (``path:line: ...``):
+        what was accepted although it breaks the format's letter.
     """
 
     scene_graph: SceneGraph
@@ -50,6 +53,7 @@ class LoadedScene:
     geometries: dict[str, GeometryId] = field(default_factory=dict)
     named_poses: dict[str, NamedPose] = field(default_factory=dict)
     kinematics: KinematicTree | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def names(self) -> dict[str, FrameId | GeometryId]:

@@ -19,11 +19,17 @@ What the scene gets, following Drake's URDF parser:
   and its geometry is anchored;
 * ``<collision>`` → proximity role; ``<visual>`` → illustration and
   perception roles, colour from ``<material>`` (inline or by name);
-* box, sphere, cylinder and mesh shapes. Mesh file names:
-  ``package://pkg/path`` against ``package_roots[pkg]``, ``file://`` and
-  relative paths against the URDF's folder. Collision meshes become
-  :class:`~geometry_core.shapes.Convex` (Drake uses a mesh's convex hull for
-  point contact), visual meshes :class:`~geometry_core.shapes.Mesh`;
+* box, sphere, cylinder and mesh shapes (COLLADA, glTF/GLB, OBJ, STL,
+  PLY, any case of the suffix). Mesh file names: ``package://pkg/path``
+  as :func:`resolve_mesh_path` says (package roots, ``ROS_PACKAGE_PATH``,
+  ``AMENT_PREFIX_PATH``, then beside the URDF and its ancestor folders),
+  ``file://`` and relative paths against the URDF's folder. Collision
+  meshes become :class:`~geometry_core.shapes.Convex` (Drake uses a mesh's
+  convex hull for point contact), hulled once per file; visual meshes
+  :class:`~geometry_core.shapes.Mesh`, not read at load;
+* what the ROS toolchain accepts although it breaks the format's letter is
+  accepted with a :class:`SceneFileWarning` naming file and line (see
+  :func:`load_urdf`);
 * collisions between links joined by a joint, and within groups of links
   welded by fixed joints, are filtered (Drake's default; pass
   ``filter_adjacent=False`` to keep them);
@@ -38,6 +44,8 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
@@ -47,7 +55,7 @@ import numpy as np
 
 from geometry_core.math import RigidTransform, RotationMatrix
 from geometry_core.scene import SceneGraph
-from geometry_core.scene_files.errors import SceneFileError
+from geometry_core.scene_files.errors import SceneFileError, SceneFileWarning
 from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
 from geometry_core.scene_files.loaded_scene import LoadedScene
 from geometry_core.scene_graph import (
@@ -60,13 +68,16 @@ from geometry_core.scene_graph import (
     ProximityProperties,
     Rgba,
 )
-from geometry_core.shapes import Box, Convex, Cylinder, Mesh, Shape, Sphere
+from geometry_core.shapes import MESH_SUFFIXES, Box, Convex, Cylinder, Mesh, Shape, Sphere
 
 __all__ = ["load_urdf", "resolve_mesh_path"]
 
 _WORLD = "world"
 _GEOMETRY_TAGS = ("box", "sphere", "cylinder", "mesh")
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
+# An XML declaration with leading blank space, a BOM, or a version or encoding
+# lxml refuses: TinyXML (urdfdom) reads past all of these.
+_DECLARATION = re.compile(rb"\A(\xef\xbb\xbf)?\s*<\?xml[^>]*\?>")
 
 
 def load_urdf(path: str | os.PathLike, *,
@@ -75,8 +86,18 @@ def load_urdf(path: str | os.PathLike, *,
               source_name: str | None = None,
               frame_group: int = 0,
               X_WR: RigidTransform | None = None,
+              srdf: str | os.PathLike | None = None,
               visuals: bool = True) -> LoadedScene:
-    """Read a URDF file into a new scene graph.
+    """Read a URDF file (and optionally its SRDF) into a new scene graph.
+
+    Where the ROS toolchain accepts a file that breaks the URDF's letter, so
+    does this loader, with a :class:`SceneFileWarning` naming the file and
+    line: a material defined inside one visual and used by name in a later
+    one, a mirrored mesh scale (the hull is mirrored, its faces rewound), an
+    odd XML declaration, a missing robot name (the file's stem is used), a
+    visual mesh that cannot be found or read (that visual is skipped). What
+    would make the collision model wrong is refused: a collision mesh that
+    cannot be found or read, a joint cycle, a non-finite number.
 
     Parameters
     ----------
@@ -93,6 +114,10 @@ def load_urdf(path: str | os.PathLike, *,
         Frame group of every link frame (Drake's model instance).
     X_WR : RigidTransform, optional
         Pose in the world of the root link(s); identity by default.
+    srdf : str or os.PathLike, optional
+        A MoveIt SRDF: its ``disable_collisions`` pairs become collision
+        filters and its ``group_state`` entries named poses (see
+        :func:`geometry_core.scene_files.srdf.apply_srdf`).
     visuals : bool
         Register ``<visual>`` elements (default True). False loads collision
         geometry only (a collision checker needs nothing else), so visual
@@ -104,43 +129,58 @@ def load_urdf(path: str | os.PathLike, *,
         With ``frames`` by link name, ``geometries`` by ``link::name``
         (unnamed elements are ``collision``/``visual``, then ``_1``, ``_2``...;
         a visual that shares its collision's name is keyed ``link::name::visual``),
-        and ``kinematics``; the robot is posed at its default joint positions.
+        ``kinematics`` and ``warnings`` (the texts of the warnings issued); the
+        robot is posed at its default joint positions.
 
     Raises
     ------
     SceneFileError
         (a ValueError) For unreadable or malformed XML, a missing or invalid
         element or attribute, an unknown link in a joint, a link with two
-        parents, a cycle, or a mesh that cannot be found or read. The message
-        names the file, the line and the element.
+        parents, a cycle, or a collision mesh that cannot be found or read.
+        The message names the file, the line and the element.
     """
-    return _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
-                        frame_group, X_WR, visuals).build()
+    scene = _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
+                         frame_group, X_WR, visuals).build()
+    if srdf is not None:
+        from geometry_core.scene_files.srdf import apply_srdf
+
+        apply_srdf(scene, srdf)
+    return scene
 
 
 def resolve_mesh_path(filename: str, urdf_dir: Path,
-                      package_roots: Mapping[str, str | os.PathLike]) -> Path:
+                      package_roots: Mapping[str, str | os.PathLike],
+                      environ: Mapping[str, str] | None = None) -> Path:
     """Return the file a URDF mesh ``filename`` refers to.
 
-    ``package://pkg/rel`` resolves to ``package_roots[pkg] / rel``;
-    ``file:///abs`` to ``/abs``; a relative path (or ``file://rel``) to
-    ``urdf_dir / rel``.
+    ``package://pkg/rel`` is looked for, in this order, in
+    ``package_roots[pkg] / rel``; in ``D/pkg/rel`` (or ``D/rel`` when D is
+    named pkg) for each D on ``ROS_PACKAGE_PATH``; in ``P/share/pkg/rel`` for
+    each P on ``AMENT_PREFIX_PATH``; then, as pybullet does, in ``D/pkg/rel``
+    and ``D/rel`` for D the URDF's folder and each of its ancestors. The
+    first file that exists wins; when none does, the ``package_roots``
+    candidate is returned (so the caller's "not found" names it).
+    ``file:///abs`` resolves to ``/abs``; a relative path (or ``file://rel``)
+    to ``urdf_dir / rel``.
+
+    Parameters
+    ----------
+    environ : mapping, optional
+        Where ``ROS_PACKAGE_PATH`` and ``AMENT_PREFIX_PATH`` are read;
+        ``os.environ`` by default.
 
     Raises
     ------
     KeyError
-        For a package that is not in ``package_roots`` (the message lists them).
+        For a package found nowhere (the message lists the package roots).
     ValueError
         For another URI scheme.
     """
     parsed = urlparse(filename)
     if parsed.scheme == "package":
-        package = parsed.netloc
-        if package not in package_roots:
-            known = ", ".join(sorted(package_roots)) or "none given"
-            raise KeyError(f"package {package!r} has no root (package roots: {known}); "
-                           f"pass --package-root {package}=DIR")
-        return Path(package_roots[package]) / unquote(parsed.path).lstrip("/")
+        return _resolve_package(parsed.netloc, unquote(parsed.path).lstrip("/"), urdf_dir,
+                                package_roots, os.environ if environ is None else environ)
     if parsed.scheme == "file":
         rest = unquote(parsed.netloc + parsed.path)
         return Path(rest) if os.path.isabs(rest) else urdf_dir / rest
@@ -148,6 +188,43 @@ def resolve_mesh_path(filename: str, urdf_dir: Path,
         raise ValueError(f"unsupported URI scheme {parsed.scheme!r} in {filename!r}; use "
                          "package://, file:// or a path")
     return Path(filename) if os.path.isabs(filename) else urdf_dir / filename
+
+
+def _resolve_package(package: str, relative: str, urdf_dir: Path,
+                     package_roots: Mapping[str, str | os.PathLike],
+                     environ: Mapping[str, str]) -> Path:
+    given = Path(package_roots[package]) / relative if package in package_roots else None
+    for candidate in _package_candidates(package, relative, urdf_dir, given, environ):
+        if candidate.is_file():
+            return candidate
+    if given is not None:
+        return given
+    known = ", ".join(sorted(package_roots)) or "none given"
+    raise KeyError(f"package {package!r} has no root (package roots: {known}) and "
+                   f"{relative!r} was not found on ROS_PACKAGE_PATH, AMENT_PREFIX_PATH or "
+                   f"beside the URDF; pass --package-root {package or 'PKG'}=DIR")
+
+
+def _package_candidates(package: str, relative: str, urdf_dir: Path, given: Path | None,
+                        environ: Mapping[str, str]):
+    """Where ``package://package/relative`` may be, in the order of resolve_mesh_path.
+
+    A generator: a robot has hundreds of meshes, and the first candidate is
+    nearly always the one.
+    """
+    if given is not None:
+        yield given
+    if package:
+        for folder in filter(None, environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)):
+            folder = Path(folder)
+            yield (folder if folder.name == package else folder / package) / relative
+        for prefix in filter(None, environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)):
+            yield Path(prefix) / "share" / package / relative
+    here = urdf_dir.resolve()
+    for folder in (here, *here.parents):
+        if package:
+            yield folder / package / relative
+        yield folder / relative
 
 
 class _UrdfBuilder:
@@ -161,10 +238,17 @@ class _UrdfBuilder:
         self.frame_group = frame_group
         self.X_WR = X_WR
         self.visuals = visuals
+        self.warnings: list[str] = []
 
     def fail(self, element, message: str) -> NoReturn:
         line = getattr(element, "sourceline", None)
         raise SceneFileError(self.path, line, message)
+
+    def warn(self, element, message: str) -> None:
+        line = getattr(element, "sourceline", element)
+        text = f"{self.path}:{line}: {message}" if line else f"{self.path}: {message}"
+        self.warnings.append(text)
+        warnings.warn(text, SceneFileWarning, stacklevel=4)
 
     # ------------------------------------------------------------------ parse
 
@@ -180,6 +264,7 @@ class _UrdfBuilder:
             data = Path(self.path).read_bytes()
         except OSError as err:
             raise SceneFileError(self.path, None, f"cannot read the file: {err}") from None
+        data = self._plain_declaration(data)
         try:
             root = etree.fromstring(data, etree.XMLParser(remove_comments=True))
         except etree.XMLSyntaxError as err:
@@ -188,8 +273,41 @@ class _UrdfBuilder:
             self.fail(root, f"the root element must be <robot>, got <{root.tag}>")
         self.root = root
         self._check(root)
+        if not root.get("name"):  # yourdfpy needs one; _check warned
+            root.set("name", Path(self.path).stem)
+            data = etree.tostring(root)
         robot = self._parse_with_yourdfpy(data)
         return self._register(robot)
+
+    def _plain_declaration(self, data: bytes) -> bytes:
+        """Blank out an XML declaration lxml would refuse, keeping every line number.
+
+        Odd but seen in the wild: blank lines before the declaration, a
+        version other than 1.0, an encoding Python does not know.
+        """
+        match = _DECLARATION.match(data)
+        if match is None:
+            return data
+        body = match.group(0)[len(match.group(1) or b""):]
+        text = body.strip().decode("ascii", "replace")
+        version = re.search(r"version\s*=\s*[\"']([^\"']*)", text)
+        encoding = re.search(r"encoding\s*=\s*[\"']([^\"']*)", text)
+        odd = not body.startswith(b"<?xml") or (version is not None
+                                                and version.group(1) != "1.0")
+        if encoding is not None and not odd:
+            import codecs
+
+            try:
+                codecs.lookup(encoding.group(1))
+            except LookupError:
+                odd = True
+        if not odd:
+            return data
+        line = 1 + body[:body.index(b"<?xml")].count(b"\n")
+        self.warn(line, f"odd XML declaration {text!r} ignored; the file is read as UTF-8 "
+                        "XML 1.0, as urdfdom reads it")
+        blank = bytes(b if b in b"\r\n" else 32 for b in match.group(0))
+        return blank + data[match.end():]
 
     def _parse_with_yourdfpy(self, data: bytes):
         import yourdfpy
@@ -224,7 +342,8 @@ class _UrdfBuilder:
     def _check(self, root) -> None:
         """Validate everything yourdfpy reads, so errors carry a line and an element."""
         if not root.get("name"):
-            self.fail(root, "<robot> needs a 'name' attribute")
+            self.warn(root, f"<robot> has no 'name' attribute; the robot is named "
+                            f"{Path(self.path).stem!r} after its file")
         links: dict[str, object] = {}
         for link in root.findall("link"):
             name = link.get("name")
@@ -295,7 +414,10 @@ class _UrdfBuilder:
             if not shape.get("filename"):
                 self.fail(shape, f"{what}: <mesh> needs a 'filename' attribute")
             if shape.get("scale") is not None:
-                self._numbers(shape, "scale", what, (1, 3), positive=True)
+                scale = self._numbers(shape, "scale", what, (1, 3))
+                if not np.all(scale):
+                    self.fail(shape, f"{what}: <mesh> scale must not be zero, got "
+                                     f"{shape.get('scale')!r}")
         else:
             self.fail(shape, f"{what}: unsupported shape <{shape.tag}>; URDF shapes are "
                              f"{', '.join(_GEOMETRY_TAGS)}")
@@ -353,7 +475,7 @@ class _UrdfBuilder:
     def _register(self, robot) -> LoadedScene:
         sg = SceneGraph()
         scene = LoadedScene(sg, Path(self.path))
-        name = self.source_name or robot.name
+        name = self.source_name or robot.name or Path(self.path).stem
         source_id = sg.register_source(name)
         scene.source_ids[name] = source_id
 
@@ -386,11 +508,14 @@ class _UrdfBuilder:
         scene.kinematics = tree
         sg.set_poses(source_id, tree.calc_frame_poses())
 
-        materials = {m.name: m for m in robot.materials if m.name}
+        self._top_materials = {m.get("name"): m for m in self.root.findall("material")
+                               if m.get("name")}
+        self._inline_materials: dict[str, object] = {}
         for link in robot.links:
-            self._register_link_geometry(scene, source_id, link, materials)
+            self._register_link_geometry(scene, source_id, link)
         if self.filter_adjacent:
             self._filter_adjacent(scene, robot)
+        scene.warnings = self.warnings
         return scene
 
     def _topological_links(self, robot, parent_of, joint_by_name) -> list[str]:
@@ -443,7 +568,7 @@ class _UrdfBuilder:
             self.fail(element, f"{what}: invalid <origin>: {err}")
         return X.get_as_matrix4()
 
-    def _register_link_geometry(self, scene: LoadedScene, source_id, link, materials) -> None:
+    def _register_link_geometry(self, scene: LoadedScene, source_id, link) -> None:
         sg = scene.scene_graph
         element = self.link_elements[link.name]
         anchored = link.name == _WORLD
@@ -457,13 +582,15 @@ class _UrdfBuilder:
                 what = f"link {link.name!r}, {kind} #{k + 1}"
                 name = item.name or (kind if k == 0 else f"{kind}_{k}")
                 shape = self._shape(item.geometry, item_element, what, kind)
+                if shape is None:
+                    continue
                 X_FG = RigidTransform(self._matrix(item.origin, item_element, what))
                 instance = GeometryInstance(X_FG, shape, name)
                 if kind == "collision":
                     instance.set_proximity_properties(ProximityProperties())
                 else:
                     illustration, perception = IllustrationProperties(), PerceptionProperties()
-                    rgba = self._color(item.material, materials, item_element, what)
+                    rgba = self._color(item_element, what)
                     if rgba is not None:
                         illustration.add_property("phong", "diffuse", rgba)
                         perception.add_property("phong", "diffuse", rgba)
@@ -481,19 +608,38 @@ class _UrdfBuilder:
                     key = f"{key}::{kind}"
                 scene.geometries[key] = geometry_id
 
-    def _color(self, material, materials, element, what: str) -> Rgba | None:
+    def _color(self, element, what: str) -> Rgba | None:
+        """The visual's colour: inline, by name at robot level, or by name defined earlier.
+
+        urdfdom remembers a named material defined inside a visual and lets
+        later visuals use it by name; so do we, with a warning.
+        """
+        material = element.find("material")
         if material is None:
             return None
-        color = material.color
-        if color is None and material.name:
-            named = materials.get(material.name)
-            if named is None:
-                self.fail(element.find("material"),
-                          f"{what}: material {material.name!r} is not defined in the robot")
-            color = named.color
-        return None if color is None else Rgba(*np.asarray(color.rgba, float))
+        name = material.get("name")
+        color = material.find("color")
+        if color is not None:
+            if name and name not in self._top_materials:
+                self._inline_materials.setdefault(name, material)
+        elif name:
+            defined = self._top_materials.get(name)
+            if defined is None:
+                defined = self._inline_materials.get(name)
+                if defined is None:
+                    # Drake's parser and RViz draw it uncoloured; only the look is lost.
+                    self.warn(material, f"{what}: material {name!r} is not defined in the "
+                                        "robot; the visual gets no colour")
+                    return None
+                self.warn(material, f"{what}: material {name!r} is defined inside a visual "
+                                    f"(line {defined.sourceline}), not at robot level; used "
+                                    "by name here as urdfdom does")
+            color = defined.find("color")
+        if color is None:
+            return None
+        return Rgba(*(float(v) for v in color.get("rgba").replace(",", " ").split()))
 
-    def _shape(self, geometry, element, what: str, kind: str) -> Shape:
+    def _shape(self, geometry, element, what: str, kind: str) -> Shape | None:
         if geometry.box is not None:
             return Box(*np.asarray(geometry.box.size, float))
         if geometry.sphere is not None:
@@ -502,17 +648,39 @@ class _UrdfBuilder:
             return Cylinder(float(geometry.cylinder.radius), float(geometry.cylinder.length))
         mesh_element = element.find("geometry/mesh")
         filename = geometry.mesh.filename
+        problem = None
         try:
             resolved = resolve_mesh_path(filename, self.folder, self.package_roots)
         except (KeyError, ValueError) as err:
-            self.fail(mesh_element, f"{what}: mesh {filename!r}: {err.args[0]}")
-        if not resolved.is_file():
-            self.fail(mesh_element, f"{what}: mesh file {filename!r} not found (looked for "
-                                    f"{resolved})")
-        scale = 1.0 if geometry.mesh.scale is None else geometry.mesh.scale
+            problem = f"mesh {filename!r}: {err.args[0]}"
+        else:
+            if not resolved.is_file():
+                problem = f"mesh file {filename!r} not found (looked for {resolved})"
+            elif resolved.suffix.lower() not in MESH_SUFFIXES:
+                problem = (f"mesh file {filename!r}: unsupported format {resolved.suffix!r}; "
+                           f"readable formats are {', '.join(MESH_SUFFIXES)}")
+        if problem is not None:
+            if kind == "collision":
+                self.fail(mesh_element, f"{what}: {problem}")
+            # RViz and robot_state_publisher show the robot without that visual.
+            self.warn(mesh_element, f"{what}: {problem}; this visual is skipped")
+            return None
+        if not urlparse(filename).netloc and filename.startswith("package:"):
+            self.warn(mesh_element, f"{what}: {filename!r} names no package; found "
+                                    f"{resolved} by searching beside the URDF")
+        scale = np.ones(3) if geometry.mesh.scale is None else geometry.mesh.scale
+        scale = np.broadcast_to(np.asarray(scale, float), (3,))
+        if np.prod(scale) < 0.0:
+            part = "hull is" if kind == "collision" else "faces are"
+            self.warn(mesh_element, f"{what}: mesh scale {mesh_element.get('scale')!r} mirrors "
+                                    f"the mesh; its {part} mirrored and rewound to face outward")
+        if kind != "collision":
+            # Visual meshes are drawn by the viewer from their file; reading them here
+            # would cost most of a robot's load time for nothing the scene computes.
+            return Mesh(str(resolved), scale)
         try:
-            shape = (Convex if kind == "collision" else Mesh)(str(resolved), scale)
-            shape.local_aabb()  # read it now, so a bad file is reported with its element
+            shape = Convex(str(resolved), scale)
+            shape.local_aabb()  # hull it now, so a bad file is reported with its element
         except ValueError as err:
             self.fail(mesh_element, f"{what}: {err}")
         return shape

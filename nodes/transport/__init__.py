@@ -18,9 +18,14 @@ Example
 >>> TFMessage = node.message_type("tf2_msgs/msg/TFMessage")            # doctest: +SKIP
 >>> pub.publish(TFMessage(transforms=[]))                              # doctest: +SKIP
 
+The DDS backend's message classes come from rosbags' type store: ROS 2
+Humble's standard messages, and the ``.msg`` files of any other package
+whose directory the user gives with :func:`add_message_directory` (the
+transport itself knows no package).
+
 This package must never import ``geometry_core`` (its proximity engine and
 python-fcl least of all); rclpy is imported only by the rclpy backend, and
-cyclonedds only by the DDS backend and the message classes.
+cyclonedds and rosbags only by the DDS backend and the message classes.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from typing import Any
 
 from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
 from .cyclone_config import loopback_config, loopback_environment
-from .params import ParameterError
+from .interfaces import add_message_directory
+from .params import ParameterError, at_least
 from .qos import (
     LATCHED,
     RELIABLE_RESULTS,
@@ -63,6 +69,8 @@ __all__ = [
     "Subscription",
     "Timer",
     "TransportNode",
+    "add_message_directory",
+    "at_least",
     "create_node",
     "get_message_type",
     "loopback_config",

@@ -322,19 +322,42 @@ class TransportNode(ABC):
     def parameters(self) -> ParameterStore:
         """The node's declared parameters."""
 
-    def declare_parameter(self, name: str, default: object, description: str = "") -> object:
+    def declare_parameter(
+        self,
+        name: str,
+        default: object,
+        description: str = "",
+        *,
+        check: Callable[[object], None] | None = None,
+        on_set: Callable[[object], None] | None = None,
+    ) -> object:
         """Declare a parameter with a default and a description; return its value.
 
         The value comes from a parameter file or ``-p`` when one matches this
         node (see :mod:`.params` for the precedence), else from ``default``,
         whose type (bool, int, float, str, or a list of one) it must have.
+        ``check(value)`` refuses a value with a :class:`ParameterError`;
+        ``on_set(value)`` applies a value set while the node runs (``ros2
+        param set`` on the rclpy backend, :meth:`set_parameter` on both). A
+        parameter without ``on_set`` is read-only.
 
         Raises
         ------
         ParameterError
-            For an invalid or duplicate name, or a value of the wrong type.
+            For an invalid or duplicate name, a value of the wrong type, or
+            one that ``check`` refuses.
         """
-        return self.parameters.declare(name, default, description)
+        return self.parameters.declare(name, default, description, check=check, on_set=on_set)
+
+    def set_parameter(self, name: str, value: object) -> object:
+        """Change a parameter while the node runs, as ``ros2 param set`` does; return it.
+
+        Raises
+        ------
+        ParameterError
+            If it is not declared or read-only, or ``value`` is refused.
+        """
+        return self.parameters.set(name, value, "set_parameter")
 
     def get_parameter(self, name: str) -> object:
         """Value of a declared parameter.

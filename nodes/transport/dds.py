@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cyclonedds._clayer import ddspy_take
 from cyclonedds.core import (
     DDSException,
     Entity,
@@ -43,6 +44,7 @@ from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 
+from ..limits import DECODE_LOG_PERIOD_S, MAX_SAMPLE_BYTES
 from .base import (
     NodeLogger,
     Publisher,
@@ -55,8 +57,10 @@ from .base import (
 from .msg_types import get_message_type, ros_type_name
 from .params import ParameterStore, RemapRule, parse_ros_args
 from .qos import Durability, History, QoSProfile, Reliability
+from .ros_discovery import DiscoveryAnnouncer
 
-__all__ = ["DdsNode", "dds_qos", "ros_domain_id"]
+__all__ = ["DdsNode", "DdsSecurityError", "check_security_environment", "dds_qos",
+           "ros_domain_id"]
 
 # Samples taken per subscription per wake-up; the rest wait for the next one,
 # so one busy topic cannot starve timers.
@@ -90,6 +94,44 @@ def ros_domain_id(environ: dict[str, str] | None = None) -> int:
     if not 0 <= value <= 232:
         raise ValueError(f"ROS_DOMAIN_ID must be in 0..232, not {value}")
     return value
+
+
+class DdsSecurityError(ValueError):
+    """ROS 2 security is enforced, and this backend cannot provide it."""
+
+
+def check_security_environment(environ: dict[str, str] | None = None) -> str | None:
+    """Refuse to run in the clear when the environment enforces ROS 2 security.
+
+    rcl reads ``ROS_SECURITY_ENABLE`` (``true`` turns security on) and
+    ``ROS_SECURITY_STRATEGY`` (``Enforce``: never fall back to unsecured
+    traffic). The cyclonedds wheel has no DDS security plugins, so under
+    Enforce this backend must not start at all.
+
+    Returns
+    -------
+    str or None
+        A warning to log when security is enabled without Enforce (rcl's
+        Permissive strategy, which also runs unsecured when it cannot
+        secure); None when security is off.
+
+    Raises
+    ------
+    DdsSecurityError
+        If security is enabled with the Enforce strategy.
+    """
+    env = os.environ if environ is None else environ
+    if env.get("ROS_SECURITY_ENABLE", "") != "true":
+        return None
+    if env.get("ROS_SECURITY_STRATEGY", "") == "Enforce":
+        raise DdsSecurityError(
+            "ROS_SECURITY_ENABLE=true with ROS_SECURITY_STRATEGY=Enforce, but the DDS backend "
+            "(the cyclonedds wheel) has no DDS security plugins and would talk in the clear: "
+            "refusing to start. Run the node on rclpy (GEOMETRY_CORE_TRANSPORT=rclpy, with "
+            "ROS 2 sourced) for SROS2, or unset ROS_SECURITY_ENABLE.")
+    return ("ROS_SECURITY_ENABLE=true without ROS_SECURITY_STRATEGY=Enforce: the DDS backend "
+            "has no DDS security plugins, so this node talks unsecured (as rcl's Permissive "
+            "strategy does when it cannot secure)")
 
 
 def dds_qos(qos: QoSProfile) -> Qos:
@@ -140,6 +182,15 @@ class _DdsPublisher(Publisher):
 
 
 class _DdsSubscription(Subscription):
+    """A reader whose samples are decoded one by one, each under a guard.
+
+    Attributes
+    ----------
+    dropped : int
+        Samples taken but not delivered: undecodable (invalid UTF-8 in a
+        string, truncated CDR) or larger than ``MAX_SAMPLE_BYTES``.
+    """
+
     def __init__(
         self,
         reader: DataReader,
@@ -147,20 +198,54 @@ class _DdsSubscription(Subscription):
         msg_type: type,
         topic: str,
         callback: Callable[[Any], None],
+        logger: NodeLogger,
     ) -> None:
         self._reader = reader
         self.condition = condition
         self.msg_type = msg_type
         self.topic = topic
         self.callback = callback
+        self.dropped = 0
+        self._logger = logger
+        self._logged_at: float | None = None
 
     def take(self) -> list[Any]:
-        samples = self._reader.take(_TAKE_BATCH, condition=self.condition)
-        # Samples without data only announce a writer leaving.
-        return [s for s in samples if isinstance(s, self.msg_type)]
+        # Cyclone's DataReader.take decodes the whole batch and lets the first
+        # decoding error escape, losing the batch and, unguarded, the node:
+        # take the raw bytes and decode each sample on its own.
+        raw = ddspy_take(self._reader._ref, self.condition.mask, _TAKE_BATCH)
+        if isinstance(raw, int):
+            raise DDSException(raw, f"Occurred while taking data on {self.topic}")
+        return _decode_samples(raw, self.msg_type, self._drop)
+
+    def _drop(self, reason: str) -> None:
+        self.dropped += 1
+        now = time.monotonic()
+        if self._logged_at is None or now - self._logged_at >= DECODE_LOG_PERIOD_S:
+            self._logged_at = now
+            self._logger.warn(f"dropped a sample on {self.topic} that cannot be decoded as "
+                              f"{ros_type_name(self.msg_type)}: {reason} "
+                              f"[undecodable #{self.dropped}]")
 
     def get_publisher_count(self) -> int:
         return self._reader.get_subscription_matched_status().current_count
+
+
+def _decode_samples(raw: Sequence[tuple[bytes, Any]], msg_type: Any,
+                    drop: Callable[[str], None]) -> list[Any]:
+    """Decode taken ``(bytes, info)`` pairs; call ``drop(reason)`` for each bad one."""
+    samples = []
+    for data, info in raw:
+        if not info.valid_data:
+            continue  # a sample without data only announces a writer leaving
+        if len(data) > MAX_SAMPLE_BYTES:
+            drop(f"{len(data)} bytes, more than {MAX_SAMPLE_BYTES}")
+            continue
+        try:
+            samples.append(msg_type.deserialize(data))
+        except Exception as error:  # noqa: BLE001 - anything a hostile writer's bytes raise
+            drop(f"{type(error).__name__}: {str(error)[:200]}")
+    return samples
 
 
 class _DdsTimer(Timer):
@@ -206,6 +291,9 @@ class DdsNode(TransportNode):
     ------
     ParameterError
         For a malformed command line or parameter file.
+    DdsSecurityError
+        (a ValueError) If the environment enforces ROS 2 security
+        (:func:`check_security_environment`).
     ValueError
         For an invalid name, namespace or domain id, or a second, different
         ``dds_config`` for a domain already configured in this process.
@@ -223,6 +311,7 @@ class DdsNode(TransportNode):
         dds_config: str | None = None,
         log_stream: Any = None,
     ) -> None:
+        security_warning = check_security_environment()
         ros_args = parse_ros_args(sys.argv if args is None else args)
         self.name = validate_node_name(ros_args.node_name or name)
         self.namespace = validate_namespace(ros_args.namespace or namespace)
@@ -231,12 +320,16 @@ class DdsNode(TransportNode):
         self._logger = NodeLogger(
             self.fully_qualified_name, ros_args.log_level or "info", stream=log_stream
         )
+        if security_warning is not None:
+            self._logger.warn(security_warning)
         self.domain_id = ros_domain_id() if domain_id is None else int(domain_id)
         if not 0 <= self.domain_id <= 232:
             raise ValueError(f"domain_id must be in 0..232, not {domain_id!r}")
         if dds_config is not None:
             _configure_domain(self.domain_id, dds_config)
         self._participant = DomainParticipant(self.domain_id)
+        # So that ros2 node list and rclpy's graph see this node (ros_discovery.py).
+        self._discovery = DiscoveryAnnouncer(self._participant, self.namespace, self.name)
         self._waitset = WaitSet(self._participant)
         self._guard = GuardCondition(self._participant)
         self._waitset.attach(self._guard)
@@ -279,6 +372,7 @@ class DdsNode(TransportNode):
         dds_topic, resolved = self._topic(topic, cls)
         writer = DataWriter(self._participant, dds_topic, qos=dds_qos(qos))
         self._entities.append(writer)
+        self._discovery.add_writer(writer)
         return _DdsPublisher(writer, cls, resolved)
 
     def create_subscription(
@@ -297,7 +391,9 @@ class DdsNode(TransportNode):
         condition = ReadCondition(reader, _NOT_READ)
         self._waitset.attach(condition)
         self._entities += [condition, reader]
-        subscription = _DdsSubscription(reader, condition, cls, resolved, callback)
+        self._discovery.add_reader(reader)
+        subscription = _DdsSubscription(reader, condition, cls, resolved, callback,
+                                        self._logger)
         self._subscriptions.append(subscription)
         return subscription
 
@@ -387,7 +483,8 @@ class DdsNode(TransportNode):
             return
         self._released = True
         # Children before the participant; the participant deletes what is left.
-        for entity in [*self._entities, *self._topics.values(), self._guard, self._waitset]:
+        for entity in [*self._entities, *self._topics.values(), *self._discovery.entities(),
+                       self._guard, self._waitset]:
             _delete(entity)
         _delete(self._participant)
         self._entities.clear()

@@ -1,20 +1,26 @@
-"""ROS 2 message classes for the Cyclone DDS backend, built from ``.msg`` files.
+"""ROS 2 message classes for the Cyclone DDS backend, built from rosbags' type store.
+
+The layouts come from rosbags, a maintained ROS 2 type system that this
+module does not reimplement: ROS 2 Humble's standard messages from its
+Humble type store, and every other package's from ``.msg`` files parsed by
+rosbags' own parser (:func:`rosbags.typesys.get_types_from_msg`). Those files
+are found in the directories given to
+:func:`~geometry_core_nodes.transport.add_message_directory` (the nodes give
+theirs), then in ``share/<pkg>/msg`` of each ``AMENT_PREFIX_PATH`` entry.
 
 Each message type becomes a Cyclone DDS ``IdlStruct`` dataclass with the DDS
 type name rmw_cyclonedds uses (``tf2_msgs::msg::dds_::TFMessage_``) and the
 field types rosidl maps the ``.msg`` types to, so that its CDR bytes are the
 ones a real ROS 2 node sends and expects. Users construct messages with
-keyword arguments; omitted fields take the ROS defaults (zero, empty, the
-``.msg`` default value, a default nested message). Constants are class
-attributes (``Marker.ARROW``).
+keyword arguments; omitted fields take the ROS defaults (zero, empty, a
+default nested message, and the ``.msg`` default values listed below).
+Constants are class attributes (``Marker.ARROW``).
 
-The ``.msg`` files are looked up, in order, in ``interfaces/`` beside this
-module (the standard types, as in ROS 2 Humble), the directories of the
-``GEOMETRY_CORE_MSG_PATH`` environment variable (roots holding
-``<pkg>/msg/<Name>.msg``), our own ``geometry_core_ros`` messages (``msg/``
-of the source tree, else ``share/geometry_core_ros/msg`` under the Python
-prefix or an ``AMENT_PREFIX_PATH`` entry), and ``share/<pkg>/msg`` of each
-``AMENT_PREFIX_PATH`` entry.
+rosbags' layouts do not carry a ``.msg`` file's default values. Among ROS 2
+Humble's messages only ``geometry_msgs/Quaternion`` has a non-zero one
+(``w = 1``, so that a default pose is the identity), kept in
+``HUMBLE_FIELD_DEFAULTS``; test/nodes/transport checks that table against
+Humble's own ``.msg`` files where they are installed.
 
 This module must never import rclpy or anything from ``geometry_core``.
 """
@@ -23,30 +29,29 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 from cyclonedds.idl import IdlMeta, IdlStruct
 from cyclonedds.idl import types as idl_types
+from rosbags.interfaces import Nodetype
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
-from .msg_parser import FieldType, MessageSpec, normalize_type_name, parse_message
+from .interfaces import RosField, dds_type_name, message_directories, normalize_type_name
 
 __all__ = [
-    "INTERFACES_DIR",
-    "OWN_PACKAGE",
+    "HUMBLE_FIELD_DEFAULTS",
     "MessageRegistry",
-    "dds_type_name",
     "default_registry",
     "get_message_type",
     "ros_type_name",
 ]
 
-#: Root of the standard message definitions shipped with the transport.
-INTERFACES_DIR = Path(__file__).resolve().parent / "interfaces"
-#: ROS 2 package name of our own result messages (``msg/`` at the repository root).
-OWN_PACKAGE = "geometry_core_ros"
+#: Non-zero ``.msg`` default values of ROS 2 Humble's messages, which rosbags drops.
+HUMBLE_FIELD_DEFAULTS: dict[str, dict[str, Any]] = {
+    "geometry_msgs/msg/Quaternion": {"w": 1.0},
+}
 
 # rosidl's mapping of .msg primitives to IDL, as rmw_cyclonedds puts them on
 # the wire: byte is an octet, char an unsigned 8-bit integer.
@@ -74,16 +79,6 @@ _PRIMITIVE_ZERO: dict[str, Any] = {
 }
 
 
-def dds_type_name(ros_type: str) -> str:
-    """Return the DDS type name of a ROS 2 message type.
-
-    >>> dds_type_name("tf2_msgs/msg/TFMessage")
-    'tf2_msgs::msg::dds_::TFMessage_'
-    """
-    package, _, name = normalize_type_name(ros_type).split("/")
-    return f"{package}::msg::dds_::{name}_"
-
-
 def ros_type_name(msg_type: type | object) -> str:
     """Return ``pkg/msg/Name`` of a message class or instance built here.
 
@@ -99,42 +94,28 @@ def ros_type_name(msg_type: type | object) -> str:
     return name
 
 
-def _own_package_dirs() -> list[Path]:
-    source_tree = Path(__file__).resolve().parents[2] / "msg"
-    candidates = [source_tree, Path(sys.prefix) / "share" / OWN_PACKAGE / "msg"]
-    candidates += [
-        Path(prefix) / "share" / OWN_PACKAGE / "msg"
-        for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)
-        if prefix
-    ]
-    return [path for path in candidates if path.is_dir()]
-
-
 class MessageRegistry:
-    """Finds ``.msg`` files and builds (once) the message class of each type.
+    """Builds (once) the message class of each type from a rosbags type store.
 
     Parameters
     ----------
-    roots : list of Path
-        Directories holding ``<pkg>/msg/<Name>.msg``, searched in order.
-    package_dirs : dict of str to list of Path, optional
-        Directories holding ``<Name>.msg`` for one package, searched before
-        the roots (a ROS package's own ``msg/`` folder).
+    typestore : rosbags.typesys.store.Typestore, optional
+        Layouts of the known types; ROS 2 Humble's store by default. Types of
+        other packages are parsed from ``.msg`` files and added to it.
+    roots : list of Path, optional
+        Directories holding ``<pkg>/msg/<Name>.msg``, searched after the
+        directories added with ``add_message_directory``.
     """
 
-    def __init__(
-        self, roots: list[Path], package_dirs: dict[str, list[Path]] | None = None
-    ) -> None:
-        self._roots = [Path(root) for root in roots]
-        self._package_dirs = {
-            package: [Path(d) for d in dirs] for package, dirs in (package_dirs or {}).items()
-        }
+    def __init__(self, typestore: Any = None, roots: list[Path] | None = None) -> None:
+        self._store = get_typestore(Stores.ROS2_HUMBLE) if typestore is None else typestore
+        self._roots = [Path(root) for root in roots or []]
         self._classes: dict[str, type] = {}
         self._building: list[str] = []
         self._lock = threading.RLock()
 
     def find_file(self, ros_type: str) -> Path:
-        """Return the ``.msg`` file defining ``ros_type``.
+        """Return the ``.msg`` file that defines ``ros_type``.
 
         Raises
         ------
@@ -142,7 +123,7 @@ class MessageRegistry:
             If no searched directory has it; the message lists them.
         """
         package, _, name = normalize_type_name(ros_type).split("/")
-        candidates = [d / f"{name}.msg" for d in self._package_dirs.get(package, [])]
+        candidates = [d / f"{name}.msg" for d in message_directories(package)]
         candidates += [root / package / "msg" / f"{name}.msg" for root in self._roots]
         for candidate in candidates:
             if candidate.is_file():
@@ -150,12 +131,26 @@ class MessageRegistry:
         searched = ", ".join(str(c) for c in candidates) or "nothing"
         raise LookupError(f"no definition of message type {ros_type!r}; searched {searched}")
 
-    def get_spec(self, ros_type: str) -> MessageSpec:
-        """Parse and return the definition of ``ros_type``."""
+    def fielddefs(self, ros_type: str) -> tuple[list, list]:
+        """Return rosbags' ``(constants, fields)`` of ``ros_type``, parsing its file if needed.
+
+        Raises
+        ------
+        LookupError
+            If the type is neither in the store nor in a ``.msg`` file.
+        ValueError
+            If its ``.msg`` file does not parse.
+        """
         full_name = normalize_type_name(ros_type)
-        path = self.find_file(full_name)
-        package, _, name = full_name.split("/")
-        return parse_message(path.read_text(encoding="utf-8"), package, name, str(path))
+        with self._lock:
+            if full_name not in self._store.fielddefs:
+                path = self.find_file(full_name)
+                try:
+                    types = get_types_from_msg(path.read_text(encoding="utf-8"), full_name)
+                except Exception as error:  # rosbags raises TypesysError, a plain Exception
+                    raise ValueError(f"{path}: {error}") from None
+                self._store.register(types)
+            return self._store.fielddefs[full_name]
 
     def get(self, ros_type: str) -> type:
         """Return the message class of ``ros_type``, building it on first use.
@@ -168,9 +163,9 @@ class MessageRegistry:
         Raises
         ------
         LookupError
-            If the type or one of its nested types has no ``.msg`` file.
+            If the type or one of its nested types is unknown.
         ValueError
-            If a definition is malformed (:class:`MsgParseError`) or recursive.
+            If a name or a definition is malformed, or a definition is recursive.
         NotImplementedError
             For ``wstring`` fields, which this backend does not carry.
         """
@@ -184,74 +179,84 @@ class MessageRegistry:
                 raise ValueError(f"recursive message definition: {chain}")
             self._building.append(full_name)
             try:
-                cls = self._build(self.get_spec(full_name))
+                cls = self._build(full_name)
             finally:
                 self._building.pop()
             self._classes[full_name] = cls
             return cls
 
-    def _build(self, spec: MessageSpec) -> type:
-        namespace = IdlMeta.__prepare__(
-            spec.name, (IdlStruct,), typename=dds_type_name(spec.full_name)
-        )
-        for field in spec.fields:
-            namespace["__annotations__"][field.name] = self._annotation(
-                spec, field.name, field.type
-            )
-            namespace[field.name] = self._default(field.type, field.default)
-        for constant in spec.constants:
-            namespace[constant.name] = constant.value
-        namespace["__ros_type__"] = spec.full_name
-        namespace["__ros_spec__"] = spec
+    def _build(self, full_name: str) -> type:
+        constants, fields = self.fielddefs(full_name)
+        name = full_name.rsplit("/", 1)[1]
+        defaults = HUMBLE_FIELD_DEFAULTS.get(full_name, {})
+        namespace = IdlMeta.__prepare__(name, (IdlStruct,), typename=dds_type_name(full_name))
+        ros_fields = []
+        for field_name, description in fields:
+            element, array, size = _unpack(description)
+            namespace["__annotations__"][field_name] = self._annotation(
+                full_name, field_name, element, array, size)
+            namespace[field_name] = self._default(element, array, size, defaults.get(field_name))
+            primitive = element[0] == Nodetype.BASE
+            base = element[1][0] if primitive else element[1]
+            ros_fields.append(RosField(field_name, base, primitive, array is not None))
+        for constant_name, _, value in constants:
+            namespace[constant_name] = value
+        namespace["__ros_type__"] = full_name
+        namespace["__ros_fields__"] = tuple(ros_fields)
         namespace["__module__"] = __name__
-        namespace["__qualname__"] = spec.name
-        namespace["__doc__"] = f"ROS 2 message {spec.full_name} (Cyclone DDS IdlStruct)."
-        return dataclasses.dataclass(IdlMeta(spec.name, (IdlStruct,), namespace))
+        namespace["__qualname__"] = name
+        namespace["__doc__"] = f"ROS 2 message {full_name} (Cyclone DDS IdlStruct)."
+        return dataclasses.dataclass(IdlMeta(name, (IdlStruct,), namespace))
 
-    def _element_annotation(self, spec: MessageSpec, field: str, field_type: FieldType) -> Any:
-        if field_type.base == "wstring":
+    def _element_annotation(self, full_name: str, field: str, element: tuple) -> Any:
+        # rosbags' .msg grammar has no wstring: it reads one as a message named "wstring".
+        wide = (element[1][0] if element[0] == Nodetype.BASE
+                else element[1].rsplit("/", 1)[1]) == "wstring"
+        if wide:
             raise NotImplementedError(
-                f"{spec.full_name}.{field}: wstring fields are not supported by the DDS backend"
-            )
-        if not field_type.is_primitive:
-            return self.get(field_type.base)
-        if field_type.base == "string" and field_type.string_bound is not None:
-            return idl_types.bounded_str[field_type.string_bound]
-        return _PRIMITIVE_IDL[field_type.base]
+                f"{full_name}.{field}: wstring fields are not supported by the DDS backend")
+        if element[0] != Nodetype.BASE:
+            return self.get(element[1])
+        base, bound = element[1]
+        if base == "string" and bound:
+            return idl_types.bounded_str[bound]
+        return _PRIMITIVE_IDL[base]
 
-    def _annotation(self, spec: MessageSpec, field: str, field_type: FieldType) -> Any:
-        element = self._element_annotation(spec, field, field_type)
-        if field_type.array == "fixed":
-            return idl_types.array[element, field_type.array_size]
-        if field_type.array == "bounded":
-            return idl_types.sequence[element, field_type.array_size]
-        if field_type.array == "unbounded":
-            return idl_types.sequence[element]
-        return element
+    def _annotation(self, full_name: str, field: str, element: tuple, array: str | None,
+                    size: int) -> Any:
+        annotation = self._element_annotation(full_name, field, element)
+        if array == "fixed":
+            return idl_types.array[annotation, size]
+        if array == "sequence" and size:
+            return idl_types.sequence[annotation, size]
+        if array == "sequence":
+            return idl_types.sequence[annotation]
+        return annotation
 
-    def _default(self, field_type: FieldType, default: object) -> Any:
-        element_zero = self._element_zero(field_type)
-        if field_type.array is None:
-            if callable(element_zero) and default is None:
-                return dataclasses.field(default_factory=element_zero)
-            return element_zero if default is None else default
-        if default is not None:
-            values = list(default)  # type: ignore[call-overload]
-            return dataclasses.field(default_factory=lambda: list(values))
-        if field_type.array == "fixed":
-            size = field_type.array_size or 0
-            if callable(element_zero):
-                return dataclasses.field(
-                    default_factory=lambda: [element_zero() for _ in range(size)]
-                )
-            return dataclasses.field(default_factory=lambda: [element_zero] * size)
+    def _default(self, element: tuple, array: str | None, size: int, default: Any) -> Any:
+        if element[0] != Nodetype.BASE:
+            zero: Any = self.get(element[1])  # a factory of the nested default
+        else:
+            zero = _PRIMITIVE_ZERO.get(element[1][0], 0)
+        if array is None:
+            if default is not None:
+                return default
+            return dataclasses.field(default_factory=zero) if callable(zero) else zero
+        if array == "fixed":
+            if callable(zero):
+                return dataclasses.field(default_factory=lambda: [zero() for _ in range(size)])
+            return dataclasses.field(default_factory=lambda: [zero] * size)
         return dataclasses.field(default_factory=list)
 
-    def _element_zero(self, field_type: FieldType) -> Any:
-        """Zero value of one element, or the nested class (a factory)."""
-        if not field_type.is_primitive:
-            return self.get(field_type.base)
-        return _PRIMITIVE_ZERO.get(field_type.base, 0)
+
+def _unpack(description: tuple) -> tuple[tuple, str | None, int]:
+    """rosbags' field description as (element, "fixed" | "sequence" | None, size or bound)."""
+    kind, detail = description
+    if kind == Nodetype.ARRAY:
+        return detail[0], "fixed", detail[1]
+    if kind == Nodetype.SEQUENCE:
+        return detail[0], "sequence", detail[1]
+    return description, None, 0
 
 
 _DEFAULT_REGISTRY: MessageRegistry | None = None
@@ -259,22 +264,16 @@ _DEFAULT_LOCK = threading.Lock()
 
 
 def default_registry() -> MessageRegistry:
-    """Return the process-wide registry with the search path of the module docstring."""
+    """Return the process-wide registry: Humble's store, added directories, then ament's."""
     global _DEFAULT_REGISTRY
     with _DEFAULT_LOCK:
         if _DEFAULT_REGISTRY is None:
-            extra_roots = [
-                Path(p) for p in os.environ.get("GEOMETRY_CORE_MSG_PATH", "").split(os.pathsep) if p
-            ]
             ament_roots = [
                 Path(prefix) / "share"
                 for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)
                 if prefix
             ]
-            _DEFAULT_REGISTRY = MessageRegistry(
-                [INTERFACES_DIR, *extra_roots, *ament_roots],
-                {OWN_PACKAGE: _own_package_dirs()},
-            )
+            _DEFAULT_REGISTRY = MessageRegistry(roots=ament_roots)
         return _DEFAULT_REGISTRY
 
 
@@ -296,7 +295,7 @@ def get_message_type(ros_type: str) -> type:
     Raises
     ------
     LookupError
-        If no ``.msg`` file defines the type.
+        If the type is neither a Humble standard type nor in a ``.msg`` file.
     ValueError
         If the name or the definition is malformed.
 

@@ -25,8 +25,9 @@ This module must never import cyclonedds, rclpy or ``geometry_core``.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +39,7 @@ __all__ = [
     "ParameterStore",
     "RemapRule",
     "RosArgs",
+    "at_least",
     "coerce_parameter_value",
     "load_params_file",
     "node_pattern_matches",
@@ -325,6 +327,26 @@ def _collect_parameters(
         out.append(ParameterAssignment(pattern, name, value, source))
 
 
+def at_least(name: str, minimum: float, *, inclusive: bool = True) -> Callable[[object], None]:
+    """A ``check`` for :meth:`ParameterStore.declare`: a finite number >= (or >) ``minimum``.
+
+    Returns
+    -------
+    callable
+        Raises :class:`ParameterError` naming ``name``, the value and the bound.
+    """
+    def check(value: object) -> None:
+        number = float(value)  # type: ignore[arg-type]  # coerced to float already
+        ok = number >= minimum if inclusive else number > minimum
+        if not (ok and math.isfinite(number)):
+            bound = ">=" if inclusive else ">"
+            raise ParameterError(
+                f"parameter {name!r} must be a finite number {bound} {minimum:g}, not {value!r}"
+            )
+
+    return check
+
+
 _SCALAR_TYPES = (bool, int, float, str)
 
 
@@ -380,6 +402,13 @@ class _Declared:
     value: object
     description: str
     source: str
+    default: object = None
+    check: Callable[[object], None] | None = None
+    on_set: Callable[[object], None] | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return self.on_set is None
 
 
 class ParameterStore:
@@ -403,14 +432,36 @@ class ParameterStore:
             self._overrides[assignment.name] = assignment
         self._declared: dict[str, _Declared] = {}
 
-    def declare(self, name: str, default: object, description: str = "") -> object:
+    def declare(
+        self,
+        name: str,
+        default: object,
+        description: str = "",
+        *,
+        check: Callable[[object], None] | None = None,
+        on_set: Callable[[object], None] | None = None,
+    ) -> object:
         """Declare a parameter and return its value (override or default).
+
+        Parameters
+        ----------
+        name, default, description
+            As for ``rclpy.node.Node.declare_parameter``.
+        check : callable, optional
+            ``check(value)`` raises :class:`ParameterError` with the reason
+            a value of the right type is still refused (``max_distance``
+            below 0); it runs on the declared value and on every later
+            :meth:`set`.
+        on_set : callable, optional
+            ``on_set(value)`` applies a value :meth:`set` accepted. A
+            parameter without one is read-only: :meth:`set` refuses it.
 
         Raises
         ------
         ParameterError
             If the name is invalid or already declared, the default has an
-            unsupported type, or an override has the wrong type.
+            unsupported type, or an override has the wrong type or fails
+            ``check``.
         """
         if not isinstance(name, str) or not _PARAM_NAME.match(name):
             raise ParameterError(f"invalid parameter name {name!r}")
@@ -423,12 +474,79 @@ class ParameterStore:
         else:
             value = coerce_parameter_value(name, override.value, default, override.source)
             source = override.source
-        self._record(name, value, description, source)
+        if check is not None:
+            check(value)
+        self._record(name, value, description, source, default, check, on_set)
         return value
 
-    def _record(self, name: str, value: object, description: str, source: str) -> None:
+    def _record(
+        self,
+        name: str,
+        value: object,
+        description: str,
+        source: str,
+        default: object = None,
+        check: Callable[[object], None] | None = None,
+        on_set: Callable[[object], None] | None = None,
+    ) -> None:
         """Store a declared parameter (backends that resolve overrides themselves call this)."""
-        self._declared[name] = _Declared(value, description, source)
+        self._declared[name] = _Declared(value, description, source, default, check, on_set)
+
+    def is_read_only(self, name: str) -> bool:
+        """Whether a declared parameter is fixed once the node runs.
+
+        Raises
+        ------
+        KeyError
+            If it was never declared.
+        """
+        return self._lookup(name).read_only
+
+    def validate(self, name: str, value: object, source: str = "a parameter update") -> object:
+        """The value :meth:`set` would store, without storing it.
+
+        Raises
+        ------
+        ParameterError
+            If ``name`` is not declared or read-only, or ``value`` has the
+            wrong type or fails the parameter's check; the message says which.
+        """
+        declared = self._declared.get(name)
+        if declared is None:
+            raise ParameterError(f"parameter {name!r} is not declared")
+        if declared.read_only:
+            raise ParameterError(
+                f"parameter {name!r} is read-only: it is read once when the node starts"
+            )
+        value = coerce_parameter_value(name, value, declared.default, source)
+        if declared.check is not None:
+            declared.check(value)
+        return value
+
+    def set(self, name: str, value: object, source: str = "a parameter update") -> object:
+        """Change a parameter at run time: validate, store, then apply it.
+
+        Returns
+        -------
+        object
+            The value stored (an int given for a float parameter is a float).
+
+        Raises
+        ------
+        ParameterError
+            As :meth:`validate`; nothing changes then.
+        """
+        value = self.validate(name, value, source)
+        declared = self._declared[name]
+        declared.value, declared.source = value, source
+        declared.on_set(value)  # type: ignore[misc]  # validate refused read-only ones
+        return value
+
+    def _lookup(self, name: str) -> _Declared:
+        declared = self._declared.get(name)
+        if declared is None:
+            raise KeyError(f"parameter {name!r} is not declared")
+        return declared
 
     def get(self, name: str) -> object:
         """Return a declared parameter's value.
@@ -438,10 +556,7 @@ class ParameterStore:
         KeyError
             If it was never declared.
         """
-        declared = self._declared.get(name)
-        if declared is None:
-            raise KeyError(f"parameter {name!r} is not declared")
-        return declared.value
+        return self._lookup(name).value
 
     def has(self, name: str) -> bool:
         """Whether ``name`` is declared."""

@@ -34,11 +34,12 @@ import rclpy
 import rclpy.context
 import rclpy.executors
 import rclpy.node
+import rclpy.parameter
 import rclpy.qos
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
 from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
-from .msg_parser import normalize_type_name
+from .interfaces import normalize_type_name
 from .params import ParameterError, ParameterStore, coerce_parameter_value
 from .qos import Durability, History, QoSProfile, Reliability
 
@@ -87,15 +88,15 @@ def _is_rosidl_class(cls: type) -> bool:
 def _to_rosidl(value: Any, cls: type) -> Any:
     """Copy a DDS-backend message into the rosidl class ``cls``, recursively."""
     kwargs = {}
-    for field in type(value).__ros_spec__.fields:
+    for field in type(value).__ros_fields__:
         item = getattr(value, field.name)
-        if not field.type.is_primitive:
-            nested = _rosidl_class(field.type.base)
-            if field.type.array is None:
+        if not field.is_primitive:
+            nested = _rosidl_class(field.base)
+            if not field.is_array:
                 item = _to_rosidl(item, nested)
             else:
                 item = [_to_rosidl(element, nested) for element in item]
-        elif field.type.base == "byte" and field.type.array is not None:
+        elif field.base == "byte" and field.is_array:
             item = [bytes([element]) for element in item]
         kwargs[field.name] = item
     return cls(**kwargs)
@@ -146,28 +147,75 @@ class _RclpyTimer(Timer):
 
 
 class _RclpyParameterStore(ParameterStore):
-    """Declares through rclpy (which applies files and ``-p``), checks types our way."""
+    """Declares through rclpy (which applies files and ``-p``), checks types our way.
+
+    A parameter declared without ``on_set`` gets rclpy's read-only
+    descriptor, so ``ros2 param set`` answers that it is read-only; one with
+    ``on_set`` is checked by the set-parameters callback, which refuses a
+    bad value with the reason (``ros2 param set`` prints it) and applies a
+    good one, on the spinning thread, before rclpy stores it.
+    """
 
     def __init__(self, node: rclpy.node.Node) -> None:
         super().__init__(node.get_fully_qualified_name(), [])
         self._node = node
+        node.add_on_set_parameters_callback(self._on_set_parameters)
 
-    def declare(self, name: str, default: object, description: str = "") -> object:
+    def declare(
+        self,
+        name: str,
+        default: object,
+        description: str = "",
+        *,
+        check: Callable[[object], None] | None = None,
+        on_set: Callable[[object], None] | None = None,
+    ) -> object:
         if self.has(name):
             raise ParameterError(f"parameter {name!r} is already declared")
         default = coerce_parameter_value(name, default, default, "its default")
-        descriptor = ParameterDescriptor(description=description, dynamic_typing=True)
+        # Typing is ours (coerce_parameter_value), so an int for a float
+        # parameter is accepted alike on both backends.
+        descriptor = ParameterDescriptor(
+            description=description, dynamic_typing=True, read_only=on_set is None
+        )
         try:
             parameter = self._node.declare_parameter(name, default, descriptor)
         except Exception as error:  # rclpy's exceptions share no useful base class
             raise ParameterError(f"parameter {name!r}: {error}") from None
-        value = parameter.value
-        if isinstance(value, (array.array, tuple)):
-            value = list(value)
+        value = _plain(parameter.value)
         source = "default" if value == default else "ROS parameter overrides"
         value = coerce_parameter_value(name, value, default, source)
-        self._record(name, value, description, source)
+        if check is not None:
+            check(value)
+        self._record(name, value, description, source, default, check, on_set)
         return value
+
+    def set(self, name: str, value: object, source: str = "a parameter update") -> object:
+        # Through rclpy, so that its parameter services and events see the change.
+        value = self.validate(name, value, source)
+        result = self._node.set_parameters([rclpy.parameter.Parameter(name, value=value)])[0]
+        if not result.successful:
+            raise ParameterError(result.reason)
+        return value
+
+    def _on_set_parameters(self, parameters: list[Any]) -> SetParametersResult:
+        accepted = []
+        for parameter in parameters:
+            if not self.has(parameter.name):
+                continue  # being declared: declare checks it
+            try:
+                value = self.validate(parameter.name, _plain(parameter.value), "ros2 param set")
+            except ParameterError as error:
+                return SetParametersResult(successful=False, reason=str(error))
+            accepted.append((parameter.name, value))
+        for name, value in accepted:
+            ParameterStore.set(self, name, value, "ros2 param set")
+        return SetParametersResult(successful=True)
+
+
+def _plain(value: object) -> object:
+    """A parameter value as Python types (rclpy gives arrays as array.array or tuples)."""
+    return list(value) if isinstance(value, (array.array, tuple)) else value
 
 
 class RclpyNode(TransportNode):

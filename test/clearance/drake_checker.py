@@ -17,8 +17,6 @@ class DrakeArm:
         from pydrake.math import RigidTransform
         from pydrake.planning import RobotDiagramBuilder, SceneGraphCollisionChecker
 
-        from geometry_core.clearance.srdf import read_disabled_collisions
-
         _, srdf, base = robots.ARMS[name]
         builder = RobotDiagramBuilder()
         (instance,) = builder.parser().AddModels(str(urdf))
@@ -39,7 +37,7 @@ class DrakeArm:
         self.checker = SceneGraphCollisionChecker(
             model=self.diagram, robot_model_instances=[instance], edge_step_size=0.05,
             env_collision_padding=environment_padding, self_collision_padding=self_padding)
-        for link1, link2 in read_disabled_collisions(srdf):
+        for link1, link2 in robots.srdf_pairs(srdf):
             self.checker.SetCollisionFilteredBetween(plant.GetBodyByName(link1, instance),
                                                      plant.GetBodyByName(link2, instance), True)
         # Our q -> Drake's q: Drake gives a mimic joint a position of its own.

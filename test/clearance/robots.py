@@ -82,6 +82,14 @@ def obj_urdf(name: str, folder: Path) -> Path:
     return path
 
 
+def srdf_pairs(path: Path) -> list[tuple[str, str]]:
+    """The ``disable_collisions`` link pairs of an SRDF file."""
+    from lxml import etree
+
+    root = etree.parse(str(path)).getroot()
+    return [(e.get("link1"), e.get("link2")) for e in root.iter("disable_collisions")]
+
+
 def random_configurations(checker, count: int, seed: int) -> np.ndarray:
     """Uniform configurations within the joint limits (±π where unlimited)."""
     rng = np.random.default_rng(seed)

@@ -61,9 +61,7 @@ def test_filters_adjacent_welded_anchored_and_srdf_pairs(arm):
             assert checker.is_collision_filtered_between(link, chain.links[chain.parent[k]])
     # The base is welded to the world: never checked against the environment.
     assert checker.is_collision_filtered_between(base, "world")
-    from geometry_core.clearance.srdf import read_disabled_collisions
-
-    for a, b in read_disabled_collisions(srdf):
+    for a, b in robots.srdf_pairs(srdf):
         assert checker.is_collision_filtered_between(a, b)
     last = chain.links[-1]
     assert not checker.is_collision_filtered_between(last, "world")

@@ -29,7 +29,7 @@ def test_normalize_quaternion_keeps_sign():
 @pytest.mark.parametrize(
     ("q", "error", "message"),
     [
-        (np.zeros(4), ValueError, r"q is zero \(norm 0 < 1e-12\)"),
+        (np.zeros(4), ValueError, r"q is zero \(all four entries are 0\)"),
         ([1.0, 0.0, np.nan, 0.0], ValueError, "q contains NaN"),
         (np.ones(3), ValueError, r"q must have shape \(4,\), got \(3,\)"),
         ("wxyz", TypeError, "q must be a numpy array"),
@@ -38,6 +38,28 @@ def test_normalize_quaternion_keeps_sign():
 def test_normalize_quaternion_errors(q, error, message):
     with pytest.raises(error, match=message):
         normalize_quaternion(q, name="q")
+
+
+@pytest.mark.parametrize("norm", [1e-300, 1e-160, 1e-13, 1.0, 1e160, 1e300])
+def test_any_finite_nonzero_length_normalises(norm):
+    # Squaring before scaling overflowed above ~1e154 (norm inf, q became 0)
+    # and underflowed below ~1e-154: the scale must come first.
+    u = np.array([0.5, -0.5, 0.5, 0.5])
+    np.testing.assert_allclose(normalize_quaternion(u * norm), u, rtol=1e-15, atol=1e-16)
+    R = quaternions_to_rotation_matrices(np.array([u * norm, [norm, 0.0, 0.0, 0.0]]))
+    np.testing.assert_allclose(R[0], quaternion_to_rotation_matrix(u), atol=1e-15)
+    np.testing.assert_allclose(R[1], np.eye(3), atol=1e-15)
+    np.testing.assert_allclose(RotationMatrix(quaternion=u * norm).matrix(),
+                               t3d.quat2mat(u), atol=1e-15)
+
+
+def test_largest_finite_entries_normalise():
+    big = np.finfo(float).max
+    np.testing.assert_allclose(normalize_quaternion([big, big, -big, big]),
+                               [0.5, 0.5, -0.5, 0.5], atol=1e-16)
+    tiny = np.finfo(float).smallest_subnormal
+    np.testing.assert_allclose(normalize_quaternion([0.0, tiny, 0.0, 0.0]),
+                               [0.0, 1.0, 0.0, 0.0], atol=0)
 
 
 def test_quaternion_to_rotation_matrix():

@@ -87,7 +87,7 @@ def test_from_non_unit_quaternion():
     ("q", "message"),
     [
         (np.zeros(4), "quaternion is zero"),
-        (np.array([1e-13, 0.0, 0.0, 0.0]), "quaternion is zero"),
+        (np.array([-0.0, 0.0, 0.0, 0.0]), "quaternion is zero"),
         (np.array([1.0, np.nan, 0.0, 0.0]), "quaternion contains NaN"),
         (np.array([1.0, 0.0, np.inf, 0.0]), "quaternion contains inf"),
         (np.array([1.0, 0.0, 0.0]), r"quaternion must have shape \(4,\), got \(3,\)"),

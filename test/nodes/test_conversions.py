@@ -74,7 +74,11 @@ def test_quaternion_need_not_be_unit_and_leading_slashes_are_dropped():
     (dict(xyz=(0, math.inf, 0)), r"frame 'link': transform.translation is not finite"),
     (dict(xyzw=(0, math.nan, 0, 1)), r"frame 'link': transform.rotation is not finite"),
     (dict(xyzw=(0, 0, 0, 0)), r"frame 'link': transform.rotation is the zero quaternion"),
-    (dict(xyzw=(0, 0, 1e-300, 0)), r"frame 'link': transform.rotation: "),
+    (dict(nanosec=2**32 - 1), r"frame 'link': header.stamp.nanosec must be in 0..999999999, "
+                              r"not 4294967295"),
+    (dict(child="c" * 300), r"child_frame_id is 300 characters long, more than 256: 'c{80}"
+                            r"\.\.\.\(300 characters\)'"),
+    (dict(parent="p" * 10**6), r"header.frame_id is 1000000 characters long"),
     (dict(child=""), r"transform from 'world' has an empty child_frame_id"),
     (dict(parent=""), r"frame 'link': header.frame_id is empty"),
     (dict(parent="link"), r"frame 'link': header.frame_id names the frame itself"),
@@ -83,7 +87,45 @@ def test_bad_transforms_raise_naming_frame_and_field(kwargs, match):
     with pytest.raises(PoseError, match=match) as info:
         transform_stamped_to_frame_pose(_transform(**kwargs))
     assert isinstance(info.value, ValueError)
-    assert info.value.frame == ("" if kwargs.get("child") == "" else "link")
+    assert info.value.frame == ("" if kwargs.get("child", "link") != "link" else "link")
+    assert len(str(info.value)) < 200
+
+
+def test_bad_stamps_and_names_are_their_own_kinds_of_drop():
+    with pytest.raises(PoseError, match="nanosec") as stamp:
+        transform_stamped_to_frame_pose(_transform(nanosec=10**9))
+    with pytest.raises(PoseError, match="characters long") as name:
+        pose_stamped_to_frame_pose(_pose_stamped(frame_id="w" * 257), "gripper", "world")
+    assert (stamp.value.kind, name.value.kind) == ("bad_stamp", "bad_name")
+    assert PoseError("f", "m").kind == "bad_pose"
+
+
+@pytest.mark.parametrize("norm", [1e-300, 1e-200, 1e200, 1e300])
+def test_any_finite_nonzero_quaternion_length_gives_its_rotation(norm):
+    # Norm 1e300 was read as the identity: squaring overflowed before scaling.
+    s = math.sqrt(0.5) * norm
+    pose = transform_stamped_to_frame_pose(_transform(xyzw=(0, 0, s, s)))
+    np.testing.assert_allclose(pose.X_PC.rotation().matrix(),
+                               [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-15)
+
+
+@pytest.mark.parametrize("stamp_ns, sec, nanosec", [
+    (1_700_000_000_000_000_005, 1_700_000_000, 5),
+    ((2**31 - 1) * 10**9 + 999_999_999, 2**31 - 1, 999_999_999),
+    ((2**31 - 1) * 10**9 + 2**32 - 1, 2**31 - 1, 999_999_999),  # clamped, not overflowed
+    (10**30, 2**31 - 1, 999_999_999),
+    (-(2**31) * 10**9 - 1, -(2**31), 0),
+])
+def test_output_stamps_fit_the_int32_field(stamp_ns, sec, nanosec):
+    stamp = ns_to_stamp(stamp_ns, T)
+    assert (stamp.sec, stamp.nanosec) == (sec, nanosec)
+    stamp.serialize()  # fits the wire types
+
+
+def test_tf_message_converts_at_most_max_transforms():
+    msg = T("tf2_msgs/msg/TFMessage")(transforms=[_transform(child=f"f{i}") for i in range(5)])
+    poses, errors = tf_message_to_frame_poses(msg, 3)
+    assert [p.child for p in poses] == ["f0", "f1", "f2"] and errors == []
 
 
 def test_tf_message_keeps_good_transforms_and_reports_bad_ones():
@@ -150,6 +192,9 @@ def test_penetrations_carry_every_field(contact):
     assert (msg.header.frame_id, msg.header.stamp.sec, msg.header.stamp.nanosec) == \
         ("map", 1_700_000_000, 5)
     assert list(msg.stale_frames) == ["a", "b"]
+    assert list(msg.lost_frames) == []
+    lost = penetrations_to_msg(penetrations, names, 5, [], T, lost_frames=["z", "y"])
+    assert list(lost.lost_frames) == ["y", "z"]
     assert len(msg.pairs) == len(penetrations)
     for pair, p in zip(msg.pairs, penetrations):
         assert (pair.geometry_a, pair.frame_a) == names(p.id_A)
@@ -164,6 +209,10 @@ def test_signed_distances_carry_every_field_and_world_witness_points(contact):
     _, query, names, _, distances = contact
     msg = signed_distances_to_msg(distances, names, query.get_pose_in_world, 0.1, 42, [], T)
     assert msg.max_distance == 0.1 and msg.header.stamp.nanosec == 42
+    assert list(msg.lost_frames) == []
+    lost = signed_distances_to_msg(distances, names, query.get_pose_in_world, 0.1, 42, [], T,
+                                   lost_frames=["gripper"])
+    assert list(lost.lost_frames) == ["gripper"]
     assert len(msg.pairs) == len(distances)
     for pair, d in zip(msg.pairs, distances):
         assert (pair.geometry_a, pair.frame_a) == names(d.id_A)

@@ -51,3 +51,12 @@ def test_launch_description_loads(file):
     spec.loader.exec_module(module)
     description = module.generate_launch_description()
     assert {a.name for a in description.get_launch_arguments()} >= {"params_file", "scene_file"}
+
+
+def test_a_launch_argument_that_does_not_convert_is_named():
+    from geometry_core_nodes.launch_support import LaunchArgumentError, convert_argument
+
+    assert convert_argument("max_distance", float, "0.05") == 0.05
+    with pytest.raises(LaunchArgumentError,
+                       match=r"launch argument 'max_distance:=abc': expected a number"):
+        convert_argument("max_distance", float, "abc")

@@ -164,4 +164,5 @@ def test_bad_parameters_exit_with_status_2_and_a_message(tmp_path):
     with scenario.NodeProcess("scene_graph_node", params, _domain_id()) as node:
         node.process.wait(30)
     assert node.process.returncode == 2
-    assert "scene_graph_node: error: parameter 'rate_hz' must be >= 0" in node.output
+    assert ("scene_graph_node: error: parameter 'rate_hz' must be a finite number >= 0"
+            in node.output)

@@ -153,3 +153,74 @@ def test_parameter_errors():
             SceneInputs(node)
     finally:
         node.shutdown()
+
+
+def _capture_log(inputs) -> list[str]:
+    lines: list[str] = []
+    inputs._logger.warn = lines.append
+    inputs._logger.info = lines.append
+    return lines
+
+
+def test_frame_whose_chain_stops_reaching_the_world_is_lost_not_silently_dropped(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    _tf(inputs, scenario.ARM_FRAMES)
+    assert inputs.apply().missing_frames == []
+    # The gripper is re-parented to a frame outside the scene whose chain loops.
+    Tmsg = inputs._node.message_type
+    from geometry_core.math import RigidTransform
+
+    loop = [scenario.make_transform(Tmsg, "b", "a", RigidTransform(), STAMP + 1),
+            scenario.make_transform(Tmsg, "a", "b", RigidTransform(), STAMP + 1)]
+    inputs._on_tf(Tmsg("tf2_msgs/msg/TFMessage")(transforms=loop))
+    _tf(inputs, ("gripper",), stamp=STAMP + 1, frame_id="a")
+    state = inputs.apply()
+    assert state.missing_frames == ["gripper"]
+    assert inputs.counters["disconnected"] == 1
+    assert all(inputs.names(g)[1] != "gripper" for g in state.usable_geometries)
+
+
+def test_warnings_are_rate_limited_per_kind_not_per_name(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    lines = _capture_log(inputs)
+    Tmsg = inputs._node.message_type
+    transforms = []
+    for n in range(500):
+        t = scenario.make_transform(Tmsg, "world", f"junk{n}", scenario.demo_poses(0)["base"][1],
+                                    STAMP)
+        t.transform.rotation.w = math.nan
+        transforms.append(t)
+    for t in transforms:
+        inputs._on_tf(Tmsg("tf2_msgs/msg/TFMessage")(transforms=[t]))
+    assert inputs.counters["bad_pose"] == 500
+    assert len(lines) == 1 and "[bad_pose #1]" in lines[0]
+
+
+def test_a_huge_message_is_cut_to_the_cap_and_counted(make_inputs):
+    from geometry_core_nodes.limits import MAX_TRANSFORMS_PER_MESSAGE
+
+    inputs = make_inputs("scene_file:=builtin:demo")
+    lines = _capture_log(inputs)
+    Tmsg = inputs._node.message_type
+    X = scenario.demo_poses(0)["base"][1]
+    msg = Tmsg("tf2_msgs/msg/TFMessage")(transforms=[
+        scenario.make_transform(Tmsg, "world", f"f{n}", X, STAMP)
+        for n in range(MAX_TRANSFORMS_PER_MESSAGE + 250)])
+    inputs._on_tf(msg)
+    assert inputs.counters["too_many_transforms"] == 250
+    assert len(inputs.buffer) == MAX_TRANSFORMS_PER_MESSAGE
+    assert any("the 250 beyond the first" in line for line in lines)
+
+
+def test_unknown_frames_are_capped_and_scene_frames_never_evicted(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    inputs.buffer.max_foreign_frames = 50
+    _tf(inputs, scenario.ARM_FRAMES, static=True)
+    Tmsg = inputs._node.message_type
+    X = scenario.demo_poses(0)["base"][1]
+    for n in range(300):
+        inputs._on_tf(Tmsg("tf2_msgs/msg/TFMessage")(transforms=[
+            scenario.make_transform(Tmsg, "world", f"unknown{n}", X, STAMP)]))
+    assert len(inputs.buffer) == len(scenario.ARM_FRAMES) + 50
+    assert inputs.counters["evicted_frame"] == 250
+    assert inputs.apply().missing_frames == []

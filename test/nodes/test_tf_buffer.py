@@ -57,3 +57,18 @@ def test_newest_message_wins_but_a_static_parent_is_kept():
     buffer.set_transform(_pose("elsewhere", "fixed", (4, 0, 0)), static=False)
     assert buffer.parent_of("fixed") == "world"
     assert buffer.lookup("world", "fixed").X_PC[0, 3] == 3
+
+
+def test_frames_beyond_the_cap_evict_the_least_recently_updated_never_protected_ones():
+    buffer = TfBuffer(max_foreign_frames=3)
+    buffer.protect(["base"])
+    buffer.set_transform(_pose("world", "base"), static=True)
+    for name in ("a", "b", "c"):
+        buffer.set_transform(_pose("world", name), static=False)
+    buffer.set_transform(_pose("world", "a"), static=False)  # a is now the newest
+    buffer.set_transform(_pose("world", "d"), static=False)
+    assert buffer.evicted == 1 and "b" not in buffer
+    assert all(name in buffer for name in ("base", "a", "c", "d"))
+    for n in range(1000):
+        buffer.set_transform(_pose("world", f"spam{n}"), static=False)
+    assert len(buffer) == 4 and "base" in buffer and buffer.evicted == 1001

@@ -1,31 +1,34 @@
 """CDR bytes of our DDS message classes against rosbags, an independent ROS 2 serializer.
 
-For every message type the nodes send or receive, a value with awkward
-contents (odd string lengths that break alignment, negative numbers, nested
-arrays of odd length) must serialize to exactly the bytes rosbags produces
-for the ROS 2 Humble definition, and rosbags' bytes must read back into the
-same value. The standard layouts are also compared field by field with
-rosbags' Humble type store, which does not read our ``.msg`` files.
+Our classes take their layouts from rosbags' type store but serialize with
+Cyclone DDS. For every message type the nodes send or receive, a value with
+awkward contents (odd string lengths that break alignment, negative numbers,
+nested arrays of odd length) must serialize to exactly the bytes rosbags
+produces for the ROS 2 Humble definition, and rosbags' bytes must read back
+into the same value. The ``.msg`` default values that rosbags' layouts drop
+are checked against Humble's own files where ROS 2 is installed.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from geometry_core_nodes.transport.msg_parser import FieldType, MessageSpec
-from geometry_core_nodes.transport.msg_types import (
-    INTERFACES_DIR,
+rosbags_typesys = pytest.importorskip("rosbags.typesys")
+Nodetype = pytest.importorskip("rosbags.interfaces").Nodetype
+pytest.importorskip("cyclonedds")
+from geometry_core_nodes import MESSAGE_PACKAGE  # noqa: E402
+from geometry_core_nodes.transport.msg_types import (  # noqa: E402
+    HUMBLE_FIELD_DEFAULTS,
     default_registry,
     get_message_type,
     ros_type_name,
 )
-
-rosbags_typesys = pytest.importorskip("rosbags.typesys")
-Nodetype = pytest.importorskip("rosbags.interfaces").Nodetype
 
 STANDARD_TYPES = [
     "builtin_interfaces/msg/Time",
@@ -114,55 +117,56 @@ class _Values:
             length = min(length, bound)
         return "".join(chr(ord("a") + (n + i) % 26) for i in range(length))
 
-    def message(self, spec: MessageSpec) -> object:
+    def message(self, ros_type: str) -> object:
         registry = default_registry()
-        kwargs = {}
-        for field in spec.fields:
-            kwargs[field.name] = self.field_value(field.type, registry)
-        return registry.get(spec.full_name)(**kwargs)
+        _, fields = registry.fielddefs(ros_type)
+        kwargs = {name: self.field_value(description) for name, description in fields}
+        return registry.get(ros_type)(**kwargs)
 
-    def field_value(self, field_type: FieldType, registry) -> object:
-        def one() -> object:
-            if field_type.is_primitive:
-                return self.scalar(field_type.base, field_type.string_bound)
-            return self.message(registry.get_spec(field_type.base))
-
-        if field_type.array is None:
-            return one()
-        if field_type.array == "fixed":
-            count = field_type.array_size
-        else:
+    def field_value(self, description) -> object:
+        kind, detail = description
+        if kind == Nodetype.ARRAY:
+            element, count = detail
+        elif kind == Nodetype.SEQUENCE:
+            element, bound = detail
             # Odd counts, and larger for bytes so alignment after them is tested.
-            count = 5 if field_type.is_primitive else 3
-            if field_type.array_size is not None:
-                count = min(count, field_type.array_size)
-        return [one() for _ in range(count)]
+            count = 5 if element[0] == Nodetype.BASE else 3
+            if bound:
+                count = min(count, bound)
+        else:
+            return self.one(description)
+        return [self.one(element) for _ in range(count)]
+
+    def one(self, element) -> object:
+        if element[0] == Nodetype.BASE:
+            base, bound = element[1]
+            return self.scalar(base, bound or None)
+        return self.message(element[1])
 
 
 def _to_rosbags(value: object, typestore) -> object:
     """Convert one of our messages to the rosbags class of the same type."""
-    spec: MessageSpec = type(value).__ros_spec__
-    cls = typestore.types[spec.full_name]
+    ros_type = ros_type_name(value)
     kwargs = {}
-    for field in spec.fields:
-        item = getattr(value, field.name)
-        field_type = field.type
-        if field_type.is_primitive:
-            if field_type.array is not None and field_type.base not in ("string", "wstring"):
-                item = np.array(item, dtype=_ROSBAGS_DTYPES[field_type.base])
-            elif field_type.array is not None:
+    for name, (kind, detail) in default_registry().fielddefs(ros_type)[1]:
+        item = getattr(value, name)
+        if kind in (Nodetype.ARRAY, Nodetype.SEQUENCE):
+            element = detail[0]
+            if element[0] != Nodetype.BASE:
+                item = [_to_rosbags(e, typestore) for e in item]
+            elif element[1][0] in ("string", "wstring"):
                 item = list(item)
-        elif field_type.array is not None:
-            item = [_to_rosbags(element, typestore) for element in item]
-        else:
+            else:
+                item = np.array(item, dtype=_ROSBAGS_DTYPES[element[1][0]])
+        elif kind == Nodetype.NAME:
             item = _to_rosbags(item, typestore)
-        kwargs[field.name] = item
-    return cls(**kwargs)
+        kwargs[name] = item
+    return typestore.types[ros_type](**kwargs)
 
 
 @pytest.mark.parametrize("ros_type", STANDARD_TYPES + OWN_TYPES)
 def test_cdr_bytes_equal_rosbags(ros_type, typestore):
-    value = _Values().message(default_registry().get_spec(ros_type))
+    value = _Values().message(ros_type)
     ours = value.serialize()
     theirs = bytes(typestore.serialize_cdr(_to_rosbags(value, typestore), ros_type))
     assert ours[:4] == b"\x00\x01\x00\x00", "CDR little-endian encapsulation header"
@@ -171,45 +175,63 @@ def test_cdr_bytes_equal_rosbags(ros_type, typestore):
 
 @pytest.mark.parametrize("ros_type", STANDARD_TYPES + OWN_TYPES)
 def test_rosbags_bytes_read_back(ros_type, typestore):
-    value = _Values().message(default_registry().get_spec(ros_type))
+    value = _Values().message(ros_type)
     theirs = bytes(typestore.serialize_cdr(_to_rosbags(value, typestore), ros_type))
     decoded = get_message_type(ros_type).deserialize(theirs)
     assert decoded == value
     assert ros_type_name(decoded) == ros_type
 
 
+def test_every_type_the_nodes_name_is_covered():
+    nodes = Path(__file__).resolve().parents[3] / "nodes"
+    named = set()
+    for path in nodes.rglob("*.py"):
+        named |= set(re.findall(r'"([a-z0-9_]+/msg/[A-Z][A-Za-z0-9]*)"', path.read_text()))
+    named.discard("pkg/msg/Name")  # the docstrings' placeholder
+    assert named <= set(STANDARD_TYPES + OWN_TYPES), sorted(named - set(STANDARD_TYPES + OWN_TYPES))
+    assert {f"{MESSAGE_PACKAGE}/msg/{p.stem}" for p in OWN_MSG_DIR.glob("*.msg")} == set(OWN_TYPES)
+
+
+def _field_defaults(path: Path, ros_type: str) -> dict[str, object]:
+    """Default values a .msg file declares, read with rosbags' parser (which keeps them)."""
+    from rosbags.typesys.msg import MSGParser
+
+    (message, *_) = MSGParser(f"MSG: {ros_type}\n{path.read_text()}").specification()
+    return {field.name: field.value for field in message.fields if field.value is not None}
+
+
+def test_our_messages_declare_no_defaults_and_rosidl_names():
+    """rosbags' layouts drop .msg defaults, and rosidl wants lower-case field names."""
+    for path in sorted(OWN_MSG_DIR.glob("*.msg")):
+        assert _field_defaults(path, f"{MESSAGE_PACKAGE}/msg/{path.stem}") == {}, path.name
+        _, fields = default_registry().fielddefs(f"{MESSAGE_PACKAGE}/msg/{path.stem}")
+        bad = [name for name, _ in fields if not re.fullmatch(r"[a-z](_?[a-z0-9]+)*", name)]
+        assert bad == [], path.name
+
+
+def _humble_msg_files(package: str, name: str) -> list[Path]:
+    """``<Name>.msg`` in the ament prefixes and in the ROS 2 Humble of CI.
+
+    That Humble is /opt/ros_humble_local, one prefix per package.
+    """
+    prefixes = [Path(p) for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    prefixes.append(Path("/opt/ros_humble_local") / package)
+    files = [prefix / "share" / package / "msg" / f"{name}.msg" for prefix in prefixes]
+    return [f for f in files if f.is_file()]
+
+
 @pytest.mark.parametrize("ros_type", STANDARD_TYPES)
-def test_layout_matches_rosbags_humble_store(ros_type, typestore):
-    """Field names, types, order and constants as in ROS 2 Humble."""
-    spec = default_registry().get_spec(ros_type)
-    constants, fields = typestore.fielddefs[ros_type]
-    assert [(c.name, c.type, c.value) for c in spec.constants] == [
-        (name, kind, value) for name, kind, value in constants
-    ]
-    assert [field.name for field in spec.fields] == [name for name, _ in fields]
-    for field, (_, (node_type, detail)) in zip(spec.fields, fields):
-        assert _rosbags_shape(field.type) == (node_type.name, detail), field.name
-
-
-def _rosbags_shape(field_type: FieldType) -> tuple[str, object]:
-    element = (
-        ("BASE", (field_type.base, field_type.string_bound or 0))
-        if field_type.is_primitive
-        else ("NAME", field_type.base)
-    )
-    if field_type.array is None:
-        return element
-    kind = "ARRAY" if field_type.array == "fixed" else "SEQUENCE"
-    nested = (getattr(Nodetype, element[0]), element[1])
-    return (kind, (nested, field_type.array_size or 0))
-
-
-def test_every_standard_definition_is_covered():
-    shipped = {
-        f"{path.parents[1].name}/msg/{path.stem}" for path in INTERFACES_DIR.glob("*/msg/*.msg")
-    }
-    assert shipped == set(STANDARD_TYPES)
-    assert {f"geometry_core_ros/msg/{p.stem}" for p in OWN_MSG_DIR.glob("*.msg")} == set(OWN_TYPES)
+def test_humble_defaults_match_humbles_own_files(ros_type):
+    package, _, name = ros_type.split("/")
+    files = _humble_msg_files(package, name)
+    if not files:
+        pytest.skip(f"no ROS 2 installation with {ros_type}.msg")
+    declared = _field_defaults(files[0], ros_type)
+    nonzero = {k: v for k, v in declared.items() if v not in (0, 0.0, False, "", [])}
+    assert nonzero == HUMBLE_FIELD_DEFAULTS.get(ros_type, {})
+    message = get_message_type(ros_type)()
+    for field, value in declared.items():
+        assert getattr(message, field) == value, field
 
 
 def test_tf_message_bytes_by_hand():

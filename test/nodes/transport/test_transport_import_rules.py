@@ -2,8 +2,8 @@
 
 The transport never imports geometry_core (its proximity engine and fcl
 least of all); rclpy appears only in the rclpy backend; cyclonedds only in
-the DDS backend and the message classes; and the library never imports the
-nodes package.
+the DDS backend (dds.py, ros_discovery.py) and the message classes, rosbags
+only in the latter; and the library never imports the nodes package.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ ALLOWED = {
     # __init__ imports rclpy only to probe whether it is installed.
     "rclpy": {"rclpy_backend.py", "__init__.py"},
     "rcl_interfaces": {"rclpy_backend.py"},
-    "cyclonedds": {"dds.py", "msg_types.py"},
+    "cyclonedds": {"dds.py", "ros_discovery.py", "msg_types.py"},
+    # rosbags gives the DDS backend its message layouts; the rclpy backend needs none.
+    "rosbags": {"msg_types.py"},
 }
 FORBIDDEN_IN_TRANSPORT = ("geometry_core", "fcl", "lcm")
 

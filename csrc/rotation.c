@@ -1,0 +1,647 @@
+/* Single-object kernels of geometry_core.math: one rotation or pose at a time.
+ *
+ * RotationMatrix and RigidTransform keep a float64 (3, 3) or (4, 4) numpy
+ * array. One call here replaces the handful of numpy calls an operation on
+ * one of them would take, whose fixed cost (about a microsecond each) dwarfs
+ * the arithmetic of one 3x3. Arrays come in through the buffer protocol
+ * (float64, any strides); results go out as new arrays made by numpy.empty,
+ * which geometry_core/math/_scalar.py hands in once with set_allocator (no
+ * numpy headers here). Each function has a pure-Python twin in _scalar.py
+ * (the same formulas, the fallback when the extension is not built), and
+ * test/math/test_native_math.py holds them to the same answers.
+ *
+ * The checks that name a culprit stay in Python: a constructor that meets
+ * input it does not handle (NaN, a zero quaternion) returns None, and the
+ * caller takes the Python path that raises the right error.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* A float64 array of ndim 1 or 2 (any strides) copied row-major into dst
+ * (at most 16 elements); *rows and *cols give its shape (cols 1 for ndim 1,
+ * rows holding the length). Returns -1 with TypeError when it is not one. */
+static int load(PyObject *obj, double dst[16], Py_ssize_t *rows, Py_ssize_t *cols) {
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_RECORDS_RO) < 0) return -1;
+    const char *f = v.format ? v.format : "B";
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
+    int ok = f[0] == 'd' && f[1] == '\0' && v.itemsize == 8 && (v.ndim == 1 || v.ndim == 2);
+    Py_ssize_t r = ok ? v.shape[0] : 0, c = ok && v.ndim == 2 ? v.shape[1] : 1;
+    ok = ok && r * c <= 16;
+    if (!ok) {
+        PyBuffer_Release(&v);
+        PyErr_SetString(PyExc_TypeError, "expected a float64 array of at most 16 elements");
+        return -1;
+    }
+    const char *base = v.buf;
+    for (Py_ssize_t i = 0; i < r; i++)
+        for (Py_ssize_t j = 0; j < c; j++) {
+            const char *at = base + i * v.strides[0] + (v.ndim == 2 ? j * v.strides[1] : 0);
+            memcpy(&dst[i * c + j], at, sizeof(double));
+        }
+    *rows = r;
+    *cols = c;
+    PyBuffer_Release(&v);
+    return 0;
+}
+
+/* load() of a (3, 3) or (4, 4): the rotation rows into R (and the pose into X). */
+static int load_matrix(PyObject *obj, double R[9], double X[16], Py_ssize_t *size) {
+    double a[16];
+    Py_ssize_t r, c;
+    if (load(obj, a, &r, &c) < 0) return -1;
+    if (!((r == 3 && c == 3) || (r == 4 && c == 4))) {
+        PyErr_SetString(PyExc_TypeError, "expected a (3, 3) or (4, 4) array");
+        return -1;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) R[3 * i + j] = a[i * c + j];
+    if (X != NULL && r == 4) memcpy(X, a, sizeof(double) * 16);
+    *size = r;
+    return 0;
+}
+
+/* numpy.empty, handed in once by geometry_core.math._scalar (no numpy headers here). */
+static PyObject *empty_fn = NULL, *shape3 = NULL, *shape4 = NULL, *shape_q = NULL,
+                *shape_v = NULL;
+
+/* A new C-contiguous float64 array of shape (n, n) (n = 3 or 4), (4,) (n = 0)
+ * or (3,) (n = 1) whose data is copied from src. */
+static PyObject *new_array(int n, const double *src) {
+    if (empty_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "rotation.set_allocator(numpy.empty) was not called");
+        return NULL;
+    }
+    PyObject *shape = n == 3 ? shape3 : (n == 4 ? shape4 : (n == 0 ? shape_q : shape_v));
+    PyObject *a = PyObject_CallOneArg(empty_fn, shape);
+    if (a == NULL) return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(a, &v, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    memcpy(v.buf, src, (size_t)v.len);
+    PyBuffer_Release(&v);
+    return a;
+}
+
+static PyObject *py_set_allocator(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1 || !PyCallable_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "set_allocator(numpy.empty)");
+        return NULL;
+    }
+    Py_XSETREF(empty_fn, Py_NewRef(args[0]));
+    if (shape3 == NULL) {
+        shape3 = Py_BuildValue("(ii)", 3, 3);
+        shape4 = Py_BuildValue("(ii)", 4, 4);
+        shape_q = Py_BuildValue("(i)", 4);
+        shape_v = Py_BuildValue("(i)", 3);
+        if (shape3 == NULL || shape4 == NULL || shape_q == NULL || shape_v == NULL) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* The pose [R, p; 0 0 0 1] as 16 row-major doubles. */
+static void pose_of(const double R[9], const double p[3], double X[16]) {
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) X[4 * i + j] = R[3 * i + j];
+        X[4 * i + 3] = p[i];
+    }
+    X[12] = X[13] = X[14] = 0.0;
+    X[15] = 1.0;
+}
+
+static void rotation_from_rpy(double r, double p, double y, double R[9]) {
+    double c0 = cos(r), s0 = sin(r), c1 = cos(p), s1 = sin(p), c2 = cos(y), s2 = sin(y);
+    double c2_s1 = c2 * s1, s2_s1 = s2 * s1;
+    R[0] = c2 * c1;
+    R[1] = c2_s1 * s0 - s2 * c0;
+    R[2] = c2_s1 * c0 + s2 * s0;
+    R[3] = s2 * c1;
+    R[4] = s2_s1 * s0 + c2 * c0;
+    R[5] = s2_s1 * c0 - c2 * s0;
+    R[6] = -s1;
+    R[7] = c1 * s0;
+    R[8] = c1 * c0;
+}
+
+/* Unit quaternion of q scaled by its largest magnitude first (norms of 1e300
+ * and 1e-300 neither overflow nor underflow). 0 when not finite or |q| < zero. */
+static int unit_quaternion(const double q[4], double zero, double u[4]) {
+    double scale = 0.0;
+    for (int k = 0; k < 4; k++) {
+        if (!isfinite(q[k])) return 0;
+        if (fabs(q[k]) > scale) scale = fabs(q[k]);
+    }
+    if (scale == 0.0) return 0;
+    double w = q[0] / scale, x = q[1] / scale, y = q[2] / scale, z = q[3] / scale;
+    double norm = sqrt(w * w + x * x + y * y + z * z);
+    if (norm * scale < zero) return 0;
+    u[0] = w / norm;
+    u[1] = x / norm;
+    u[2] = y / norm;
+    u[3] = z / norm;
+    return 1;
+}
+
+static void rotation_from_unit_quaternion(const double q[4], double R[9]) {
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    double s = 2.0 / (w * w + x * x + y * y + z * z);
+    double X = x * s, Y = y * s, Z = z * s;
+    double wX = w * X, wY = w * Y, wZ = w * Z, xX = x * X, xY = x * Y, xZ = x * Z;
+    double yY = y * Y, yZ = y * Z, zZ = z * Z;
+    R[0] = 1.0 - (yY + zZ);
+    R[1] = xY - wZ;
+    R[2] = xZ + wY;
+    R[3] = xY + wZ;
+    R[4] = 1.0 - (xX + zZ);
+    R[5] = yZ - wX;
+    R[6] = xZ - wY;
+    R[7] = yZ + wX;
+    R[8] = 1.0 - (xX + yY);
+}
+
+/* Drake's RotationMatrix::ToQuaternion: branch on the largest of the trace and
+ * the diagonal, so the component from 1 + ... is the largest; w >= 0. */
+static void quaternion_from_rotation(const double m[9], double q[4]) {
+    double trace = m[0] + m[4] + m[8];
+    double w, x, y, z;
+    if (trace >= m[0] && trace >= m[4] && trace >= m[8]) {
+        w = 1.0 + trace; x = m[7] - m[5]; y = m[2] - m[6]; z = m[3] - m[1];
+    } else if (m[0] >= m[4] && m[0] >= m[8]) {
+        w = m[7] - m[5]; x = 1.0 - (trace - 2.0 * m[0]); y = m[1] + m[3]; z = m[2] + m[6];
+    } else if (m[4] >= m[8]) {
+        w = m[2] - m[6]; x = m[1] + m[3]; y = 1.0 - (trace - 2.0 * m[4]); z = m[5] + m[7];
+    } else {
+        w = m[3] - m[1]; x = m[2] + m[6]; y = m[5] + m[7]; z = 1.0 - (trace - 2.0 * m[8]);
+    }
+    double scale = 1.0 / sqrt(w * w + x * x + y * y + z * z);
+    if (w < 0.0) scale = -scale;
+    q[0] = w * scale;
+    q[1] = x * scale;
+    q[2] = y * scale;
+    q[3] = z * scale;
+}
+
+/* The double nearest π (Python's math.pi), spelled out: strict C11 has no M_PI. */
+static const double PI = 3.14159265358979323846;
+
+static double wrap_to_pi(double angle) {
+    if (angle > PI) return angle - 2.0 * PI;
+    if (angle < -PI) return angle + 2.0 * PI;
+    return angle;
+}
+
+/* Drake's RollPitchYaw(RotationMatrix) (see _scalar.rpy_from_rotation). */
+static void rpy_from_rotation(const double m[9], double rpy[3]) {
+    double q[4];
+    quaternion_from_rotation(m, q);
+    double pitch = atan2(-m[6], sqrt((m[8] * m[8] + m[7] * m[7] + m[3] * m[3] + m[0] * m[0]) / 2));
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    double sum_y = x + z, sum_x = w - y, difference_y = z - x, difference_x = w + y;
+    double half_sum = (fabs(sum_y) <= DBL_EPSILON && fabs(sum_x) <= DBL_EPSILON)
+                          ? 0.0 : atan2(sum_y, sum_x);
+    double half_difference = (fabs(difference_y) <= DBL_EPSILON && fabs(difference_x) <= DBL_EPSILON)
+                                 ? 0.0 : atan2(difference_y, difference_x);
+    rpy[0] = wrap_to_pi(half_sum - half_difference);
+    rpy[1] = pitch;
+    rpy[2] = wrap_to_pi(half_sum + half_difference);
+}
+
+static int doubles(PyObject *const *args, Py_ssize_t n, double *out) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        out[k] = PyFloat_AsDouble(args[k]);
+        if (out[k] == -1.0 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+/* rpy_matrix(r, p, y[, px, py, pz]) -> new (3, 3) R = Rz(y) Ry(p) Rx(r), or the
+ * (4, 4) pose [R, p]. The angles are trusted finite. */
+static PyObject *py_rpy_matrix(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 3 && n != 6) {
+        PyErr_SetString(PyExc_TypeError, "rpy_matrix(r, p, y[, px, py, pz])");
+        return NULL;
+    }
+    double v[6], R[9], X[16];
+    if (doubles(args, n, v) < 0) return NULL;
+    rotation_from_rpy(v[0], v[1], v[2], R);
+    if (n == 3) return new_array(3, R);
+    pose_of(R, v + 3, X);
+    return new_array(4, X);
+}
+
+/* quaternion_matrix(q, zero_norm[, p]) -> new (3, 3) rotation of q, or (4, 4)
+ * pose [R(q), p]; None unless q is a finite float64 (4,) with |q| >= zero_norm
+ * and p a finite float64 (3,) (the caller's checks then name the fault). */
+static PyObject *py_quaternion_matrix(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2 && n != 3) {
+        PyErr_SetString(PyExc_TypeError, "quaternion_matrix(q, zero_norm[, p])");
+        return NULL;
+    }
+    double zero = PyFloat_AsDouble(args[1]);
+    if (zero == -1.0 && PyErr_Occurred()) return NULL;
+    double q[16], p[16], u[4], R[9], X[16];
+    Py_ssize_t r, c;
+    if (load(args[0], q, &r, &c) < 0 || r != 4 || c != 1) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (!unit_quaternion(q, zero, u)) Py_RETURN_NONE;
+    rotation_from_unit_quaternion(u, R);
+    if (n == 2) return new_array(3, R);
+    if (load(args[2], p, &r, &c) < 0 || r != 3 || c != 1) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) Py_RETURN_NONE;
+    pose_of(R, p, X);
+    return new_array(4, X);
+}
+
+/* to_quaternion(R) -> new (4,) canonical unit quaternion [w, x, y, z], w >= 0. */
+static PyObject *py_to_quaternion(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "to_quaternion(R)");
+        return NULL;
+    }
+    double R[9], q[4];
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, NULL, &size) < 0) return NULL;
+    quaternion_from_rotation(R, q);
+    return new_array(0, q);
+}
+
+/* rpy_from_rotation(R) -> (roll, pitch, yaw). */
+static PyObject *py_rpy_from_rotation(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "rpy_from_rotation(R)");
+        return NULL;
+    }
+    double R[9], rpy[3];
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, NULL, &size) < 0) return NULL;
+    rpy_from_rotation(R, rpy);
+    return Py_BuildValue("(ddd)", rpy[0], rpy[1], rpy[2]);
+}
+
+/* multiply(A, B) -> new A B, for two (3, 3) rotations or two rigid (4, 4). */
+static PyObject *py_multiply(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2) {
+        PyErr_SetString(PyExc_TypeError, "multiply(A, B)");
+        return NULL;
+    }
+    double RA[9], RB[9], XA[16], XB[16], R[9], X[16];
+    Py_ssize_t size_a, size_b;
+    if (load_matrix(args[0], RA, XA, &size_a) < 0 || load_matrix(args[1], RB, XB, &size_b) < 0)
+        return NULL;
+    if (size_a != size_b) {
+        PyErr_SetString(PyExc_TypeError, "multiply(A, B) needs two arrays of one shape");
+        return NULL;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            R[3 * i + j] = RA[3 * i] * RB[j] + RA[3 * i + 1] * RB[3 + j] + RA[3 * i + 2] * RB[6 + j];
+    if (size_a == 3) return new_array(3, R);
+    double p[3];
+    for (int i = 0; i < 3; i++)
+        p[i] = RA[3 * i] * XB[3] + RA[3 * i + 1] * XB[7] + RA[3 * i + 2] * XB[11] + XA[4 * i + 3];
+    pose_of(R, p, X);
+    return new_array(4, X);
+}
+
+/* invert(A) -> new inverse: Rᵀ of a (3, 3); [Rᵀ, -Rᵀ p] of a rigid (4, 4). */
+static PyObject *py_invert(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "invert(A)");
+        return NULL;
+    }
+    double R[9], X[16], T[9], Y[16];
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, X, &size) < 0) return NULL;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) T[3 * i + j] = R[3 * j + i];
+    if (size == 3) return new_array(3, T);
+    double p[3];
+    for (int i = 0; i < 3; i++)
+        p[i] = -(T[3 * i] * X[3] + T[3 * i + 1] * X[7] + T[3 * i + 2] * X[11]);
+    pose_of(T, p, Y);
+    return new_array(4, Y);
+}
+
+/* rotation_status(R, tolerance) -> 0 a proper rotation within tolerance,
+ * 1 NaN/inf, 2 not orthonormal, 3 a reflection (the rotation block of a pose). */
+static PyObject *py_rotation_status(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2) {
+        PyErr_SetString(PyExc_TypeError, "rotation_status(R, tolerance)");
+        return NULL;
+    }
+    double tolerance = PyFloat_AsDouble(args[1]);
+    if (tolerance == -1.0 && PyErr_Occurred()) return NULL;
+    double m[9];
+    Py_ssize_t size;
+    if (load_matrix(args[0], m, NULL, &size) < 0) return NULL;
+    for (int k = 0; k < 9; k++)
+        if (!isfinite(m[k])) return PyLong_FromLong(1);
+    double error = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++) {
+            double dot = m[3 * i] * m[3 * j] + m[3 * i + 1] * m[3 * j + 1] +
+                         m[3 * i + 2] * m[3 * j + 2] - (i == j ? 1.0 : 0.0);
+            if (fabs(dot) > error) error = fabs(dot);
+        }
+    if (!(error <= tolerance)) return PyLong_FromLong(2);
+    double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                 m[2] * (m[3] * m[7] - m[4] * m[6]);
+    return PyLong_FromLong(det < 0 ? 3 : 0);
+}
+
+/* identity_errors(A) -> (max |R - I|, max |p|) (p: 0.0 for a (3, 3)). */
+static PyObject *py_identity_errors(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "identity_errors(A)");
+        return NULL;
+    }
+    double R[9], X[16];
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, X, &size) < 0) return NULL;
+    double rotation = 0.0, translation = 0.0;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            double e = fabs(R[3 * i + j] - (i == j ? 1.0 : 0.0));
+            if (!(e <= rotation)) rotation = e; /* NaN propagates */
+        }
+        if (size == 4) {
+            double e = fabs(X[4 * i + 3]);
+            if (!(e <= translation)) translation = e;
+        }
+    }
+    return Py_BuildValue("(dd)", rotation, translation);
+}
+
+/* max_abs_difference(A, B): over the 9 entries of (3, 3)s or the top 3 rows of (4, 4)s. */
+static PyObject *py_max_abs_difference(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2) {
+        PyErr_SetString(PyExc_TypeError, "max_abs_difference(A, B)");
+        return NULL;
+    }
+    double RA[9], RB[9], XA[16], XB[16];
+    Py_ssize_t size_a, size_b;
+    if (load_matrix(args[0], RA, XA, &size_a) < 0 || load_matrix(args[1], RB, XB, &size_b) < 0)
+        return NULL;
+    if (size_a != size_b) {
+        PyErr_SetString(PyExc_TypeError, "max_abs_difference(A, B) needs one shape");
+        return NULL;
+    }
+    double error = 0.0;
+    for (int k = 0; k < 9; k++) {
+        double e = fabs(RA[k] - RB[k]);
+        if (!(e <= error)) error = e;
+    }
+    if (size_a == 4)
+        for (int i = 0; i < 3; i++) {
+            double e = fabs(XA[4 * i + 3] - XB[4 * i + 3]);
+            if (!(e <= error)) error = e;
+        }
+    return PyFloat_FromDouble(error);
+}
+
+/* assemble(R, p) -> new (4, 4) pose [R, p] (R: the rotation of a (3, 3) or
+ * (4, 4); p: a (3,) or the translation of a (4, 4)); None when p is not finite. */
+static PyObject *py_assemble(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2) {
+        PyErr_SetString(PyExc_TypeError, "assemble(R, p)");
+        return NULL;
+    }
+    double R[9], a[16], p[3], X[16];
+    Py_ssize_t size, r, c;
+    if (load_matrix(args[0], R, NULL, &size) < 0 || load(args[1], a, &r, &c) < 0) return NULL;
+    if (r == 3 && c == 1) {
+        memcpy(p, a, sizeof p);
+    } else if (r == 4 && c == 4) {
+        p[0] = a[3];
+        p[1] = a[7];
+        p[2] = a[11];
+    } else {
+        PyErr_SetString(PyExc_TypeError, "assemble(R, p): p must be a (3,) or (4, 4) array");
+        return NULL;
+    }
+    if (!(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]))) Py_RETURN_NONE;
+    pose_of(R, p, X);
+    return new_array(4, X);
+}
+
+/* rpy_quaternion(r, p, y) -> new (4,): the product of the half-angle
+ * quaternions, not canonicalised (Drake's RollPitchYaw::ToQuaternion). */
+static PyObject *py_rpy_quaternion(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 3) {
+        PyErr_SetString(PyExc_TypeError, "rpy_quaternion(r, p, y)");
+        return NULL;
+    }
+    double a[3], q[4];
+    if (doubles(args, 3, a) < 0) return NULL;
+    double c0 = cos(0.5 * a[0]), s0 = sin(0.5 * a[0]), c1 = cos(0.5 * a[1]), s1 = sin(0.5 * a[1]);
+    double c2 = cos(0.5 * a[2]), s2 = sin(0.5 * a[2]);
+    double c1_c2 = c1 * c2, s1_s2 = s1 * s2, s1_c2 = s1 * c2, c1_s2 = c1 * s2;
+    q[0] = c0 * c1_c2 + s0 * s1_s2;
+    q[1] = s0 * c1_c2 - c0 * s1_s2;
+    q[2] = c0 * s1_c2 + s0 * c1_s2;
+    q[3] = c0 * c1_s2 - s0 * s1_c2;
+    return new_array(0, q);
+}
+
+/* polar_rotation(M (3, 3)) -> new (3, 3) rotation closest to M, or None.
+ *
+ * Newton's iteration for the orthogonal polar factor, X <- (g X + X^-T / g) / 2
+ * with Higham's Frobenius-norm scaling g, which converges quadratically to
+ * U Vᵀ of M's SVD. It answers only where that is the closest proper rotation
+ * and the iteration is well conditioned: finite M with det M > 0 and
+ * det M / |M|_F³ (a lower bound on the smallest over the largest singular
+ * value) above 1e-8. Anything else returns None and the caller's SVD answers,
+ * with its checks for singular and reflecting M. */
+static PyObject *py_polar_rotation(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "polar_rotation(M)");
+        return NULL;
+    }
+    double X[9], Y[9], a[16];
+    Py_ssize_t r, c;
+    if (load(args[0], a, &r, &c) < 0 || r != 3 || c != 3) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    memcpy(X, a, sizeof X);
+    double norm2 = 0.0;
+    for (int k = 0; k < 9; k++) {
+        if (!isfinite(X[k])) Py_RETURN_NONE;
+        norm2 += X[k] * X[k];
+    }
+    double det = X[0] * (X[4] * X[8] - X[5] * X[7]) - X[1] * (X[3] * X[8] - X[5] * X[6]) +
+                 X[2] * (X[3] * X[7] - X[4] * X[6]);
+    if (!(norm2 > 0.0) || !(det / (norm2 * sqrt(norm2)) > 1e-8)) Py_RETURN_NONE;
+    for (int iteration = 0; iteration < 100; iteration++) {
+        /* X^-T = cofactor(X) / det X */
+        double C[9] = {
+            X[4] * X[8] - X[5] * X[7], X[5] * X[6] - X[3] * X[8], X[3] * X[7] - X[4] * X[6],
+            X[2] * X[7] - X[1] * X[8], X[0] * X[8] - X[2] * X[6], X[1] * X[6] - X[0] * X[7],
+            X[1] * X[5] - X[2] * X[4], X[2] * X[3] - X[0] * X[5], X[0] * X[4] - X[1] * X[3]};
+        double d = X[0] * C[0] + X[1] * C[1] + X[2] * C[2];
+        if (!(d > 0.0)) Py_RETURN_NONE;
+        double nx = 0.0, ni = 0.0;
+        for (int k = 0; k < 9; k++) {
+            C[k] /= d;
+            nx += X[k] * X[k];
+            ni += C[k] * C[k];
+        }
+        double g = sqrt(sqrt(ni / nx)), change = 0.0;
+        for (int k = 0; k < 9; k++) {
+            Y[k] = 0.5 * (g * X[k] + C[k] / g);
+            change += (Y[k] - X[k]) * (Y[k] - X[k]);
+        }
+        memcpy(X, Y, sizeof X);
+        /* Quadratic convergence: a step of 1e-9 leaves round-off behind. */
+        if (change <= 1e-18) {
+            if (change == 0.0 || iteration > 0) {
+                double C2[9] = {
+                    X[4] * X[8] - X[5] * X[7], X[5] * X[6] - X[3] * X[8], X[3] * X[7] - X[4] * X[6],
+                    X[2] * X[7] - X[1] * X[8], X[0] * X[8] - X[2] * X[6], X[1] * X[6] - X[0] * X[7],
+                    X[1] * X[5] - X[2] * X[4], X[2] * X[3] - X[0] * X[5], X[0] * X[4] - X[1] * X[3]};
+                double d2 = X[0] * C2[0] + X[1] * C2[1] + X[2] * C2[2];
+                for (int k = 0; k < 9; k++) X[k] = 0.5 * (X[k] + C2[k] / d2);
+                return new_array(3, X);
+            }
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+/* rpy_rates(kind, gimbal_cos, r, p, y, v0, v1, v2[, a0, a1, a2]) -> new array or
+ * None: RollPitchYaw's rate methods (see roll_pitch_yaw.py, whose Python is the
+ * twin). kind 0: w_AD_A from rpyDt; 1: w_AD_D from rpyDt; 2: rpyDt from w_AD_A;
+ * 3: rpyDt from w_AD_D; 4: the (3, 3) derivative of R_AD from rpyDt; 5: rpyDDt
+ * from rpyDt and alpha_AD_A; 6: rpyDDt from rpyDt and alpha_AD_D. Kinds 2, 3,
+ * 5 and 6 divide by cos(pitch) and return None where |cos(pitch)| < gimbal_cos,
+ * so that Python raises the gimbal-lock error. */
+static PyObject *py_rpy_rates(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 8 && n != 11) {
+        PyErr_SetString(PyExc_TypeError, "rpy_rates(kind, gimbal_cos, r, p, y, v0, v1, v2[, a...])");
+        return NULL;
+    }
+    long kind = PyLong_AsLong(args[0]);
+    if (kind == -1 && PyErr_Occurred()) return NULL;
+    double x[10];
+    if (doubles(args + 1, n - 1, x) < 0) return NULL;
+    double gimbal = x[0], r = x[1], p = x[2], y = x[3];
+    const double *v = x + 4, *a = x + 7;
+    double sr = sin(r), cr = cos(r), sp = sin(p), cp = cos(p), sy = sin(y), cy = cos(y);
+    double out[16];
+    if ((kind == 2 || kind == 3 || kind == 5 || kind == 6) && !(fabs(cp) >= gimbal))
+        Py_RETURN_NONE;
+    if ((kind == 5 || kind == 6) && n != 11) {
+        PyErr_SetString(PyExc_TypeError, "rpy_rates: kinds 5 and 6 take an acceleration");
+        return NULL;
+    }
+    switch (kind) {
+    case 0: case 4: {
+        out[0] = cp * cy * v[0] - sy * v[1];
+        out[1] = cp * sy * v[0] + cy * v[1];
+        out[2] = -sp * v[0] + v[2];
+        if (kind == 0) return new_array(1, out);
+        double R[9], D[9], wx = out[0], wy = out[1], wz = out[2];
+        rotation_from_rpy(r, p, y, R);
+        for (int j = 0; j < 3; j++) {
+            D[j] = wy * R[6 + j] - wz * R[3 + j];
+            D[3 + j] = wz * R[j] - wx * R[6 + j];
+            D[6 + j] = wx * R[3 + j] - wy * R[j];
+        }
+        return new_array(3, D);
+    }
+    case 1:
+        out[0] = v[0] - sp * v[2];
+        out[1] = cr * v[1] + sr * cp * v[2];
+        out[2] = -sr * v[1] + cr * cp * v[2];
+        return new_array(1, out);
+    case 2: case 5: {
+        double b[3] = {v[0], v[1], v[2]};
+        if (kind == 5) { /* alpha - Ṁ rpyDt */
+            double p_dt = v[1], y_dt = v[2];
+            b[0] = a[0] - ((-sp * p_dt * cy - cp * sy * y_dt) * v[0] - cy * y_dt * v[1]);
+            b[1] = a[1] - ((-sp * p_dt * sy + cp * cy * y_dt) * v[0] - sy * y_dt * v[1]);
+            b[2] = a[2] - (-cp * p_dt * v[0]);
+        }
+        out[0] = cy / cp * b[0] + sy / cp * b[1];
+        out[1] = -sy * b[0] + cy * b[1];
+        out[2] = cy * sp / cp * b[0] + sy * sp / cp * b[1] + b[2];
+        return new_array(1, out);
+    }
+    case 3: case 6: {
+        double b[3] = {v[0], v[1], v[2]};
+        if (kind == 6) { /* alpha - Ṅ rpyDt */
+            double r_dt = v[0], p_dt = v[1];
+            b[0] = a[0] - (-cp * p_dt * v[2]);
+            b[1] = a[1] - (-sr * r_dt * v[1] + (cr * cp * r_dt - sr * sp * p_dt) * v[2]);
+            b[2] = a[2] - (-cr * r_dt * v[1] + (-sr * cp * r_dt - cr * sp * p_dt) * v[2]);
+        }
+        out[0] = b[0] + sr * sp / cp * b[1] + cr * sp / cp * b[2];
+        out[1] = cr * b[1] - sr * b[2];
+        out[2] = sr / cp * b[1] + cr / cp * b[2];
+        return new_array(1, out);
+    }
+    default:
+        PyErr_SetString(PyExc_ValueError, "rpy_rates: kind must be 0 to 6");
+        return NULL;
+    }
+}
+
+#define FASTCALL(name) (PyCFunction)(void (*)(void))(name), METH_FASTCALL
+
+static PyMethodDef rotation_methods[] = {
+    {"set_allocator", FASTCALL(py_set_allocator), "set_allocator(numpy.empty)"},
+    {"rpy_matrix", FASTCALL(py_rpy_matrix),
+     "rpy_matrix(r, p, y[, px, py, pz]) -> (3, 3) Rz(y) Ry(p) Rx(r), or the (4, 4) pose"},
+    {"quaternion_matrix", FASTCALL(py_quaternion_matrix),
+     "quaternion_matrix(q, zero_norm[, p]) -> (3, 3) or (4, 4), or None for unusable input"},
+    {"to_quaternion", FASTCALL(py_to_quaternion),
+     "to_quaternion(R) -> canonical [w, x, y, z], w >= 0"},
+    {"rpy_from_rotation", FASTCALL(py_rpy_from_rotation),
+     "rpy_from_rotation(R) -> (roll, pitch, yaw), Drake's algorithm"},
+    {"multiply", FASTCALL(py_multiply), "multiply(A, B) -> A B (rotations or rigid transforms)"},
+    {"invert", FASTCALL(py_invert), "invert(A) -> inverse of a rotation or rigid transform"},
+    {"rotation_status", FASTCALL(py_rotation_status),
+     "rotation_status(R, tolerance) -> 0 ok, 1 NaN/inf, 2 not orthonormal, 3 reflection"},
+    {"identity_errors", FASTCALL(py_identity_errors),
+     "identity_errors(A) -> (max |R - I|, max |p|)"},
+    {"max_abs_difference", FASTCALL(py_max_abs_difference),
+     "max_abs_difference(A, B) over the rotation and translation entries"},
+    {"assemble", FASTCALL(py_assemble), "assemble(R, p) -> (4, 4) pose, None when p is not finite"},
+    {"polar_rotation", FASTCALL(py_polar_rotation),
+     "polar_rotation(M) -> closest rotation by Newton's polar iteration, or None"},
+    {"rpy_rates", FASTCALL(py_rpy_rates),
+     "rpy_rates(kind, gimbal_cos, r, p, y, v0, v1, v2[, a0, a1, a2]) -> RollPitchYaw rates"},
+    {"rpy_quaternion", FASTCALL(py_rpy_quaternion),
+     "rpy_quaternion(r, p, y) -> [w, x, y, z], Drake's RollPitchYaw::ToQuaternion"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Adds the functions above to the module as a submodule-like namespace,
+ * geometry_core._native.rotation. */
+int gc_rotation_register(PyObject *module) {
+    static struct PyModuleDef def = {
+        .m_base = PyModuleDef_HEAD_INIT,
+        .m_name = "geometry_core._native.rotation",
+        .m_doc = "Single-object kernels of geometry_core.math (see csrc/rotation.c).",
+        .m_size = -1,
+        .m_methods = rotation_methods,
+    };
+    PyObject *sub = PyModule_Create(&def);
+    if (sub == NULL) return -1;
+    if (PyModule_AddObject(module, "rotation", sub) < 0) {
+        Py_DECREF(sub);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,206 @@
+"""The pose table: every frame's pose in its parent, one row per frame slot.
+
+Frames get a slot at registration, in registration order. A parent exists
+before its child, so slot order is already topological and world poses
+compose level by level: one batched ``matmul`` per tree depth (or one
+compiled call). Poses in parent ``X_PF`` live in one ``(capacity, 4, 4)``
+array; setting a pose is a row copy, and the vectorised setter is one
+fancy-index write. Slot 0 is the world frame, whose pose is the identity.
+
+The table knows slots and frame names (for its messages), not ids or
+sources: :class:`~geometry_core.scene_graph.GeometryState` maps ids to slots.
+Imports numpy, the math kernels and ``geometry_core.compiled``; never the
+query engine.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from geometry_core import compiled
+from geometry_core.math.kernels import validate_matrix4s
+
+__all__ = ["PoseTable"]
+
+
+class PoseTable:
+    """Poses of frames in their parents, by slot, and their composition into world poses."""
+
+    def __init__(self) -> None:
+        self._X_PF = np.tile(np.eye(4), (8, 1, 1))
+        self._has_pose = np.zeros(8, dtype=bool)
+        self._has_pose[0] = True
+        self._parent_slot = np.zeros(8, dtype=np.intp)
+        self._size = 1
+        # Per slot: the frame's name, and source::frame for "no pose" messages.
+        self._names = ["world"]
+        self._scoped_names = ["world"]
+        self._levels: list[np.ndarray] | None = None
+        self._parent_slot32: np.ndarray | None = None  # int32 parents, for compiled.native
+
+    def __len__(self) -> int:
+        return self._size
+
+    def add_frame(self, parent_slot: int, name: str, scoped_name: str) -> int:
+        """Give a new frame the next slot (no pose yet) under ``parent_slot``; return it."""
+        slot = self._size
+        self._grow_frames(slot + 1)
+        self._parent_slot[slot] = parent_slot
+        self._X_PF[slot] = np.eye(4)
+        self._has_pose[slot] = False
+        self._names.append(name)
+        self._scoped_names.append(scoped_name)
+        self._size = slot + 1
+        self._levels = None
+        self._parent_slot32 = None
+        return slot
+
+    def _grow_frames(self, needed: int) -> None:
+        capacity = len(self._X_PF)
+        if needed <= capacity:
+            return
+        capacity = max(needed, 2 * capacity)
+        X_PF = np.tile(np.eye(4), (capacity, 1, 1))
+        X_PF[: len(self._X_PF)] = self._X_PF
+        has_pose = np.zeros(capacity, dtype=bool)
+        has_pose[: len(self._has_pose)] = self._has_pose
+        parent = np.zeros(capacity, dtype=np.intp)
+        parent[: len(self._parent_slot)] = self._parent_slot
+        self._X_PF, self._has_pose, self._parent_slot = X_PF, has_pose, parent
+
+    def copy_rows(self, slots: list[int], matrices: list[np.ndarray]) -> None:
+        """Set the rows ``slots`` to ``matrices``: valid 4x4 poses (a RigidTransform's own)."""
+        if slots:
+            if compiled.AVAILABLE:
+                compiled.native.copy_poses(self._X_PF, slots, matrices)
+            else:
+                self._X_PF[slots] = matrices
+            self._has_pose[slots] = True
+
+    def set_rows(self, slots: np.ndarray, X_PF: np.ndarray) -> None:
+        """Validate ``X_PF`` (N, 4, 4) as a batch, then set the rows ``slots`` to it.
+
+        Raises
+        ------
+        ValueError
+            For a bad shape or an invalid pose (naming the frame and what is wrong).
+        """
+        X_PF = np.asarray(X_PF, dtype=float)
+        if X_PF.shape != (len(slots), 4, 4):
+            raise ValueError(f"X_PF must have shape ({len(slots)}, 4, 4), got {X_PF.shape}")
+        self._validate_pose_rows(X_PF, slots)
+        self._X_PF[slots] = X_PF
+        self._has_pose[slots] = True
+
+    def world_poses_batch(self, slots: np.ndarray, X_PF: np.ndarray) -> np.ndarray:
+        """World poses of every slot for K configurations of the rows ``slots``.
+
+        ``X_PF`` is (K, N, 4, 4); the table itself is unchanged.
+
+        Raises
+        ------
+        ValueError
+            For a bad shape, an invalid pose, or a slot outside ``slots``
+            that has never been given a pose.
+        """
+        X_PF = np.asarray(X_PF, dtype=float)
+        if X_PF.ndim != 4 or X_PF.shape[1:] != (len(slots), 4, 4):
+            raise ValueError(f"X_PF must have shape (K, {len(slots)}, 4, 4), got {X_PF.shape}")
+        self._validate_pose_rows(X_PF.reshape(-1, 4, 4), np.tile(slots, X_PF.shape[0]))
+        n = self._size
+        has_pose = self._has_pose[:n].copy()
+        has_pose[slots] = True
+        self._require_poses(has_pose)
+        X_WF = np.broadcast_to(self._X_PF[:n], (X_PF.shape[0], n, 4, 4)).copy()
+        X_WF[:, slots] = X_PF
+        if compiled.AVAILABLE:
+            # The composition query_object uses, so a batch answer equals a
+            # single query's to the bit.
+            for k in range(X_WF.shape[0]):
+                X_WF[k] = self._compose(X_WF[k])
+            return X_WF
+        for level in self._frame_levels():
+            X_WF[:, level] = X_WF[:, self._parent_slot[level]] @ X_WF[:, level]
+        return X_WF
+
+    def _validate_pose_rows(self, X_PF: np.ndarray, slots: np.ndarray) -> None:
+        """Validate (M, 4, 4) poses; an error names the frame of the first bad row."""
+        try:
+            validate_matrix4s(X_PF, name="X_PF")
+        except ValueError as err:
+            row = re.search(r"\[(\d+)\]", str(err))
+            if row is None:
+                raise
+            name = self._names[slots[int(row.group(1))]]
+            raise ValueError(f"{err} (the pose of frame {name!r})") from None
+
+    def all_posed(self) -> bool:
+        """Whether every frame has been given a pose."""
+        return bool(self._has_pose[:self._size].all())
+
+    def slots_without_pose(self) -> np.ndarray:
+        """Slots of the frames that have never been given a pose."""
+        return np.flatnonzero(~self._has_pose[:self._size])
+
+    def world_poses(self) -> np.ndarray:
+        """Return ``X_WF`` for every frame slot, shape (F, 4, 4).
+
+        Raises
+        ------
+        ValueError
+            If a frame has never been given a pose (names every such frame).
+        """
+        n = self._size
+        self._require_poses(self._has_pose[:n])
+        return self._compose(self._X_PF[:n])
+
+    def world_poses_where_posed(self) -> tuple[np.ndarray, np.ndarray]:
+        """World poses, and which slots lack a pose (or hang below a frame without one).
+
+        Returns
+        -------
+        X_WF : (F, 4, 4) float
+            World poses; the rows of unposed slots are meaningless.
+        unposed : (F,) bool
+            True for a slot without a pose, or with an ancestor without one.
+        """
+        n = self._size
+        unposed = ~self._has_pose[:n]
+        for slot in range(1, n):  # parents come first: a missing ancestor propagates
+            unposed[slot] |= unposed[self._parent_slot[slot]]
+        X_PF = self._X_PF[:n].copy()
+        X_PF[unposed] = np.eye(4)  # never read: the caller leaves their geometry out
+        return self._compose(X_PF), unposed
+
+    def _compose(self, X_PF: np.ndarray) -> np.ndarray:
+        """World poses of all n frame slots from their poses in their parents (a new array)."""
+        if compiled.AVAILABLE:
+            parents = self._parent_slot32
+            if parents is None or len(parents) != len(X_PF):
+                parents = self._parent_slot32 = np.ascontiguousarray(
+                    self._parent_slot[:len(X_PF)], dtype=np.int32)
+            X_WF = np.frombuffer(compiled.native.compose_world(X_PF, parents),
+                                 dtype=np.float64).reshape(-1, 4, 4)
+            return X_WF.copy()
+        X_WF = X_PF.copy()
+        for level in self._frame_levels():
+            X_WF[level] = X_WF[self._parent_slot[level]] @ X_WF[level]
+        return X_WF
+
+    def _require_poses(self, has_pose: np.ndarray) -> None:
+        if not has_pose.all():
+            missing = [self._scoped_names[s] for s in np.flatnonzero(~has_pose)]
+            raise ValueError(f"no pose has been set for frame(s) {', '.join(missing)}; "
+                             "call set_poses() first")
+
+    def _frame_levels(self) -> list[np.ndarray]:
+        """Slots grouped by depth >= 2 (depth-1 frames hang off the world: X_WF = X_PF)."""
+        if self._levels is None:
+            n = self._size
+            depth = np.zeros(n, dtype=np.intp)
+            for slot in range(1, n):
+                depth[slot] = depth[self._parent_slot[slot]] + 1
+            self._levels = [np.flatnonzero(depth == d) for d in range(2, int(depth.max()) + 1)]
+        return self._levels
