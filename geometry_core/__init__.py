@@ -63,23 +63,34 @@ _VIEWER_NAMES = ("DrakeVisualizer", "DrakeLcm", "DrakeLcmParams", "LcmBuses",
                  "apply_lcm_bus_config", "connect_drake_visualizer", "dispatch_load_message")
 
 
+# The clearance layer sits above everything else (and reads URDF files):
+# loaded on first use, like the viewer.
+_CLEARANCE_NAMES = ("CollisionChecker", "RobotClearance", "RobotCollisionType")
+
+
 def __getattr__(name: str):
     if name in _VIEWER_NAMES:
         from geometry_core import viewer
 
         return getattr(viewer, name)
+    if name in _CLEARANCE_NAMES:
+        from geometry_core import clearance
+
+        return getattr(clearance, name)
     raise AttributeError(f"module 'geometry_core' has no attribute {name!r}")
 
 
 __all__ = [
-    "Aabb", "Box", "Capsule", "CollisionFilterDeclaration", "CollisionFilterManager",
+    "Aabb", "Box", "Capsule", "CollisionChecker", "CollisionFilterDeclaration",
+    "CollisionFilterManager",
     "Convex", "Cylinder", "DrakeLcm", "DrakeLcmParams", "DrakeVisualizer", "LcmBuses",
     "apply_lcm_bus_config", "connect_drake_visualizer", "dispatch_load_message", "Ellipsoid",
     "FrameId", "FramePoseVector", "GeometryFrame",
     "GeometryId", "GeometryInstance", "GeometryProperties", "GeometrySet", "HalfSpace",
     "IllustrationProperties", "Mesh", "PenetrationAsPointPair", "PerceptionProperties",
     "ProximityProperties", "QueryObject", "Rgba", "RigidTransform", "RollPitchYaw", "Role",
-    "RoleAssign", "RotationMatrix", "SceneGraph", "SceneGraphInspector", "Shape",
+    "RobotClearance", "RobotCollisionType", "RoleAssign", "RotationMatrix", "SceneGraph",
+    "SceneGraphInspector", "Shape",
     "SignedDistancePair", "SignedDistanceToPoint", "SourceId", "Sphere",
     "compute_basis_from_axis", "make_phong_illustration_properties",
 ]

@@ -50,6 +50,7 @@ __all__ = [
     "PoseError",
     "MessageType",
     "clearance_color",
+    "clearance_table_to_msg",
     "make_header",
     "ns_to_stamp",
     "penetrations_to_msg",
@@ -481,6 +482,60 @@ def signed_distances_to_msg(
         header=make_header(stamp_ns, names.world_frame, message_type),
         max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames),
         lost_frames=sorted(lost_frames))
+
+
+def clearance_table_to_msg(
+    table: Any,
+    checker: Any,
+    q: Sequence[float],
+    v: Sequence[float] | None,
+    collision_free: bool,
+    influence_distance: float,
+    stamp_ns: int,
+    frame_id: str,
+    message_type: MessageType,
+) -> Any:
+    """``geometry_core_ros/ClearanceTable`` of a :class:`~geometry_core.clearance.RobotClearance`.
+
+    Parameters
+    ----------
+    table : RobotClearance
+        From ``checker.calc_robot_clearance(q, influence_distance)``.
+    checker : CollisionChecker
+        Names the bodies, geometries and joints.
+    q, v : sequence of float
+        Positions the table was computed at, and joint velocities (None: no
+        velocities known; rates are then 0 and times to contact inf).
+    collision_free : bool
+        ``checker.check_config_collision_free(q)``.
+    stamp_ns : int
+        Header stamp (the joint state's), nanoseconds.
+    frame_id : str
+        The world frame's name.
+    message_type : callable
+        ROS type name -> message class.
+    """
+    Row = message_type("geometry_core_ros/msg/ClearanceRow")
+    if v is None:
+        rates = np.zeros(table.size())
+        times = np.full(table.size(), np.inf)
+    else:
+        rates = table.approach_rates(v)
+        times = table.times_to_contact(v)
+    rows = []
+    for k, (r, o, kind, distance, ids) in enumerate(zip(
+            table.robot_indices(), table.other_indices(), table.collision_types(),
+            table.distances(), table.geometry_ids())):
+        names = ["", ""] if ids is None else [checker.geometry_name(g) for g in ids]
+        rows.append(Row(robot_link=checker.body_name(r), other_link=checker.body_name(o),
+                        type=int(kind), geometry_a=names[0], geometry_b=names[1],
+                        distance=float(distance), rate=float(rates[k]),
+                        time_to_contact=float(times[k]),
+                        jacobian=[float(x) for x in table.jacobians()[k]]))
+    return message_type("geometry_core_ros/msg/ClearanceTable")(
+        header=make_header(stamp_ns, frame_id, message_type), collision_free=bool(collision_free),
+        influence_distance=float(influence_distance), joint_names=list(checker.position_names),
+        positions=[float(x) for x in q], rows=rows)
 
 
 # ------------------------------------------------------------------ markers

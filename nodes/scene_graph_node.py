@@ -11,7 +11,11 @@ QoS, keep last 10):
   ``geometry_core_ros/SignedDistancePairArray``, every pair closer than
   ``max_distance``;
 - ``markers_topic`` (``proximity_markers``): ``visualization_msgs/MarkerArray``
-  for RViz, when ``publish_markers`` and a subscriber is matched.
+  for RViz, when ``publish_markers`` and a subscriber is matched;
+- ``clearance_table_topic`` (``clearance_table``):
+  ``geometry_core_ros/ClearanceTable`` per ``/joint_states`` message, when
+  the ``robot_description`` parameter is set (see
+  :mod:`geometry_core_nodes.joint_states`).
 
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
 takes from DDS (on either backend), so a burst of poses costs one query,
@@ -40,6 +44,7 @@ from geometry_core_nodes.conversions import (
     results_to_markers,
     signed_distances_to_msg,
 )
+from geometry_core_nodes.joint_states import ClearanceMonitor
 from geometry_core_nodes.scene_inputs import SceneInputs
 from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
@@ -121,6 +126,12 @@ class SceneGraphNode(ServedNode):
         # MoveIt latches the SRDF text on this topic, as robot_state_publisher the URDF.
         node.create_subscription("std_msgs/msg/String", "robot_description_semantic",
                                  self._on_srdf, LATCHED)
+        params = self.inputs.params
+        # With a robot_description parameter, /joint_states -> ClearanceTable (joint_states.py).
+        self.clearance_monitor = ClearanceMonitor(
+            node, params.robot_description, self._srdf, params.package_roots,
+            params.world_frame, self.inputs.counters, self.inputs._drop,
+        ) if params.robot_description else None
 
         self._penetration_pub = node.create_publisher(
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)

@@ -98,7 +98,8 @@ def test_only_the_viewer_imports_lcm():
                    "geometry_core.scene_files", "geometry_core.scene", "geometry_core.cli"]),
     ("viewer", ["geometry_core.proximity.fcl_adapter", "geometry_core.scene_files",
                 "geometry_core.cli"]),
-    ("scene_files", ["geometry_core.viewer", "geometry_core.cli"]),
+    ("scene_files", ["geometry_core.viewer", "geometry_core.cli", "geometry_core.clearance"]),
+    ("clearance", ["geometry_core.viewer", "geometry_core.cli"]),
 ])
 def test_layers_import_only_downwards(layer, forbidden):
     folder = LIBRARY / layer
@@ -106,6 +107,12 @@ def test_layers_import_only_downwards(layer, forbidden):
         pytest.skip(f"geometry_core/{layer} does not exist yet")
     assert offenders([p for p in folder.rglob("*.py") if "lcmtypes" not in p.parts],
                      forbidden) == []
+
+
+def test_nothing_below_the_clearance_layer_imports_it():
+    below = [p for p in library_files()
+             if p.relative_to(LIBRARY).parts[0] not in ("clearance", "cli.py", "__init__.py")]
+    assert offenders(below, ["geometry_core.clearance"]) == []
 
 
 def test_shapes_import_no_layer_above():

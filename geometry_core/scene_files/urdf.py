@@ -86,7 +86,8 @@ def load_urdf(path: str | os.PathLike, *,
               source_name: str | None = None,
               frame_group: int = 0,
               X_WR: RigidTransform | None = None,
-              srdf: str | os.PathLike | None = None) -> LoadedScene:
+              srdf: str | os.PathLike | None = None,
+              visuals: bool = True) -> LoadedScene:
     """Read a URDF file (and optionally its SRDF) into a new scene graph.
 
     Where the ROS toolchain accepts a file that breaks the URDF's letter, so
@@ -117,6 +118,10 @@ def load_urdf(path: str | os.PathLike, *,
         A MoveIt SRDF: its ``disable_collisions`` pairs become collision
         filters and its ``group_state`` entries named poses (see
         :func:`geometry_core.scene_files.srdf.apply_srdf`).
+    visuals : bool
+        Register ``<visual>`` elements (default True). False loads collision
+        geometry only (a collision checker needs nothing else), so visual
+        mesh files are neither read nor required.
 
     Returns
     -------
@@ -136,7 +141,7 @@ def load_urdf(path: str | os.PathLike, *,
         The message names the file, the line and the element.
     """
     scene = _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
-                         frame_group, X_WR).build()
+                         frame_group, X_WR, visuals).build()
     if srdf is not None:
         from geometry_core.scene_files.srdf import apply_srdf
 
@@ -224,7 +229,7 @@ def _package_candidates(package: str, relative: str, urdf_dir: Path, given: Path
 
 class _UrdfBuilder:
     def __init__(self, path, package_roots, filter_adjacent, source_name, frame_group,
-                 X_WR) -> None:
+                 X_WR, visuals=True) -> None:
         self.path = os.fspath(path)
         self.folder = Path(self.path).resolve().parent
         self.package_roots = dict(package_roots)
@@ -232,6 +237,7 @@ class _UrdfBuilder:
         self.source_name = source_name
         self.frame_group = frame_group
         self.X_WR = X_WR
+        self.visuals = visuals
         self.warnings: list[str] = []
 
     def fail(self, element, message: str) -> NoReturn:
@@ -567,7 +573,10 @@ class _UrdfBuilder:
         element = self.link_elements[link.name]
         anchored = link.name == _WORLD
         frame_id = None if anchored else scene.frames[link.name]
-        for kind, items in (("collision", link.collisions), ("visual", link.visuals)):
+        kinds = [("collision", link.collisions)]
+        if self.visuals:
+            kinds.append(("visual", link.visuals))
+        for kind, items in kinds:
             elements = element.findall(kind)
             for k, (item, item_element) in enumerate(zip(items, elements)):
                 what = f"link {link.name!r}, {kind} #{k + 1}"

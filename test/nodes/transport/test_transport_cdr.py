@@ -45,6 +45,7 @@ STANDARD_TYPES = [
     "geometry_msgs/msg/TransformStamped",
     "tf2_msgs/msg/TFMessage",
     "sensor_msgs/msg/CompressedImage",
+    "sensor_msgs/msg/JointState",
     "visualization_msgs/msg/UVCoordinate",
     "visualization_msgs/msg/MeshFile",
     "visualization_msgs/msg/Marker",
@@ -55,6 +56,8 @@ OWN_TYPES = [
     "geometry_core_ros/msg/PenetrationPairArray",
     "geometry_core_ros/msg/SignedDistancePair",
     "geometry_core_ros/msg/SignedDistancePairArray",
+    "geometry_core_ros/msg/ClearanceRow",
+    "geometry_core_ros/msg/ClearanceTable",
 ]
 OWN_MSG_DIR = Path(__file__).resolve().parents[3] / "msg"
 

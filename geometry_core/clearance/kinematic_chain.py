@@ -1,0 +1,238 @@
+"""Joint positions q to link poses, point Jacobians and motion bounds, batched over K.
+
+Built on a :class:`~geometry_core.scene_files.KinematicTree` (the URDF's
+joints). Positions are the tree's actuated joints in declaration order; a
+mimic joint follows ``multiplier * q_leader + offset`` and adds its motion to
+its leader's column.
+
+* :meth:`KinematicChain.frame_poses` gives ``X_PF`` of every link frame in
+  its parent, for K configurations at once (what the scene graph's batched
+  pose setter takes), and ``X_WL`` of every link.
+* :meth:`KinematicChain.point_jacobian` gives the geometric Jacobian
+  ``dp_WQ/dq`` (3 x n) of a point Q fixed on a link: for a revolute joint J
+  with world axis ``a_W`` through ``p_WJo`` the column is
+  ``a_W x (p_WQ - p_WJo)``, for a prismatic joint ``a_W``.
+* :meth:`KinematicChain.motion_rates` bounds how fast any point of a link's
+  geometry can move per unit of joint motion, for certified edge checks.
+
+This module imports numpy and the scene files' kinematics only; never fcl,
+lcm or ROS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from geometry_core.scene_files.kinematics import KinematicTree
+from geometry_core.scene_graph import FrameId
+from geometry_core.tolerances import JOINT_LIMIT_SLACK
+
+__all__ = ["KinematicChain"]
+
+_WORLD = "world"
+
+
+def _rotations(axis: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """Rodrigues' formula for one unit axis and K angles: shape (K, 3, 3)."""
+    c, s = np.cos(theta)[:, None, None], np.sin(theta)[:, None, None]
+    K_hat = np.array([[0.0, -axis[2], axis[1]],
+                      [axis[2], 0.0, -axis[0]],
+                      [-axis[1], axis[0], 0.0]])
+    return np.eye(3) + s * K_hat + (1.0 - c) * (K_hat @ K_hat)
+
+
+class KinematicChain:
+    """The links and joints of one robot, ordered from the roots outwards.
+
+    Parameters
+    ----------
+    tree : KinematicTree
+        The robot's joints.
+    frame_ids : mapping of str to FrameId
+        The robot's link frames by link name (the URDF ``world`` link, which
+        is the world frame, is not among them).
+
+    Raises
+    ------
+    ValueError
+        If a joint moves a frame that is not among ``frame_ids``.
+    """
+
+    def __init__(self, tree: KinematicTree, frame_ids: Mapping[str, FrameId]) -> None:
+        root_poses = tree.calc_frame_poses()
+        self.position_names = tree.joint_names()
+        #: Joints that follow another (URDF mimic): they take no position of their own.
+        self.mimic_names = [j.name for j in tree.joints() if j.mimic is not None]
+        column = {name: k for k, name in enumerate(self.position_names)}
+        children: dict[str, list] = {}
+        joint_of: dict[str, object] = {}
+        for joint in tree.joints():
+            children.setdefault(joint.parent, []).append(joint)
+            joint_of[joint.child] = joint
+        unknown = [j.child for j in tree.joints() if j.child not in frame_ids]
+        if unknown:
+            raise ValueError(f"joints move frames that are not links: {unknown}")
+        # Roots, and links joined to the URDF ``world`` link, hang off the world.
+        order = [link for link in frame_ids if link not in joint_of]
+        order += [j.child for j in children.get(_WORLD, [])]
+        for link in order:
+            order.extend(j.child for j in children.get(link, []))
+        self.links = order
+        self.link_index = {name: k for k, name in enumerate(order)}
+        self.parent = np.full(len(order), -1, dtype=np.intp)
+        self.X_PJ = np.tile(np.eye(4), (len(order), 1, 1))
+        self.axis = np.zeros((len(order), 3))
+        self.kind = [""] * len(order)        # "", "fixed", "revolute", "prismatic"
+        self.column = np.full(len(order), -1, dtype=np.intp)
+        self.multiplier = np.ones(len(order))
+        self.offset = np.zeros(len(order))
+        self.lower = np.array([tree.joint(n).lower for n in self.position_names])
+        self.upper = np.array([tree.joint(n).upper for n in self.position_names])
+        for k, link in enumerate(order):
+            joint = joint_of.get(link)
+            if joint is None:
+                self.X_PJ[k] = root_poses[frame_ids[link]].get_as_matrix4()
+                self.kind[k] = "fixed"
+                continue
+            self.parent[k] = self.link_index.get(joint.parent, -1)
+            self.X_PJ[k] = joint.X_PJ
+            self.axis[k] = joint.axis_J
+            if joint.type == "fixed":
+                self.kind[k] = "fixed"
+                continue
+            self.kind[k] = "prismatic" if joint.type == "prismatic" else "revolute"
+            if joint.mimic is not None:
+                leader, self.multiplier[k], self.offset[k] = joint.mimic
+                self.column[k] = column[leader]
+            else:
+                self.column[k] = column[joint.name]
+        self.num_positions = len(self.position_names)
+        # The moving joints between each link and the world, as link indices.
+        self.ancestors: list[np.ndarray] = []
+        for k in range(len(order)):
+            chain, i = [], k
+            while i >= 0:
+                if self.column[i] >= 0:
+                    chain.append(i)
+                i = self.parent[i]
+            self.ancestors.append(np.array(chain, dtype=np.intp))
+        self._revolute = np.array([kind == "revolute" for kind in self.kind])
+        #: Links no joint moves relative to the world (welded to it).
+        self.anchored = np.array([self.ancestors[k].size == 0 for k in range(len(order))])
+
+    # -------------------------------------------------------------- positions
+
+    def joint_values(self, qs: np.ndarray) -> np.ndarray:
+        """Each link's parent-joint value for K configurations, shape (K, L)."""
+        values = np.zeros((qs.shape[0], len(self.links)))
+        moving = self.column >= 0
+        values[:, moving] = qs[:, self.column[moving]] * self.multiplier[moving] \
+            + self.offset[moving]
+        return values
+
+    def frame_poses(self, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(X_PF, X_WL)`` for K configurations, each (K, L, 4, 4).
+
+        ``X_PF[k, l]`` is link l's pose in its parent link (in the world for
+        roots); ``X_WL[k, l]`` its pose in the world. ``qs`` is (K, n),
+        already validated.
+        """
+        K, L = qs.shape[0], len(self.links)
+        values = self.joint_values(qs)
+        X_PF = np.broadcast_to(self.X_PJ, (K, L, 4, 4)).copy()
+        for k in range(L):
+            if self.kind[k] == "revolute":
+                X_PF[:, k, :3, :3] = self.X_PJ[k, :3, :3] @ _rotations(self.axis[k], values[:, k])
+            elif self.kind[k] == "prismatic":
+                X_PF[:, k, :3, 3] += (values[:, k, None] * self.axis[k]) @ self.X_PJ[k, :3, :3].T
+        X_WL = np.empty_like(X_PF)
+        for k in range(L):
+            p = self.parent[k]
+            X_WL[:, k] = X_PF[:, k] if p < 0 else X_WL[:, p] @ X_PF[:, k]
+        return X_PF, X_WL
+
+    # -------------------------------------------------------------- Jacobians
+
+    def point_jacobian(self, X_WL: np.ndarray, link: int, p_WQ: np.ndarray) -> np.ndarray:
+        """Return ``dp_WQ/dq``, shape (3, n), for a point Q fixed on ``link``.
+
+        ``X_WL`` is one configuration's (L, 4, 4) link poses. An anchored
+        link's Jacobian is zero.
+        """
+        J = np.zeros((3, self.num_positions))
+        joints = self.ancestors[link]
+        if joints.size == 0:
+            return J
+        # The child frame of joint i sits on the joint axis (URDF: the motion
+        # is applied after the joint origin), so X_WL[i] gives both.
+        a_W = np.einsum("kij,kj->ki", X_WL[joints, :3, :3], self.axis[joints])
+        r_W = p_WQ - X_WL[joints, :3, 3]
+        swept = a_W[:, [1, 2, 0]] * r_W[:, [2, 0, 1]] - a_W[:, [2, 0, 1]] * r_W[:, [1, 2, 0]]
+        columns = np.where(self._revolute[joints, None], swept, a_W) \
+            * self.multiplier[joints, None]
+        np.add.at(J.T, self.column[joints], columns)
+        return J
+
+    def motion_rates(self, link_radius: np.ndarray, q1: np.ndarray,
+                     q2: np.ndarray) -> np.ndarray:
+        """Return R (L, L): a point of link l moves at most ``R[l, i] |dq_i|`` for joint i's motion.
+
+        Joint i is the parent joint of link i (zero columns for links that
+        no position moves, and where i is not an ancestor of l); ``dq_i`` is
+        the change of its position's column, times its mimic multiplier.
+        Valid everywhere on the segment from ``q1`` to ``q2``.
+        ``link_radius[l]`` bounds the distance from link l's frame origin to
+        any point of its geometry. For a revolute joint i,
+        ``|a x (p - p_Io)| <= |p - p_Io|``, and by the triangle inequality
+        that distance is at most the joint origins' offsets on the way from
+        i down to l plus l's radius; a prismatic joint on the way adds its
+        largest extension on the segment, and a prismatic joint i itself
+        moves every point at rate 1.
+        """
+        L = len(self.links)
+        ends = self.joint_values(np.stack([q1, q2]))
+        extension = np.where([kind == "prismatic" for kind in self.kind],
+                             np.max(np.abs(ends), axis=0), 0.0)
+        offset = np.linalg.norm(self.X_PJ[:, :3, 3], axis=1) + extension
+        R = np.zeros((L, L))
+        for link in range(L):
+            reach, k = float(link_radius[link]), link
+            while k >= 0:
+                if self.column[k] >= 0:
+                    rate = reach if self.kind[k] == "revolute" else 1.0
+                    R[link, k] = abs(self.multiplier[k]) * rate
+                reach += offset[k]
+                k = self.parent[k]
+        return R
+
+    def ancestor_mask(self) -> np.ndarray:
+        """Return A (L, L) bool: ``A[l, i]`` when joint i (link i's parent joint) moves link l."""
+        A = np.zeros((len(self.links), len(self.links)), dtype=bool)
+        for link, chain in enumerate(self.ancestors):
+            A[link, chain] = True
+        return A
+
+    def check_positions(self, qs: np.ndarray, name: str = "q") -> np.ndarray:
+        """Validate K configurations (K, n): finite and within the joint limits.
+
+        Raises
+        ------
+        ValueError
+            Naming the first bad entry's joint and value.
+        """
+        bad = ~np.isfinite(qs)
+        if bad.any():
+            k, j = np.argwhere(bad)[0]
+            where = f"{name}[{k}]" if qs.shape[0] > 1 else name
+            raise ValueError(f"{where}[{j}] ({self.position_names[j]}) must be finite, "
+                             f"got {qs[k, j]!r}")
+        outside = (qs < self.lower - JOINT_LIMIT_SLACK) | (qs > self.upper + JOINT_LIMIT_SLACK)
+        if outside.any():
+            k, j = np.argwhere(outside)[0]
+            where = f"{name}[{k}]" if qs.shape[0] > 1 else name
+            raise ValueError(f"{where}[{j}] = {qs[k, j]:g} is outside the limits of joint "
+                             f"{self.position_names[j]!r} [{self.lower[j]:g}, "
+                             f"{self.upper[j]:g}]")
+        return qs

@@ -1,0 +1,221 @@
+"""RobotClearance: the table of distances between robot bodies and everything else.
+
+Drake's ``drake::planning::RobotClearance`` (seed 001) in snake_case: one row
+per geometry pair within the influence distance, with the robot body R, the
+other body O, the kind of O, the padded signed distance and its Jacobian with
+respect to the robot's positions. Two planner extras, not in Drake:
+:meth:`RobotClearance.approach_rates` (``J v``) and
+:meth:`RobotClearance.times_to_contact`.
+
+This module imports numpy only; never fcl, lcm or ROS.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+
+import numpy as np
+
+__all__ = ["RobotClearance", "RobotCollisionType"]
+
+
+class RobotCollisionType(enum.IntEnum):
+    """What a robot body is in collision with (Drake's ``RobotCollisionType``).
+
+    ``NO_COLLISION``
+        Neither the environment nor another robot body.
+    ``ENVIRONMENT_COLLISION``
+        An environment body (the other body of a clearance row is not the robot's).
+    ``SELF_COLLISION``
+        Another robot body.
+    ``ENVIRONMENT_AND_SELF_COLLISION``
+        Both (only :meth:`CollisionChecker.classify_body_collisions` reports it;
+        a clearance row never has it).
+
+    Drake's spellings (``kNoCollision``...) are aliases of the same members.
+    """
+
+    NO_COLLISION = 0
+    ENVIRONMENT_COLLISION = 1
+    SELF_COLLISION = 2
+    ENVIRONMENT_AND_SELF_COLLISION = 3
+    kNoCollision = 0
+    kEnvironmentCollision = 1
+    kSelfCollision = 2
+    kEnvironmentAndSelfCollision = 3
+
+    def with_environment(self, in_collision: bool) -> RobotCollisionType:
+        """Return this type with the environment flag set or cleared (SetInEnvironmentCollision)."""
+        return RobotCollisionType((self & ~1) | int(bool(in_collision)))
+
+    def with_self(self, in_collision: bool) -> RobotCollisionType:
+        """Return this type with the self flag set or cleared (Drake's SetInSelfCollision)."""
+        return RobotCollisionType((self & ~2) | (2 * int(bool(in_collision))))
+
+
+class RobotClearance:
+    """A table of distance measurements between robot bodies and other bodies.
+
+    Row i holds ``robot_indices()[i]``, ``other_indices()[i]``,
+    ``collision_types()[i]``, ``distances()[i]`` (padded signed distance,
+    metres) and ``jacobians()[i]`` (its derivative with respect to the robot
+    positions, one column per position).
+
+    Parameters
+    ----------
+    num_positions : int
+        Number of columns of :meth:`jacobians`.
+
+    Raises
+    ------
+    ValueError
+        If ``num_positions`` is negative or not an integer.
+    """
+
+    def __init__(self, num_positions: int) -> None:
+        if isinstance(num_positions, bool) or not isinstance(num_positions, (int, np.integer)) \
+                or num_positions < 0:
+            raise ValueError(f"num_positions must be a non-negative integer, got {num_positions!r}")
+        self._num_positions = int(num_positions)
+        self._size = 0
+        self._robot: list[int] = []
+        self._other: list[int] = []
+        self._types: list[RobotCollisionType] = []
+        self._geometry_ids: list[tuple | None] = []
+        self._distances = np.zeros(0)
+        self._jacobians = np.zeros((0, self._num_positions))
+
+    def __repr__(self) -> str:
+        return f"RobotClearance(num_positions={self._num_positions}, size={self._size})"
+
+    def size(self) -> int:
+        """Return the number of rows."""
+        return self._size
+
+    def num_positions(self) -> int:
+        """Return the number of columns of :meth:`jacobians`."""
+        return self._num_positions
+
+    def robot_indices(self) -> list[int]:
+        """Return the robot body index R of each row."""
+        return list(self._robot)
+
+    def other_indices(self) -> list[int]:
+        """Return the other body index O of each row."""
+        return list(self._other)
+
+    def collision_types(self) -> list[RobotCollisionType]:
+        """Return the kind of body O of each row (self or environment)."""
+        return list(self._types)
+
+    def geometry_ids(self) -> list[tuple | None]:
+        """Return each row's geometry pair ``(id_A, id_B)`` (None where not given).
+
+        Not in Drake: its rows name bodies only. The collision checker fills
+        it, so a row can be traced to the two geometries it measures.
+        """
+        return list(self._geometry_ids)
+
+    def distances(self) -> np.ndarray:
+        """Return the padded signed distances, shape (size(),), read-only (metres)."""
+        view = self._distances[:self._size]
+        view.flags.writeable = False
+        return view
+
+    def jacobians(self) -> np.ndarray:
+        """Return the distance Jacobians, shape (size(), num_positions()), read-only."""
+        view = self._jacobians[:self._size]
+        view.flags.writeable = False
+        return view
+
+    def mutable_jacobians(self) -> np.ndarray:
+        """Return the distance Jacobians as a writable view (Drake's advanced accessor)."""
+        return self._jacobians[:self._size]
+
+    def reserve(self, size: int) -> None:
+        """Ensure storage for at least ``size`` rows.
+
+        Raises
+        ------
+        ValueError
+            If ``size`` is negative.
+        """
+        if size < 0:
+            raise ValueError(f"size must be non-negative, got {size}")
+        if size > self._distances.shape[0]:
+            distances = np.zeros(size)
+            jacobians = np.zeros((size, self._num_positions))
+            distances[:self._size] = self._distances[:self._size]
+            jacobians[:self._size] = self._jacobians[:self._size]
+            self._distances, self._jacobians = distances, jacobians
+
+    def append(self, robot_index: int, other_index: int, collision_type: RobotCollisionType,
+               distance: float, jacobian, geometry_ids: tuple | None = None) -> None:
+        """Append one measurement (a row) to the table.
+
+        ``geometry_ids`` (not in Drake) optionally names the geometry pair
+        the row measures.
+
+        Raises
+        ------
+        ValueError
+            If ``jacobian`` does not have ``num_positions()`` entries, the
+            distance is NaN, or the type is not self or environment collision.
+        """
+        jacobian = np.asarray(jacobian, dtype=float).reshape(-1)
+        if jacobian.shape != (self._num_positions,):
+            raise ValueError(f"jacobian must have shape ({self._num_positions},), "
+                             f"got {jacobian.shape}")
+        collision_type = RobotCollisionType(collision_type)
+        if collision_type not in (RobotCollisionType.SELF_COLLISION,
+                                  RobotCollisionType.ENVIRONMENT_COLLISION):
+            raise ValueError(f"a clearance row is a self or environment collision, got "
+                             f"{collision_type.name}")
+        distance = float(distance)
+        if math.isnan(distance):
+            raise ValueError("distance must be a number, got NaN")
+        if self._size == self._distances.shape[0]:
+            self.reserve(max(8, 2 * self._size))
+        self._robot.append(int(robot_index))
+        self._other.append(int(other_index))
+        self._types.append(collision_type)
+        self._geometry_ids.append(geometry_ids)
+        self._distances[self._size] = distance
+        self._jacobians[self._size] = jacobian
+        self._size += 1
+
+    def approach_rates(self, v) -> np.ndarray:
+        """Return each row's rate of change of distance ``J v`` (m/s) at joint velocities ``v``.
+
+        Negative: the bodies approach each other; positive: they separate.
+
+        Raises
+        ------
+        ValueError
+            If ``v`` does not have ``num_positions()`` finite entries.
+        """
+        v = np.asarray(v, dtype=float)
+        if v.shape != (self._num_positions,):
+            raise ValueError(f"v must have shape ({self._num_positions},), got {v.shape}")
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"v must be finite, got {v.tolist()}")
+        return self.jacobians() @ v
+
+    def times_to_contact(self, v) -> np.ndarray:
+        """Return ``distance / -rate`` where the rate is negative, else ``inf`` (seconds).
+
+        A first-order estimate: the time until the padded surfaces touch if
+        the rate stayed constant. Rows already in contact (distance <= 0)
+        that still approach report 0.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`approach_rates`.
+        """
+        rate = self.approach_rates(v)
+        out = np.full(self._size, math.inf)
+        closing = rate < 0.0
+        out[closing] = np.maximum(self.distances()[closing], 0.0) / -rate[closing]
+        return out
