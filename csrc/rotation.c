@@ -6,9 +6,10 @@
  * the arithmetic of one 3x3. Arrays come in through the buffer protocol
  * (float64, any strides); results go out as new arrays made by numpy.empty,
  * which geometry_core/math/_scalar.py hands in once with set_allocator (no
- * numpy headers here). Each function has a pure-Python twin in _scalar.py
- * (the same formulas, the fallback when the extension is not built), and
- * test/math/test_native_math.py holds them to the same answers.
+ * numpy headers here). These are the only implementation of their formulas:
+ * the extension is required (geometry_core/compiled.py), and the tests hold
+ * them to references that share no code with this file (scipy, numpy, finite
+ * differences, pydrake) in test/math/.
  *
  * The checks that name a culprit stay in Python: a constructor that meets
  * input it does not handle (NaN, a zero quaternion) returns None, and the
@@ -196,7 +197,10 @@ static double wrap_to_pi(double angle) {
     return angle;
 }
 
-/* Drake's RollPitchYaw(RotationMatrix) (see _scalar.rpy_from_rotation). */
+/* Drake's RollPitchYaw(RotationMatrix) (P. Mitiguy): pitch from an atan2 of the
+ * matrix, roll and yaw from the half-angle sums and differences of its
+ * quaternion; both atan2 arguments at round-off leave the half-angle arbitrary,
+ * and Drake picks 0. */
 static void rpy_from_rotation(const double m[9], double rpy[3]) {
     double q[4];
     quaternion_from_rotation(m, q);
@@ -520,12 +524,13 @@ static PyObject *py_polar_rotation(PyObject *self, PyObject *const *args, Py_ssi
 }
 
 /* rpy_rates(kind, gimbal_cos, r, p, y, v0, v1, v2[, a0, a1, a2]) -> new array or
- * None: RollPitchYaw's rate methods (see roll_pitch_yaw.py, whose Python is the
- * twin). kind 0: w_AD_A from rpyDt; 1: w_AD_D from rpyDt; 2: rpyDt from w_AD_A;
- * 3: rpyDt from w_AD_D; 4: the (3, 3) derivative of R_AD from rpyDt; 5: rpyDDt
- * from rpyDt and alpha_AD_A; 6: rpyDDt from rpyDt and alpha_AD_D. Kinds 2, 3,
- * 5 and 6 divide by cos(pitch) and return None where |cos(pitch)| < gimbal_cos,
- * so that Python raises the gimbal-lock error. */
+ * None: RollPitchYaw's rate methods, their one implementation (roll_pitch_yaw.py
+ * only checks the arguments and words the gimbal-lock error). kind 0: w_AD_A
+ * from rpyDt; 1: w_AD_D from rpyDt; 2: rpyDt from w_AD_A; 3: rpyDt from w_AD_D;
+ * 4: the (3, 3) derivative of R_AD from rpyDt; 5: rpyDDt from rpyDt and
+ * alpha_AD_A; 6: rpyDDt from rpyDt and alpha_AD_D. Kinds 2, 3, 5 and 6 divide
+ * by cos(pitch) and return None where |cos(pitch)| < gimbal_cos, so that
+ * Python raises the gimbal-lock error naming the method. */
 static PyObject *py_rpy_rates(PyObject *self, PyObject *const *args, Py_ssize_t n) {
     if (n != 8 && n != 11) {
         PyErr_SetString(PyExc_TypeError, "rpy_rates(kind, gimbal_cos, r, p, y, v0, v1, v2[, a...])");

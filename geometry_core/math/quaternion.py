@@ -4,9 +4,10 @@ The library's quaternion is a numpy array ``[w, x, y, z]`` (scalar first, the
 order of transforms3d, Drake's ``Quaternion.wxyz()`` and LCM's viewer
 messages). ROS messages use ``x, y, z, w``; boundaries convert with
 :func:`quaternion_xyzw_to_wxyz` and :func:`quaternion_wxyz_to_xyzw` and
-nowhere else. Conversions of one quaternion use the closed forms of
-``_scalar`` (Drake's trace branch for a matrix to a quaternion, the product
-of half-angle quaternions for roll-pitch-yaw), tested against Drake and
+nowhere else. Conversions of one quaternion are compiled calls through
+``_scalar`` (``csrc/rotation.c``: Drake's trace branch for a matrix to a
+quaternion, the product of half-angle quaternions for roll-pitch-yaw), with
+no Python copy of those formulas; they are tested against Drake and
 transforms3d; the vectorised :func:`quaternions_to_rotation_matrices` is
 tested against ``transforms3d.quaternions.quat2mat`` row by row.
 
@@ -22,7 +23,6 @@ This module must never import scene_graph, proximity, fcl, lcm or ROS.
 from __future__ import annotations
 
 import numpy as np
-from transforms3d import quaternions as _t3d_quaternions
 
 from geometry_core.math import _checks, _scalar
 
@@ -90,8 +90,10 @@ def quaternion_to_rotation_matrix(q_wxyz: object, name: str = "quaternion") -> n
         As :func:`normalize_quaternion`.
     """
     R = _scalar.matrix3_from_quaternion(q_wxyz, 0.0)
-    if R is None:  # anything unusual: the full checks and their messages
-        return _t3d_quaternions.quat2mat(normalize_quaternion(q_wxyz, name))
+    if R is None:
+        # Anything unusual (a list, integers, a zero or NaN entry): the full
+        # checks raise naming the fault, and the one kernel converts the rest.
+        R = _scalar.matrix3_from_quaternion(normalize_quaternion(q_wxyz, name), 0.0)
     return R
 
 

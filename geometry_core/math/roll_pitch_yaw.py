@@ -8,10 +8,13 @@ Conversion from a rotation matrix or quaternion uses the algorithm of
 Drake's ``RollPitchYaw(RotationMatrix)`` (P. Mitiguy), which stays accurate
 within 1e-6 of pitch = ±π/2: pitch is taken from an atan2 of the rotation
 matrix's elements, roll and yaw from half-angle sums and differences read
-off the quaternion (see :func:`_rpy_from_quaternion_and_matrix`).
+off the quaternion (``rpy_from_rotation`` in ``csrc/rotation.c``).
 
-The rate methods that divide by cos(pitch) raise ``ValueError`` near gimbal
-lock, with Drake's test ``|cos(pitch)| < GIMBAL_LOCK_COS_PITCH``.
+The rate methods are one call each into ``rpy_rates`` of
+``csrc/rotation.c``, the only implementation of their formulas. Those that
+divide by cos(pitch) raise ``ValueError`` near gimbal lock, with Drake's
+test ``|cos(pitch)| < GIMBAL_LOCK_COS_PITCH``: the kernel makes the test and
+returns None, and Python only words the error.
 
 This module must never import scene_graph, proximity, fcl, lcm or ROS.
 """
@@ -24,7 +27,6 @@ import numpy as np
 
 from geometry_core.math import _checks, _scalar
 from geometry_core.math.quaternion import (
-    normalize_quaternion,
     quaternion_to_rotation_matrix,
     roll_pitch_yaw_to_quaternion,
 )
@@ -32,10 +34,6 @@ from geometry_core.math.rotation_matrix import RotationMatrix, _validated_matrix
 from geometry_core.tolerances import GIMBAL_LOCK_COS_PITCH
 
 __all__ = ["RollPitchYaw"]
-
-_sin, _cos = math.sin, math.cos
-
-_Rows = tuple[tuple[float, float, float], ...]
 
 #: Distance of pitch from ±π/2 at which |cos(pitch)| = GIMBAL_LOCK_COS_PITCH, in degrees.
 _GIMBAL_LOCK_DEGREES = math.degrees(math.asin(GIMBAL_LOCK_COS_PITCH))
@@ -112,13 +110,9 @@ class RollPitchYaw:
                 raise TypeError(f"R must be a RotationMatrix, got {type(R).__name__}")
             self._rpy = _rpy_from_rotation(R)
         elif quaternion is not None:
-            R_AD = _scalar.matrix3_from_quaternion(quaternion, 0.0)
-            if R_AD is not None:
-                self._rpy = _scalar.rpy_of(R_AD)
-                return
-            q = normalize_quaternion(quaternion)
-            self._rpy = _scalar.rpy_from_quaternion_and_rotation(
-                q.tolist(), quaternion_to_rotation_matrix(q).tolist())
+            # The compiled rotation of q (normalised, or refused with the error
+            # naming the fault), then the compiled roll-pitch-yaw of it.
+            self._rpy = _scalar.rpy_of(quaternion_to_rotation_matrix(quaternion))
         else:
             self._rpy = _rpy_from_rotation(
                 RotationMatrix._from_trusted_matrix3(_validated_matrix("matrix", matrix))
@@ -213,10 +207,7 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        v = _vector3("rpyDt", rpyDt)
-        if _rates is not None:
-            return _rates(0, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
-        return np.array(_mv(self._matrix_parent_from_rpy_dt(), v))
+        return _rates(0, GIMBAL_LOCK_COS_PITCH, *self._rpy, *_vector3("rpyDt", rpyDt))
 
     def calc_angular_velocity_in_child_from_rpy_dt(self, rpyDt: np.ndarray) -> np.ndarray:
         """Angular velocity w_AD_D of D in A, expressed in D, from ``[ṙ, ṗ, ẏ]``.
@@ -236,10 +227,7 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        v = _vector3("rpyDt", rpyDt)
-        if _rates is not None:
-            return _rates(1, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
-        return np.array(_mv(self._matrix_child_from_rpy_dt(), v))
+        return _rates(1, GIMBAL_LOCK_COS_PITCH, *self._rpy, *_vector3("rpyDt", rpyDt))
 
     def calc_rpy_dt_from_angular_velocity_in_parent(self, w_AD_A: np.ndarray) -> np.ndarray:
         """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_A of D in A, expressed in A.
@@ -262,12 +250,10 @@ class RollPitchYaw:
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``), where the
             map divides by cos(p).
         """
-        w = _vector3("w_AD_A", w_AD_A)
-        found = None if _rates is None else _rates(2, GIMBAL_LOCK_COS_PITCH, *self._rpy, *w)
-        if found is not None:
-            return found
-        return np.array(_mv(
-            self._inverse_of_parent_matrix("calc_rpy_dt_from_angular_velocity_in_parent")[0], w))
+        found = _rates(2, GIMBAL_LOCK_COS_PITCH, *self._rpy, *_vector3("w_AD_A", w_AD_A))
+        if found is None:
+            raise self._gimbal_lock_error("calc_rpy_dt_from_angular_velocity_in_parent")
+        return found
 
     def calc_rpy_dt_from_angular_velocity_in_child(self, w_AD_D: np.ndarray) -> np.ndarray:
         """``[ṙ, ṗ, ẏ]`` from the angular velocity w_AD_D of D in A, expressed in D.
@@ -289,12 +275,10 @@ class RollPitchYaw:
         ValueError
             Near gimbal lock (``|cos p| < GIMBAL_LOCK_COS_PITCH``).
         """
-        w = _vector3("w_AD_D", w_AD_D)
-        found = None if _rates is None else _rates(3, GIMBAL_LOCK_COS_PITCH, *self._rpy, *w)
-        if found is not None:
-            return found
-        return np.array(_mv(
-            self._inverse_of_child_matrix("calc_rpy_dt_from_angular_velocity_in_child")[0], w))
+        found = _rates(3, GIMBAL_LOCK_COS_PITCH, *self._rpy, *_vector3("w_AD_D", w_AD_D))
+        if found is None:
+            raise self._gimbal_lock_error("calc_rpy_dt_from_angular_velocity_in_child")
+        return found
 
     def calc_rotation_matrix_dt(self, rpyDt: np.ndarray) -> np.ndarray:
         """Ṙ_AD, the time derivative of R_AD, from ``[ṙ, ṗ, ẏ]``.
@@ -318,17 +302,7 @@ class RollPitchYaw:
         TypeError, ValueError
             If ``rpyDt`` is not a finite (3,) array of reals.
         """
-        v = _vector3("rpyDt", rpyDt)
-        if _rates is not None:
-            return _rates(4, GIMBAL_LOCK_COS_PITCH, *self._rpy, *v)
-        wx, wy, wz = _mv(self._matrix_parent_from_rpy_dt(), v)
-        a, b, c, d, e, f, g, h, i = _scalar.rotation_from_rpy(*self._rpy)
-        # [w]ₓ R: row k of the skew matrix times R, written out.
-        return np.array((
-            wy * g - wz * d, wy * h - wz * e, wy * i - wz * f,
-            wz * a - wx * g, wz * b - wx * h, wz * c - wx * i,
-            wx * d - wy * a, wx * e - wy * b, wx * f - wy * c,
-        )).reshape(3, 3)
+        return _rates(4, GIMBAL_LOCK_COS_PITCH, *self._rpy, *_vector3("rpyDt", rpyDt))
 
     def calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent(
         self, rpyDt: np.ndarray, alpha_AD_A: np.ndarray
@@ -359,20 +333,10 @@ class RollPitchYaw:
         """
         rpy_dt = _vector3("rpyDt", rpyDt)
         alpha = _vector3("alpha_AD_A", alpha_AD_A)
-        found = (None if _rates is None
-                 else _rates(5, GIMBAL_LOCK_COS_PITCH, *self._rpy, *rpy_dt, *alpha))
-        if found is not None:
-            return found
-        M_inverse, (sp, cp, sy, cy) = self._inverse_of_parent_matrix(
-            "calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent"
-        )
-        _, p_dt, y_dt = rpy_dt
-        M_dt = (
-            (-sp * p_dt * cy - cp * sy * y_dt, -cy * y_dt, 0.0),
-            (-sp * p_dt * sy + cp * cy * y_dt, -sy * y_dt, 0.0),
-            (-cp * p_dt, 0.0, 0.0),
-        )
-        return np.array(_mv(M_inverse, _minus(alpha, _mv(M_dt, rpy_dt))))
+        found = _rates(5, GIMBAL_LOCK_COS_PITCH, *self._rpy, *rpy_dt, *alpha)
+        if found is None:
+            raise self._gimbal_lock_error("calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent")
+        return found
 
     def calc_rpy_ddt_from_angular_accel_in_child(
         self, rpyDt: np.ndarray, alpha_AD_D: np.ndarray
@@ -404,67 +368,24 @@ class RollPitchYaw:
         """
         rpy_dt = _vector3("rpyDt", rpyDt)
         alpha = _vector3("alpha_AD_D", alpha_AD_D)
-        found = (None if _rates is None
-                 else _rates(6, GIMBAL_LOCK_COS_PITCH, *self._rpy, *rpy_dt, *alpha))
-        if found is not None:
-            return found
-        N_inverse, (sr, cr, sp, cp) = self._inverse_of_child_matrix(
-            "calc_rpy_ddt_from_angular_accel_in_child")
-        r_dt, p_dt, _ = rpy_dt
-        N_dt = (
-            (0.0, 0.0, -cp * p_dt),
-            (0.0, -sr * r_dt, cr * cp * r_dt - sr * sp * p_dt),
-            (0.0, -cr * r_dt, -sr * cp * r_dt - cr * sp * p_dt),
+        found = _rates(6, GIMBAL_LOCK_COS_PITCH, *self._rpy, *rpy_dt, *alpha)
+        if found is None:
+            raise self._gimbal_lock_error("calc_rpy_ddt_from_angular_accel_in_child")
+        return found
+
+    # --- gimbal lock -------------------------------------------------------
+
+    def _gimbal_lock_error(self, method: str) -> ValueError:
+        # Only the words: rpy_rates made the test (|cos(pitch)| <
+        # GIMBAL_LOCK_COS_PITCH) and returned None.
+        pitch = self._rpy[1]
+        return ValueError(
+            f"RollPitchYaw.{method}(): gimbal lock: pitch = {pitch:.9g} rad "
+            f"({math.degrees(pitch):.6g} degrees) is within {_GIMBAL_LOCK_DEGREES:.6g} "
+            "degrees of ±90 degrees (|cos(pitch)| < "
+            f"{GIMBAL_LOCK_COS_PITCH:g}), where roll-pitch-yaw rates divide by "
+            "cos(pitch); use a quaternion or angular velocity there"
         )
-        return np.array(_mv(N_inverse, _minus(alpha, _mv(N_dt, rpy_dt))))
-
-    # --- the matrices relating rpyDt and angular velocity --------------------
-    # Rows of floats: one 3x3 times a 3-vector is cheaper written out than in numpy.
-
-    def _matrix_parent_from_rpy_dt(self) -> _Rows:
-        # w_AD_A = M rpyDt
-        _, p, y = self._rpy
-        sp, cp, sy, cy = _sin(p), _cos(p), _sin(y), _cos(y)
-        return (cp * cy, -sy, 0.0), (cp * sy, cy, 0.0), (-sp, 0.0, 1.0)
-
-    def _matrix_child_from_rpy_dt(self) -> _Rows:
-        # w_AD_D = N rpyDt
-        r, p, _ = self._rpy
-        sr, cr, sp, cp = _sin(r), _cos(r), _sin(p), _cos(p)
-        return (1.0, 0.0, -sp), (0.0, cr, sr * cp), (0.0, -sr, cr * cp)
-
-    def _inverse_of_parent_matrix(self, method: str) -> tuple[_Rows, tuple[float, ...]]:
-        # M⁻¹, and the sines and cosines of pitch and yaw for the caller's Ṁ.
-        _, p, y = self._rpy
-        sp, cp, sy, cy = _sin(p), _cos(p), _sin(y), _cos(y)
-        self._refuse_gimbal_lock(method, cp)
-        return (
-            (cy / cp, sy / cp, 0.0),
-            (-sy, cy, 0.0),
-            (cy * sp / cp, sy * sp / cp, 1.0),
-        ), (sp, cp, sy, cy)
-
-    def _inverse_of_child_matrix(self, method: str) -> tuple[_Rows, tuple[float, ...]]:
-        # N⁻¹, and the sines and cosines of roll and pitch for the caller's Ṅ.
-        r, p, _ = self._rpy
-        sr, cr, sp, cp = _sin(r), _cos(r), _sin(p), _cos(p)
-        self._refuse_gimbal_lock(method, cp)
-        return (
-            (1.0, sr * sp / cp, cr * sp / cp),
-            (0.0, cr, -sr),
-            (0.0, sr / cp, cr / cp),
-        ), (sr, cr, sp, cp)
-
-    def _refuse_gimbal_lock(self, method: str, cos_pitch: float) -> None:
-        if abs(cos_pitch) < GIMBAL_LOCK_COS_PITCH:
-            pitch = self._rpy[1]
-            raise ValueError(
-                f"RollPitchYaw.{method}(): gimbal lock: pitch = {pitch:.9g} rad "
-                f"({math.degrees(pitch):.6g} degrees) is within {_GIMBAL_LOCK_DEGREES:.6g} "
-                "degrees of ±90 degrees (|cos(pitch)| < "
-                f"{GIMBAL_LOCK_COS_PITCH:g}), where roll-pitch-yaw rates divide by "
-                "cos(pitch); use a quaternion or angular velocity there"
-            )
 
     # --- python protocol ---------------------------------------------------
 
@@ -484,19 +405,9 @@ def _vector3(name: str, value: object) -> list[float]:
 
 
 _vector3_or_none = _scalar.vector3_or_none
-# The compiled rate methods (csrc/rotation.c), None without the extension; they
-# return None at gimbal lock, where the Python below raises.
+# The rate methods' one implementation (csrc/rotation.c); it returns None where
+# a method would divide by a cos(pitch) under GIMBAL_LOCK_COS_PITCH.
 _rates = _scalar.rpy_rates
-
-
-def _mv(M: _Rows, v: list[float]) -> tuple[float, float, float]:
-    x, y, z = v
-    (a, b, c), (d, e, f), (g, h, i) = M
-    return a * x + b * y + c * z, d * x + e * y + f * z, g * x + h * y + i * z
-
-
-def _minus(u: list[float], v: tuple[float, float, float]) -> tuple[float, float, float]:
-    return u[0] - v[0], u[1] - v[1], u[2] - v[2]
 
 
 def _require_rpy(other: object) -> RollPitchYaw:

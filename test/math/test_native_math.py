@@ -147,39 +147,3 @@ def test_polar_rotation_is_the_svd_projection_where_it_answers():
     assert answered > 250
     assert _scalar.polar_rotation(np.diag([1.0, 1.0, -1.0])) is None
     assert _scalar.polar_rotation(np.diag([1.0, 1.0, 1e-12])) is None
-
-
-RATE_METHODS = [
-    ("calc_angular_velocity_in_parent_from_rpy_dt", 1),
-    ("calc_angular_velocity_in_child_from_rpy_dt", 1),
-    ("calc_rpy_dt_from_angular_velocity_in_parent", 1),
-    ("calc_rpy_dt_from_angular_velocity_in_child", 1),
-    ("calc_rotation_matrix_dt", 1),
-    ("calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent", 2),
-    ("calc_rpy_ddt_from_angular_accel_in_child", 2),
-]
-
-
-@pytest.mark.parametrize("method, arguments", RATE_METHODS)
-def test_compiled_rate_methods_match_their_python(method, arguments, monkeypatch):
-    from geometry_core.math import RollPitchYaw, roll_pitch_yaw
-
-    rng = np.random.default_rng(5)
-    cases = []
-    for _ in range(100):
-        rpy = RollPitchYaw(*rng.uniform(-3.0, 3.0, 3).tolist())
-        cases.append((rpy, [rng.uniform(-2.0, 2.0, 3) for _ in range(arguments)]))
-    compiled = [getattr(rpy, method)(*args) for rpy, args in cases]
-    monkeypatch.setattr(roll_pitch_yaw, "_rates", None)
-    for (rpy, args), found in zip(cases, compiled):
-        np.testing.assert_allclose(found, getattr(rpy, method)(*args), rtol=1e-12, atol=1e-12)
-
-
-@pytest.mark.parametrize("method, arguments",
-                         [m for m in RATE_METHODS if m[0].startswith("calc_rpy_d")])
-def test_compiled_rate_methods_leave_gimbal_lock_to_python(method, arguments):
-    from geometry_core.math import RollPitchYaw
-
-    at_lock = RollPitchYaw(0.1, np.pi / 2, 0.2)
-    with pytest.raises(ValueError, match="gimbal lock"):
-        getattr(at_lock, method)(*[np.ones(3)] * arguments)

@@ -5,22 +5,10 @@ import math
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
 from geometry_core.math import RollPitchYaw, RotationMatrix
 from geometry_core.tolerances import GIMBAL_LOCK_COS_PITCH
-
-
-def _skew(w):
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-
-
-def _unskew(S):
-    return np.array([S[2, 1] - S[1, 2], S[0, 2] - S[2, 0], S[1, 0] - S[0, 1]]) / 2
-
-
-def _matrix(rpy_vector):
-    return RollPitchYaw(rpy_vector).to_rotation_matrix().matrix()
-
 
 # --- construction ------------------------------------------------------------
 
@@ -138,33 +126,95 @@ def test_is_nearby_compares_angles_and_orientation_compares_matrices():
 
 
 # --- rates -------------------------------------------------------------------
+# csrc/rotation.c (rpy_rates) is the one implementation of the seven rate
+# methods. The references here share no code with it: the rotation and the
+# angles of a rotation are scipy's (extrinsic "xyz" is Drake's R = Rz Ry Rx),
+# and the derivatives are central differences in time. pydrake's RollPitchYaw
+# answers the same seven in test_drake_differential.py.
 
 RPY = np.array([0.4, -0.6, 1.3])
 RPY_DT = np.array([0.7, -1.1, 0.5])
-RPY_DDT = np.array([-0.3, 0.9, 1.7])
 
 
-def _numeric_w_AD_A(rpy, rpy_dt, h=1e-6):
-    R_dot = (_matrix(rpy + h * rpy_dt) - _matrix(rpy - h * rpy_dt)) / (2 * h)
-    return _unskew(R_dot @ _matrix(rpy).T)
+def _rotation(rpy):
+    return Rotation.from_euler("xyz", rpy).as_matrix()
 
 
-def test_angular_velocity_in_parent_matches_finite_difference():
-    w_AD_A = RollPitchYaw(RPY).calc_angular_velocity_in_parent_from_rpy_dt(RPY_DT)
-    np.testing.assert_allclose(w_AD_A, _numeric_w_AD_A(RPY, RPY_DT), atol=1e-9)
+def _exp(rotation_vector):
+    return Rotation.from_rotvec(rotation_vector).as_matrix()
 
 
-def test_angular_velocity_in_child_is_parent_re_expressed():
-    rpy = RollPitchYaw(RPY)
-    w_AD_D = rpy.calc_angular_velocity_in_child_from_rpy_dt(RPY_DT)
-    np.testing.assert_allclose(w_AD_D, _matrix(RPY).T @ _numeric_w_AD_A(RPY, RPY_DT), atol=1e-9)
+def _unskew(S):
+    return np.array([S[2, 1] - S[1, 2], S[0, 2] - S[2, 0], S[1, 0] - S[0, 1]]) / 2
 
 
-def test_rotation_matrix_dt_matches_finite_difference():
-    h = 1e-6
-    numeric = (_matrix(RPY + h * RPY_DT) - _matrix(RPY - h * RPY_DT)) / (2 * h)
-    np.testing.assert_allclose(RollPitchYaw(RPY).calc_rotation_matrix_dt(RPY_DT), numeric,
-                               atol=1e-9)
+def _derivatives(f, h=1e-3):
+    # f'(0) and f''(0) by the five-point central stencils: truncation O(h⁴),
+    # about 1e-12 here; scipy's angles (round-off near 1e-13) leave errors
+    # up to about 1e-9 in the first and 1e-8 in the second, well inside the
+    # tolerances below and far from the O(1) error of a wrong formula.
+    m2, m1, zero, p1, p2 = (f(k * h) for k in (-2, -1, 0, 1, 2))
+    return ((m2 - 8 * m1 + 8 * p1 - p2) / (12 * h),
+            (-m2 + 16 * m1 - 30 * zero + 16 * p1 - p2) / (12 * h * h))
+
+
+def _rpy_path(R_of_t, rpy):
+    # The angles of R(t) less those of R(0) = R(rpy), wrapped to (-π, π] so that
+    # a path crossing ±π stays continuous.
+    return lambda t: np.angle(np.exp(1j * (Rotation.from_matrix(R_of_t(t)).as_euler("xyz")
+                                           - rpy)))
+
+
+def _rate_cases(n=25):
+    # Away from gimbal lock (|cos p| >= 0.36), where the inverse maps are well
+    # conditioned; the angles in the ranges scipy's as_euler returns. Each
+    # case: angles, a first and a second vector (rates, accelerations).
+    rng = np.random.default_rng(21)
+    return [(rng.uniform(-3.0, 3.0, 3) * np.array([1.0, 0.4, 1.0]),
+             rng.uniform(-2.0, 2.0, 3), rng.uniform(-2.0, 2.0, 3)) for _ in range(n)]
+
+
+RATE_CASES = _rate_cases()
+
+
+@pytest.mark.parametrize(("rpy", "rpy_dt", "_"), RATE_CASES)
+def test_forward_rate_maps_are_finite_differences_of_the_rotation(rpy, rpy_dt, _):
+    angles, R_AD = RollPitchYaw(rpy), _rotation(rpy)
+    R_AD_dt, _ = _derivatives(lambda t: _rotation(rpy + t * rpy_dt))
+    np.testing.assert_allclose(angles.calc_rotation_matrix_dt(rpy_dt), R_AD_dt, atol=1e-9)
+    # Ṙ = [w_AD_A]ₓ R = R [w_AD_D]ₓ
+    np.testing.assert_allclose(angles.calc_angular_velocity_in_parent_from_rpy_dt(rpy_dt),
+                               _unskew(R_AD_dt @ R_AD.T), atol=1e-9)
+    np.testing.assert_allclose(angles.calc_angular_velocity_in_child_from_rpy_dt(rpy_dt),
+                               _unskew(R_AD.T @ R_AD_dt), atol=1e-9)
+
+
+@pytest.mark.parametrize(("rpy", "w", "_"), RATE_CASES)
+def test_rpy_dt_is_the_angle_rate_of_a_rotation_spun_at_w(rpy, w, _):
+    angles, R_AD = RollPitchYaw(rpy), _rotation(rpy)
+    # Spun at w expressed in A: R(t) = exp([w]ₓ t) R; expressed in D: R exp([w]ₓ t).
+    in_parent, _ = _derivatives(_rpy_path(lambda t: _exp(t * w) @ R_AD, rpy))
+    in_child, _ = _derivatives(_rpy_path(lambda t: R_AD @ _exp(t * w), rpy))
+    np.testing.assert_allclose(angles.calc_rpy_dt_from_angular_velocity_in_parent(w),
+                               in_parent, atol=1e-8)
+    np.testing.assert_allclose(angles.calc_rpy_dt_from_angular_velocity_in_child(w),
+                               in_child, atol=1e-8)
+
+
+@pytest.mark.parametrize(("rpy", "w", "alpha"), RATE_CASES)
+def test_rpy_ddt_is_the_angle_acceleration_of_a_rotation_with_alpha(rpy, w, alpha):
+    angles, R_AD = RollPitchYaw(rpy), _rotation(rpy)
+    # R(t) = exp([α]ₓ t²/2) exp([w]ₓ t) R has w_AD_A(t) = α t + exp([α]ₓ t²/2) w,
+    # so w_AD_A(0) = w and alpha_AD_A(0) = α; mirrored on the right for D.
+    rpy_dt, rpy_ddt = _derivatives(
+        _rpy_path(lambda t: _exp(0.5 * t * t * alpha) @ _exp(t * w) @ R_AD, rpy))
+    np.testing.assert_allclose(
+        angles.calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent(rpy_dt, alpha), rpy_ddt,
+        atol=1e-6)
+    rpy_dt, rpy_ddt = _derivatives(
+        _rpy_path(lambda t: R_AD @ _exp(t * w) @ _exp(0.5 * t * t * alpha), rpy))
+    np.testing.assert_allclose(angles.calc_rpy_ddt_from_angular_accel_in_child(rpy_dt, alpha),
+                               rpy_ddt, atol=1e-6)
 
 
 def test_rpy_dt_from_angular_velocity_inverts_the_forward_maps():
@@ -177,31 +227,6 @@ def test_rpy_dt_from_angular_velocity_inverts_the_forward_maps():
                                atol=1e-14)
 
 
-def _numeric_alpha(expressed_in_child, h=1e-5):
-    # Angular acceleration along rpy(t) = RPY + t RPY_DT + t²/2 RPY_DDT at t = 0.
-    def w(t):
-        rpy = RollPitchYaw(RPY + t * RPY_DT + 0.5 * t * t * RPY_DDT)
-        rpy_dt = RPY_DT + t * RPY_DDT
-        if expressed_in_child:
-            return rpy.calc_angular_velocity_in_child_from_rpy_dt(rpy_dt)
-        return rpy.calc_angular_velocity_in_parent_from_rpy_dt(rpy_dt)
-
-    return (w(h) - w(-h)) / (2 * h)
-
-
-def test_rpy_ddt_from_angular_accel_in_parent():
-    alpha_AD_A = _numeric_alpha(expressed_in_child=False)
-    rpy_ddt = RollPitchYaw(RPY).calc_rpy_ddt_from_rpy_dt_and_angular_accel_in_parent(
-        RPY_DT, alpha_AD_A)
-    np.testing.assert_allclose(rpy_ddt, RPY_DDT, atol=1e-8)
-
-
-def test_rpy_ddt_from_angular_accel_in_child():
-    alpha_AD_D = _numeric_alpha(expressed_in_child=True)
-    rpy_ddt = RollPitchYaw(RPY).calc_rpy_ddt_from_angular_accel_in_child(RPY_DT, alpha_AD_D)
-    np.testing.assert_allclose(rpy_ddt, RPY_DDT, atol=1e-8)
-
-
 SINGULAR_CALLS = [
     ("calc_rpy_dt_from_angular_velocity_in_parent", (np.ones(3),)),
     ("calc_rpy_dt_from_angular_velocity_in_child", (np.ones(3),)),
@@ -212,8 +237,9 @@ SINGULAR_CALLS = [
 
 @pytest.mark.parametrize(("method", "args"), SINGULAR_CALLS)
 @pytest.mark.parametrize("sign", [1.0, -1.0])
-def test_gimbal_lock_is_refused_with_the_pitch(method, args, sign):
-    pitch = sign * (math.pi / 2 - 1e-3)
+@pytest.mark.parametrize("offset", [0.0, 1e-3])
+def test_gimbal_lock_is_refused_with_the_pitch(method, args, sign, offset):
+    pitch = sign * (math.pi / 2 - offset)
     rpy = RollPitchYaw(0.2, pitch, 0.1)
     with pytest.raises(ValueError, match=rf"{method}\(\): gimbal lock: pitch = {pitch:.9g} rad"):
         getattr(rpy, method)(*args)
