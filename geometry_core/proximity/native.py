@@ -40,8 +40,29 @@ _native = compiled.native
 _HULLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def vertex_adjacency(triangles: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets, neighbours)``: the triangles' edges as CSR over ``count`` vertices.
+
+    Vertex i's neighbours are ``neighbours[offsets[i]:offsets[i + 1]]``,
+    sorted and without repeats; the kernels walk this graph to a hull's
+    support point instead of scanning every vertex.
+    """
+    t = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    a = np.concatenate([t[:, 0], t[:, 1], t[:, 2], t[:, 1], t[:, 2], t[:, 0]])
+    b = np.concatenate([t[:, 1], t[:, 2], t[:, 0], t[:, 0], t[:, 1], t[:, 2]])
+    edges = np.unique(a * count + b)
+    source, neighbours = np.divmod(edges, count)
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(np.bincount(source, minlength=count), out=offsets[1:])
+    return offsets, np.ascontiguousarray(neighbours, dtype=np.int32)
+
+
 def hull_spec(convex: Convex) -> tuple:
-    """``(vertices, triangles, normals, offsets, size)`` of a Convex's hull, in G."""
+    """``(vertices, triangles, normals, offsets, size, adjacency offsets, adjacency)``.
+
+    A Convex's hull in G, built once per Convex; the last two are the vertex
+    graph (:func:`vertex_adjacency`) the support walk follows.
+    """
     spec = _HULLS.get(convex)
     if spec is None:
         vertices, faces = convex.hull()
@@ -52,7 +73,8 @@ def hull_spec(convex: Convex) -> tuple:
         normals = np.ascontiguousarray(normals / np.linalg.norm(normals, axis=1, keepdims=True))
         offsets = np.ascontiguousarray(np.einsum("ij,ij->i", normals, a))
         size = float(np.max(np.linalg.norm(vertices, axis=1)))
-        spec = _HULLS[convex] = (vertices, triangles, normals, offsets, size)
+        adjacency = vertex_adjacency(triangles, len(vertices))
+        spec = _HULLS[convex] = (vertices, triangles, normals, offsets, size, *adjacency)
     return spec
 
 
