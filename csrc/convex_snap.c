@@ -35,9 +35,12 @@ static void hull_candidates(const posed *A, const posed *B, const posed *ps, dou
     poly_direction_G(ps, u, uG);
     poly_direction_G(ps, n, nG);
     double face_cos = 1.0 - 0.5 * near * near;
+    /* The filters below are plain products (no fused dot3: a library call
+     * each where the build targets no FMA unit); they decide nothing exact,
+     * and a passing face or edge is tested again as the W enumeration would. */
     for (int t = 0; t < G->nt; ++t) {
         const double *f = G->tri_n + 3 * t;
-        double cosine = dot3(f, uG);
+        double cosine = f[0] * uG[0] + f[1] * uG[1] + f[2] * uG[2];
         if (!(fabs(cosine) > face_cos)) continue;
         double sg = cosine > 0.0 ? 1.0 : -1.0;
         for (int i = 0; i < 3; ++i)
@@ -52,7 +55,8 @@ static void hull_candidates(const posed *A, const posed *B, const posed *ps, dou
             if (j <= i) continue;
             const double *b = G->v + 3 * j;
             double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-            double en = dot3(e, nG), ee = dot3(e, e);
+            double en = e[0] * nG[0] + e[1] * nG[1] + e[2] * nG[2];
+            double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
             /* |l . n| < near with l = e / |e|, without the root; exact test below */
             if (!(en * en < 1.0000001 * near2 * ee)) continue;
             double len = sqrt(ee), l[3];

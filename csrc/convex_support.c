@@ -153,13 +153,21 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
 }
 
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]) {
+    return cvx_support_value_W_from(G, X_WG, d_W, 0);
+}
+
+double cvx_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
+                                int start) {
     if (G->kind == GC_HALFSPACE) return INFINITY;
     if (G->kind == GC_MESH) return NAN;
     double d_G[3], s[3];
     /* d_W @ R_WG */
     for (int j = 0; j < 3; ++j)
         d_G[j] = dot3_fma(d_W[0], X_WG[j], d_W[1], X_WG[4 + j], d_W[2], X_WG[8 + j]);
-    gc_support_point_G(G, d_G, s);
+    if (G->kind == GC_CONVEX)
+        gc_copy(G->v + 3 * gc_hull_support_index(G, d_G, start), s);
+    else
+        gc_support_point_G(G, d_G, s);
     double h_G = d_G[0] * s[0] + d_G[1] * s[1] + d_G[2] * s[2];
     double p[3] = {X_WG[3], X_WG[7], X_WG[11]};
     return h_G + dot3(d_W, p);

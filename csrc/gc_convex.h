@@ -87,6 +87,10 @@ static inline void poly_vertex_W(const posed *ps, int i, double out[3]) {
 }
 
 void cvx_posed_init(posed *ps, const gc_shape *G, const double X[16]);
+/* gc_support_value_W with a hull's walk starting at vertex start (the
+ * solver's last answer makes the certificate's two walks short). */
+double cvx_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
+                                int start);
 double cvx_bounding_radius(const gc_shape *G);
 void cvx_core_point(const posed *ps, const double d[3], double out[3]);
 /* d (W) in a hull's frame G: d @ R_WG, the products as gc_support_value_W's. */
