@@ -57,24 +57,29 @@ def vertex_adjacency(triangles: np.ndarray, count: int) -> tuple[np.ndarray, np.
     return offsets, np.ascontiguousarray(neighbours, dtype=np.int32)
 
 
-def hull_spec(convex: Convex) -> tuple:
+def hull_arrays(p_GV: np.ndarray, faces: np.ndarray) -> tuple:
     """``(vertices, triangles, normals, offsets, size, adjacency offsets, adjacency)``.
 
-    A Convex's hull in G, built once per Convex; the last two are the vertex
-    graph (:func:`vertex_adjacency`) the support walk follows.
+    What the kernels read of a hull given its vertices and outward triangles
+    in G; the last two are the vertex graph (:func:`vertex_adjacency`) the
+    support walk follows.
     """
+    vertices = np.ascontiguousarray(p_GV, dtype=np.float64)
+    triangles = np.ascontiguousarray(faces, dtype=np.int32)
+    a, b, c = (vertices[triangles[:, k]] for k in range(3))
+    normals = np.cross(b - a, c - a)
+    normals = np.ascontiguousarray(normals / np.linalg.norm(normals, axis=1, keepdims=True))
+    offsets = np.ascontiguousarray(np.einsum("ij,ij->i", normals, a))
+    size = float(np.max(np.linalg.norm(vertices, axis=1)))
+    return (vertices, triangles, normals, offsets, size,
+            *vertex_adjacency(triangles, len(vertices)))
+
+
+def hull_spec(convex: Convex) -> tuple:
+    """:func:`hull_arrays` of a Convex's hull, built once per Convex."""
     spec = _HULLS.get(convex)
     if spec is None:
-        vertices, faces = convex.hull()
-        vertices = np.ascontiguousarray(vertices, dtype=np.float64)
-        triangles = np.ascontiguousarray(faces, dtype=np.int32)
-        a, b, c = (vertices[faces[:, k]] for k in range(3))
-        normals = np.cross(b - a, c - a)
-        normals = np.ascontiguousarray(normals / np.linalg.norm(normals, axis=1, keepdims=True))
-        offsets = np.ascontiguousarray(np.einsum("ij,ij->i", normals, a))
-        size = float(np.max(np.linalg.norm(vertices, axis=1)))
-        adjacency = vertex_adjacency(triangles, len(vertices))
-        spec = _HULLS[convex] = (vertices, triangles, normals, offsets, size, *adjacency)
+        spec = _HULLS[convex] = hull_arrays(*convex.hull())
     return spec
 
 

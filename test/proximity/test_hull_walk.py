@@ -27,16 +27,7 @@ EPS = np.finfo(float).eps
 
 def _spec(vertices: np.ndarray, triangles: np.ndarray) -> tuple:
     """A convex spec from vertices and outward triangles, with its vertex graph."""
-    vertices = np.ascontiguousarray(vertices, dtype=np.float64)
-    triangles = np.ascontiguousarray(triangles, dtype=np.int32)
-    a, b, c = (vertices[triangles[:, k]] for k in range(3))
-    normals = np.cross(b - a, c - a)
-    normals = np.ascontiguousarray(normals / np.linalg.norm(normals, axis=1, keepdims=True))
-    offsets = np.ascontiguousarray(np.einsum("ij,ij->i", normals, a))
-    size = float(np.max(np.linalg.norm(vertices, axis=1)))
-    adjacency = native.vertex_adjacency(triangles, len(vertices))
-    return native.CONVEX, (0.0, 0.0, 0.0), (vertices, triangles, normals, offsets, size,
-                                            *adjacency)
+    return native.CONVEX, (0.0, 0.0, 0.0), native.hull_arrays(vertices, triangles)
 
 
 def _sphere_hull(n: int, rng) -> tuple:
