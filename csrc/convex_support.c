@@ -28,7 +28,17 @@ static inline double hull_h(const double *v, int i, const double g[3]) {
     return dot3(v + 3 * i, g);
 }
 
-int gc_hull_support_scan(const gc_shape *G, const double g[3]) {
+/* The build targets no FMA unit, so fma() is a library call; on x86-64 the
+ * walk and the scan (nearly all of a hull pair's arithmetic) are also built
+ * for FMA and picked at load time. fma() is exactly rounded either way, so
+ * both builds give the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GC_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define GC_FMA_CLONES
+#endif
+
+GC_FMA_CLONES int gc_hull_support_scan(const gc_shape *G, const double g[3]) {
     int best = 0;
     double top = -INFINITY;
     for (int i = 0; i < G->nv; ++i) {
@@ -41,7 +51,7 @@ int gc_hull_support_scan(const gc_shape *G, const double g[3]) {
     return best;
 }
 
-int gc_hull_support_index(const gc_shape *G, const double g[3], int start) {
+GC_FMA_CLONES int gc_hull_support_index(const gc_shape *G, const double g[3], int start) {
     int nv = G->nv;
     if (G->adj_start == NULL || nv <= GC_CONVEX_HULL_WALK_MIN_VERTICES)
         return gc_hull_support_scan(G, g);
