@@ -56,7 +56,9 @@ typedef struct gc_shape {
     double size;          /* max |v| (bounding radius about Go) */
     /* The vertex graph (edges of the triangles) as CSR: the neighbours of
      * vertex i are adj[adj_start[i] .. adj_start[i + 1]). NULL when the spec
-     * has none (a lone triangle, a point set): the support scans. */
+     * has none (a lone triangle, a point set): the support scans. A walk
+     * needs the graph of a hull's surface: connected, every vertex in a
+     * triangle (native.hull_arrays builds it so). */
     const int *adj_start; /* (nv + 1,) */
     const int *adj;
 } gc_shape;
