@@ -43,6 +43,11 @@ static int line_constraints(const posed *A, const posed *B, const double n[3],
         const posed *ps = side == 0 ? A : B;
         const double *u = side == 0 ? nn : n;
         if (cvx_posed_is_smooth(ps, u, near)) continue;
+        /* A hull's edges are each two triangles' (a flat hull's, both
+         * windings'), so its kink lines come in pairs and never make the one
+         * line a constraint needs: every path below returns count, without
+         * enumerating its faces and edges. */
+        if (ps->kind == PK_POLY) return count;
         if (any_face_near(ps, u, near)) return count;
         int nl = cvx_kink_line_count(ps), hits = 0;
         double e[3] = {0.0, 0.0, 0.0};

@@ -220,7 +220,8 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     /* certificate_gap: g(n) = -h_A(-n) - h_B(n) against the answer's distance */
     const double *n = out->nhat_BA_W;
     double nn[3] = {-n[0], -n[1], -n[2]};
-    double g = -gc_support_value_W(A, X_WA, nn) - gc_support_value_W(B, X_WB, n);
+    double g = -cvx_support_value_W_from(A, X_WA, nn, pa.warm_store)
+               - cvx_support_value_W_from(B, X_WB, n, pb.warm_store);
     double cert = fabs(g - out->distance);
     if (!(cert <= GC_PAIR_CERTIFICATE_TOLERANCE)) return GC_UNCERTIFIED;
     return GC_OK;

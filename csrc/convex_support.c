@@ -3,7 +3,7 @@
  * h_S(d) = max over s in S of d . s and a maximiser s_S(d), for a sphere,
  * box, cylinder, capsule, ellipsoid and hull, with deterministic ties (a zero
  * component counts as positive, a cylinder's d without xy part takes the rim
- * point on +Gx, a hull its first maximising vertex). posed keeps a shape's
+ * point on +Gx, a hull a maximising vertex). posed keeps a shape's
  * core (the shape less its margin radius) in W; the kinks (box faces and
  * edges, cylinder caps and sides, hull faces and edges) and the curvature
  * (support Jacobian) serve Newton and the kink snap.
@@ -11,6 +11,97 @@
 #include <string.h>
 
 #include "gc_convex.h"
+
+/* ================================================================ hull vertices
+ * A hull's support point is a vertex maximising d_G . v. Large hulls walk
+ * their vertex graph (the triangles' edges) uphill, as FCL, libccd and coal
+ * do: on a convex polytope a vertex with no better neighbour is a global
+ * maximum (if v were not, the edges at v span the cone of feasible
+ * directions, so one of them would rise along d). Rounding can make two
+ * neighbours on a flat face (or an exact tie) look level, so the walk ends
+ * with a flood over the vertices within GC_CONVEX_HULL_WALK_TIE of the top:
+ * the vertices at or above any level form a connected subgraph, so the
+ * flood reaches the scan's maximiser. Every value is the same dot3 as the
+ * scan's, so the walk's maximum is the scan's maximum bit for bit. */
+
+static inline double hull_h(const double *v, int i, const double g[3]) {
+    return dot3(v + 3 * i, g);
+}
+
+/* The build targets no FMA unit, so fma() is a library call; on x86-64 the
+ * walk and the scan (nearly all of a hull pair's arithmetic) are also built
+ * for FMA and picked at load time. fma() is exactly rounded either way, so
+ * both builds give the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GC_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define GC_FMA_CLONES
+#endif
+
+GC_FMA_CLONES int gc_hull_support_scan(const gc_shape *G, const double g[3]) {
+    int best = 0;
+    double top = -INFINITY;
+    for (int i = 0; i < G->nv; ++i) {
+        double h = hull_h(G->v, i, g);
+        if (h > top || i == 0) {
+            top = h;
+            best = i;
+        }
+    }
+    return best;
+}
+
+GC_FMA_CLONES int gc_hull_support_index(const gc_shape *G, const double g[3], int start) {
+    int nv = G->nv;
+    if (G->adj_start == NULL || nv <= GC_CONVEX_HULL_WALK_MIN_VERTICES)
+        return gc_hull_support_scan(G, g);
+    if (!(g[0] == g[0] && g[1] == g[1] && g[2] == g[2])) return 0; /* NaN: the scan's 0 */
+    const double *v = G->v;
+    const int *off = G->adj_start, *nb = G->adj;
+    int best = start >= 0 && start < nv ? start : 0;
+    double top = hull_h(v, best, g);
+    double tol = GC_CONVEX_HULL_WALK_TIE * G->size * (fabs(g[0]) + fabs(g[1]) + fabs(g[2]));
+    int level; /* a neighbour of the stop within tol of the top: a flood is due */
+    for (;;) {
+        int next = -1;
+        double rise = top;
+        level = 0;
+        for (int k = off[best]; k < off[best + 1]; ++k) {
+            double h = hull_h(v, nb[k], g);
+            if (h > rise) {
+                rise = h;
+                next = nb[k];
+            }
+            if (h >= top - tol) level = 1;
+        }
+        if (next < 0) break; /* strict rises only: the walk ends */
+        best = next;
+        top = rise;
+    }
+    if (!level) return best;
+    /* Flood the plateau breadth first; seen is the queue and the visited set. */
+    int seen[GC_CONVEX_HULL_WALK_FLOOD_MAX];
+    int ns = 1, q = 0;
+    seen[0] = best;
+    while (q < ns) {
+        int u = seen[q++];
+        for (int k = off[u]; k < off[u + 1]; ++k) {
+            int w = nb[k];
+            int known = 0;
+            for (int j = 0; j < ns && !known; ++j) known = seen[j] == w;
+            if (known) continue;
+            double h = hull_h(v, w, g);
+            if (h < top - tol) continue;
+            if (ns == GC_CONVEX_HULL_WALK_FLOOD_MAX) return gc_hull_support_scan(G, g);
+            seen[ns++] = w;
+            if (h > top) {
+                top = h;
+                best = w;
+            }
+        }
+    }
+    return best;
+}
 
 /* ================================================================ support functions in G */
 
@@ -62,20 +153,9 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
         }
         return;
     }
-    case GC_CONVEX: {
-        int best = 0;
-        double top = -INFINITY;
-        for (int i = 0; i < G->nv; ++i) {
-            const double *v = G->v + 3 * i;
-            double h = d[0] * v[0] + d[1] * v[1] + d[2] * v[2];
-            if (h > top || i == 0) {
-                top = h;
-                best = i;
-            }
-        }
-        gc_copy(G->v + 3 * best, s);
+    case GC_CONVEX:
+        gc_copy(G->v + 3 * gc_hull_support_index(G, d, 0), s);
         return;
-    }
     default:
         s[0] = s[1] = s[2] = NAN;
         return;
@@ -83,13 +163,21 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
 }
 
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]) {
+    return cvx_support_value_W_from(G, X_WG, d_W, 0);
+}
+
+double cvx_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
+                                int start) {
     if (G->kind == GC_HALFSPACE) return INFINITY;
     if (G->kind == GC_MESH) return NAN;
     double d_G[3], s[3];
     /* d_W @ R_WG */
     for (int j = 0; j < 3; ++j)
         d_G[j] = dot3_fma(d_W[0], X_WG[j], d_W[1], X_WG[4 + j], d_W[2], X_WG[8 + j]);
-    gc_support_point_G(G, d_G, s);
+    if (G->kind == GC_CONVEX)
+        gc_copy(G->v + 3 * gc_hull_support_index(G, d_G, start), s);
+    else
+        gc_support_point_G(G, d_G, s);
     double h_G = d_G[0] * s[0] + d_G[1] * s[1] + d_G[2] * s[2];
     double p[3] = {X_WG[3], X_WG[7], X_WG[11]};
     return h_G + dot3(d_W, p);
@@ -106,6 +194,10 @@ void cvx_posed_init(posed *ps, const gc_shape *G, const double X[16]) {
     }
     ps->radius = 0.0;
     ps->prm[0] = ps->prm[1] = ps->prm[2] = 0.0;
+    ps->warm = &ps->warm_store;
+    ps->warm_store = 0;
+    ps->spread = &ps->spread_store;
+    ps->spread_store = -1.0;
     switch (G->kind) {
     case GC_SPHERE:
         ps->kind = PK_POINT;
@@ -169,20 +261,14 @@ void cvx_core_point(const posed *ps, const double d[3], double out[3]) {
         return;
     }
     if (ps->kind == PK_POLY) {
-        int best = 0;
-        double top = -INFINITY, vb[3] = {0.0, 0.0, 0.0};
-        for (int i = 0; i < ps->shape->nv; ++i) {
-            double v[3];
-            poly_vertex_W(ps, i, v);
-            double h = dotv3_fma(v, d);
-            if (h > top || i == 0) {
-                top = h;
-                best = i;
-                gc_copy(v, vb);
-            }
-        }
-        (void)best;
-        gc_copy(vb, out);
+        /* d in G (d @ R_WG), then the vertex; the walk starts where this
+         * hull's last support point in this pair query was: GJK, EPA and
+         * Newton turn the direction a little at a time. */
+        double g[3];
+        poly_direction_G(ps, d, g);
+        int best = gc_hull_support_index(ps->shape, g, ps->warm[0]);
+        ps->warm[0] = best;
+        poly_vertex_W(ps, best, out);
         return;
     }
     /* g_j = (column j of R) . d */
@@ -286,6 +372,36 @@ void cvx_kink_line(const posed *ps, int k, double out[3]) {
 /* Whether the support map is smooth at unit u (W): no kink within tol. */
 int cvx_posed_is_smooth(const posed *ps, const double u[3], double tol) {
     if (ps->kind == PK_POINT) return 1;
+    if (poly_walks(ps)) {
+        /* The largest value is the walk's; the second largest is a
+         * neighbour's of the top vertex (a vertex below the top has an edge
+         * that rises, and only the top is above the second), or the top's
+         * own value again where the maximum is a tie (a face or an edge). */
+        const gc_shape *G = ps->shape;
+        double g[3];
+        poly_direction_G(ps, u, g);
+        int b = gc_hull_support_index(G, g, ps->warm[0]);
+        ps->warm[0] = b;
+        double top1 = dot3(G->v + 3 * b, g), top0 = -INFINITY;
+        for (int k = G->adj_start[b]; k < G->adj_start[b + 1]; ++k) {
+            double h = dot3(G->v + 3 * G->adj[k], g);
+            if (h > top0) top0 = h;
+        }
+        if (ps->spread[0] < 0.0) {
+            /* The widest extent of the vertices along an axis of W: h(e_k) +
+             * h(-e_k), e_k in G being row k of R_WG. */
+            double spread = 0.0;
+            for (int k = 0; k < 3; ++k) {
+                double e[3] = {ps->R[3 * k], ps->R[3 * k + 1], ps->R[3 * k + 2]};
+                double m[3] = {-e[0], -e[1], -e[2]};
+                double hi = dot3(G->v + 3 * gc_hull_support_index(G, e, b), e);
+                double lo = dot3(G->v + 3 * gc_hull_support_index(G, m, b), m);
+                if (hi + lo > spread) spread = hi + lo;
+            }
+            ps->spread[0] = spread;
+        }
+        return fabs(top1 - top0) > tol * ps->spread[0];
+    }
     if (ps->kind == PK_POLY) {
         int nv = ps->shape->nv;
         if (nv < 2) return 1;

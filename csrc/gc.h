@@ -54,6 +54,13 @@ typedef struct gc_shape {
     const double *tri_n;  /* (nt, 3) outward unit normals */
     const double *tri_d;  /* (nt,) plane offsets: tri_n . p = tri_d on the face */
     double size;          /* max |v| (bounding radius about Go) */
+    /* The vertex graph (edges of the triangles) as CSR: the neighbours of
+     * vertex i are adj[adj_start[i] .. adj_start[i + 1]). NULL when the spec
+     * has none (a lone triangle, a point set): the support scans. A walk
+     * needs the graph of a hull's surface: connected, every vertex in a
+     * triangle (native.hull_arrays builds it so). */
+    const int *adj_start; /* (nv + 1,) */
+    const int *adj;
 } gc_shape;
 
 typedef struct gc_pair_result {
@@ -98,8 +105,16 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                    const double X_WB[16], gc_pair_result *out);
 /* Support point of G along d (any length), in G, with deterministic tie
  * conventions (a zero component counts as positive; a cylinder's d without
- * xy part takes the rim point on +Gx; a hull its first maximising vertex). */
+ * xy part takes the rim point on +Gx; a hull a maximising vertex: the first
+ * one when it scans, the walk's when it walks). */
 void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]);
+/* Index of a hull vertex maximising d_G . v (dot3, fused): a scan of every
+ * vertex for small hulls or without adjacency, else an uphill walk of the
+ * vertex graph from vertex start (clamped into range), exact all the same. */
+int gc_hull_support_index(const gc_shape *G, const double d_G[3], int start);
+/* The same by scanning every vertex (the first maximiser): the reference
+ * the walk is tested against. */
+int gc_hull_support_scan(const gc_shape *G, const double d_G[3]);
 /* Support value h(d) = max over G of d . p_WP (points measured from Wo),
  * d a unit vector in W; +inf for a half space. */
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]);

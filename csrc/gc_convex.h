@@ -63,6 +63,15 @@ typedef struct {
     double p[3];   /* p_WGo */
     double radius; /* margin */
     double prm[3];
+    /* A hull's last support vertex, where its next walk starts: the one
+     * thing a support query changes, so the solver can pass posed as const
+     * and still warm start (warm points at warm_store). */
+    int *warm;
+    int warm_store;
+    /* A hull's extent along the axes of W (the widest of the three), found
+     * on first use by cvx_posed_is_smooth; < 0 until then. */
+    double *spread;
+    double spread_store;
 } posed;
 
 static inline int posed_curved(const posed *ps) {
@@ -78,8 +87,22 @@ static inline void poly_vertex_W(const posed *ps, int i, double out[3]) {
 }
 
 void cvx_posed_init(posed *ps, const gc_shape *G, const double X[16]);
+/* gc_support_value_W with a hull's walk starting at vertex start (the
+ * solver's last answer makes the certificate's two walks short). */
+double cvx_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
+                                int start);
 double cvx_bounding_radius(const gc_shape *G);
 void cvx_core_point(const posed *ps, const double d[3], double out[3]);
+/* d (W) in a hull's frame G: d @ R_WG, the products as gc_support_value_W's. */
+static inline void poly_direction_G(const posed *ps, const double d[3], double g[3]) {
+    const double *R = ps->R;
+    for (int j = 0; j < 3; ++j) g[j] = dot3_fma(d[0], R[j], d[1], R[3 + j], d[2], R[6 + j]);
+}
+/* Whether a hull walks its vertex graph (else every vertex is scanned). */
+static inline int poly_walks(const posed *ps) {
+    return ps->kind == PK_POLY && ps->shape->adj_start != NULL
+           && ps->shape->nv > GC_CONVEX_HULL_WALK_MIN_VERTICES;
+}
 int cvx_kink_face_count(const posed *ps);
 int cvx_kink_line_count(const posed *ps);
 void cvx_kink_face(const posed *ps, int k, double out[3]);

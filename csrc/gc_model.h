@@ -9,6 +9,11 @@
 int gc_model_register(PyObject *module);
 int gc_get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t count,
                   const char *name);
-int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[4]);
+/* Buffers a parsed hull holds: vertices, triangles, normals, offsets and,
+ * when given, the adjacency's offsets and indices (views[4..5] zeroed when
+ * not, so releasing all GC_HULL_VIEWS is safe: PyBuffer_Release of an empty
+ * view is a no-op). */
+#define GC_HULL_VIEWS 6
+int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[GC_HULL_VIEWS]);
 
 #endif

@@ -33,7 +33,7 @@ typedef struct {
     Py_ssize_t nbounded;
     int *halfspaces;
     Py_ssize_t nhalfspaces;
-    Py_buffer *hull_views; /* 4 per convex shape, kept for the model's life */
+    Py_buffer *hull_views; /* GC_HULL_VIEWS per convex shape, kept for the model's life */
     Py_ssize_t nhull_views;
 } ModelObject;
 
@@ -108,7 +108,7 @@ static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
     self->bounded = PyMem_Malloc((size_t)n * sizeof(int));
     self->halfspaces = PyMem_Malloc((size_t)n * sizeof(int));
     Py_ssize_t nhulls = PyList_GET_SIZE(hulls_o);
-    self->hull_views = PyMem_Calloc((size_t)(4 * nhulls + 1), sizeof(Py_buffer));
+    self->hull_views = PyMem_Calloc((size_t)(GC_HULL_VIEWS * nhulls + 1), sizeof(Py_buffer));
     if (!self->shapes || !self->box_G || !self->frame_slot || !self->X_FG || !self->filtered ||
         !self->bounded || !self->halfspaces || !self->hull_views) {
         PyErr_NoMemory();
@@ -150,7 +150,7 @@ static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
         }
         if (gc_parse_hull(hull, &self->shapes[g], &self->hull_views[self->nhull_views]) < 0)
             goto release;
-        self->nhull_views += 4;
+        self->nhull_views += GC_HULL_VIEWS;
     }
     for (Py_ssize_t g = 0; g < G; ++g) {
         if (self->shapes[g].kind == GC_CONVEX && self->shapes[g].v == NULL) {

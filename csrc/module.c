@@ -50,10 +50,11 @@ int gc_get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t count,
 }
 
 /* A shape spec from Python: (kind, (s0, s1, s2), hull) with hull None or
- * (vertices f8 (nv,3), triangles i4 (nt,3), normals f8 (nt,3), offsets f8 (nt,), size). */
+ * (vertices f8 (nv,3), triangles i4 (nt,3), normals f8 (nt,3), offsets f8 (nt,), size
+ * [, adjacency offsets i4 (nv+1,), adjacency i4 (offsets[nv],)]). */
 typedef struct {
     gc_shape shape;
-    Py_buffer views[4];
+    Py_buffer views[GC_HULL_VIEWS];
     int nviews;
 } spec_holder;
 
@@ -62,10 +63,14 @@ static void spec_release(spec_holder *h) {
     h->nviews = 0;
 }
 
-int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[4]) {
-    PyObject *v, *t, *n, *d;
+int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[GC_HULL_VIEWS]) {
+    PyObject *v, *t, *n, *d, *as = NULL, *aj = NULL;
     double size;
-    if (!PyArg_ParseTuple(hull, "OOOOd", &v, &t, &n, &d, &size)) return -1;
+    if (!PyArg_ParseTuple(hull, "OOOOd|OO", &v, &t, &n, &d, &size, &as, &aj)) return -1;
+    if ((as == NULL) != (aj == NULL)) {
+        PyErr_SetString(PyExc_ValueError, "hull adjacency needs both its offsets and its indices");
+        return -1;
+    }
     if (gc_get_buffer(v, &views[0], 'd', -1, "hull vertices") < 0) return -1;
     if (gc_get_buffer(t, &views[1], 'i', -1, "hull triangles") < 0) goto fail1;
     Py_ssize_t nv = views[0].len / 24, nt = views[1].len / 12;
@@ -78,7 +83,35 @@ int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[4]) {
     shape->tri_n = (const double *)views[2].buf;
     shape->tri_d = (const double *)views[3].buf;
     shape->size = size;
+    shape->adj_start = NULL;
+    shape->adj = NULL;
+    if (as != NULL) {
+        if (gc_get_buffer(as, &views[4], 'i', nv + 1, "hull adjacency offsets") < 0) goto fail4;
+        const int *start = (const int *)views[4].buf;
+        if (gc_get_buffer(aj, &views[5], 'i', -1, "hull adjacency") < 0) goto fail5;
+        /* Validated once here: the walk indexes with them unchecked. */
+        Py_ssize_t na = views[5].len / 4;
+        int ok = start[0] == 0 && start[nv] == na;
+        for (Py_ssize_t i = 0; ok && i < nv; ++i) ok = start[i] <= start[i + 1];
+        const int *nb = (const int *)views[5].buf;
+        for (Py_ssize_t k = 0; ok && k < na; ++k) ok = nb[k] >= 0 && nb[k] < nv;
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError,
+                            "hull adjacency is not CSR over the hull's vertices");
+            PyBuffer_Release(&views[5]);
+            goto fail5;
+        }
+        shape->adj_start = start;
+        shape->adj = nb;
+    } else {
+        /* Unused views stay empty so that releasing all of them is safe. */
+        memset(&views[4], 0, 2 * sizeof(Py_buffer));
+    }
     return 0;
+fail5:
+    PyBuffer_Release(&views[4]);
+fail4:
+    PyBuffer_Release(&views[3]);
 fail3:
     PyBuffer_Release(&views[2]);
 fail2:
@@ -108,7 +141,7 @@ static int parse_spec(PyObject *spec, spec_holder *h) {
             return -1;
         }
         if (gc_parse_hull(hull, &h->shape, h->views) < 0) return -1;
-        h->nviews = 4;
+        h->nviews = h->shape.adj_start != NULL ? GC_HULL_VIEWS : 4;
     }
     return 0;
 }
@@ -238,6 +271,39 @@ static PyObject *py_support_value(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     if (parse_vec(x, X_WG, 16, "X_WG") < 0 || parse_vec(d, d_W, 3, "d_W") < 0) goto done;
     result = PyFloat_FromDouble(gc_support_value_W(&h.shape, X_WG, d_W));
+done:
+    spec_release(&h);
+    return result;
+}
+
+/* The support vertex of a hull for each row of d_G, by the kernels' walk
+ * (each row's walk starting at the previous row's answer, as a pair query's
+ * successive support calls do; the first row's at start) or by the scan of every vertex: the tests
+ * compare the two. */
+static PyObject *py_hull_support(PyObject *self, PyObject *args) {
+    PyObject *spec, *d;
+    int walk, at = 0;
+    if (!PyArg_ParseTuple(args, "OOp|i", &spec, &d, &walk, &at)) return NULL;
+    spec_holder h;
+    if (parse_spec(spec, &h) < 0) return NULL;
+    PyObject *result = NULL;
+    Py_buffer view;
+    if (h.shape.kind != GC_CONVEX || h.shape.nv < 1) {
+        PyErr_SetString(PyExc_ValueError, "hull_support needs a convex shape with vertices");
+        goto done;
+    }
+    if (gc_get_buffer(d, &view, 'd', -1, "d_G") < 0) goto done;
+    Py_ssize_t n = view.len / 24;
+    const double *rows = (const double *)view.buf;
+    result = PyList_New(n);
+    for (Py_ssize_t i = 0; result != NULL && i < n; ++i) {
+        at = walk ? gc_hull_support_index(&h.shape, rows + 3 * i, at)
+                  : gc_hull_support_scan(&h.shape, rows + 3 * i);
+        PyObject *item = PyLong_FromLong(at);
+        if (item == NULL) Py_CLEAR(result);
+        else PyList_SET_ITEM(result, i, item);
+    }
+    PyBuffer_Release(&view);
 done:
     spec_release(&h);
     return result;
@@ -443,6 +509,9 @@ static PyMethodDef methods[] = {
      "point(spec, X_WG, p_WQ) -> (status, distance, p_GN, grad_W, unique)"},
     {"support_value", py_support_value, METH_VARARGS,
      "support_value(spec, X_WG, d_W) -> max over G of d_W . p_WP"},
+    {"hull_support", py_hull_support, METH_VARARGS,
+     "hull_support(spec, d_G (n,3), walk, start=0) -> [vertex index] by the walk (warm "
+     "started row to row) or the scan (tests)"},
     {"compose_world", py_compose_world, METH_VARARGS,
      "compose_world(X_PF (F,4,4), parent_slot int32 (F,)) -> bytes of X_WF (F,4,4)"},
     {"poses_valid", py_poses_valid, METH_VARARGS,

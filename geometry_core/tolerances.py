@@ -162,6 +162,28 @@ CONVEX_KINK_PARALLEL = 1e-12
 #: the certified gap: a few ulps of g at metre scale.
 CONVEX_REFINE_SLACK = 1e-15
 
+#: Hull vertices: a hull with more vertices than this finds its support point
+#: by walking its vertex graph uphill from the last answer; smaller hulls scan
+#: every vertex. A walk step reads a vertex's ~6 neighbours and a warm start
+#: is usually 0-2 steps from the answer, but it pays a branchy loop and an
+#: adjacency lookup per step: at 8-16 vertices (boxes, small hulls) a straight
+#: scan of 3 multiply-adds per vertex is as fast. An int: a count.
+CONVEX_HULL_WALK_MIN_VERTICES = 16
+
+#: Metres per metre of (hull size x |d|): after the uphill walk stops, the
+#: vertices within this of the top are flooded from the stop, so that flat
+#: faces (a box's, a cylinder hull's caps, ties in the maximum) and dot
+#: products that round differently on two neighbours cannot stop the walk on a
+#: plateau below the maximum. Rounding of one dot product is ~3e-16 of
+#: size x |d|; 1e-12 covers it with room and still admits only true ties.
+CONVEX_HULL_WALK_TIE = 1e-12
+
+#: Vertices the tie flood may visit (a fixed buffer on the stack, no per-hull
+#: scratch, so the kernels stay thread safe); a larger plateau (a cylinder
+#: hull's cap of 100 rim points, seen head on) falls back to the full scan,
+#: which is always exact. An int: a count.
+CONVEX_HULL_WALK_FLOOD_MAX = 64
+
 # --- math (continued) -------------------------------------------------------
 
 #: Least/greatest singular value ratio at or below which

@@ -40,19 +40,46 @@ _native = compiled.native
 _HULLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def vertex_adjacency(triangles: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(offsets, neighbours)``: the triangles' edges as CSR over ``count`` vertices.
+
+    Vertex i's neighbours are ``neighbours[offsets[i]:offsets[i + 1]]``,
+    sorted and without repeats; the kernels walk this graph to a hull's
+    support point instead of scanning every vertex.
+    """
+    t = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    a = np.concatenate([t[:, 0], t[:, 1], t[:, 2], t[:, 1], t[:, 2], t[:, 0]])
+    b = np.concatenate([t[:, 1], t[:, 2], t[:, 0], t[:, 0], t[:, 1], t[:, 2]])
+    edges = np.unique(a * count + b)
+    source, neighbours = np.divmod(edges, count)
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(np.bincount(source, minlength=count), out=offsets[1:])
+    return offsets, np.ascontiguousarray(neighbours, dtype=np.int32)
+
+
+def hull_arrays(p_GV: np.ndarray, faces: np.ndarray) -> tuple:
+    """``(vertices, triangles, normals, offsets, size, adjacency offsets, adjacency)``.
+
+    What the kernels read of a hull given its vertices and outward triangles
+    in G; the last two are the vertex graph (:func:`vertex_adjacency`) the
+    support walk follows.
+    """
+    vertices = np.ascontiguousarray(p_GV, dtype=np.float64)
+    triangles = np.ascontiguousarray(faces, dtype=np.int32)
+    a, b, c = (vertices[triangles[:, k]] for k in range(3))
+    normals = np.cross(b - a, c - a)
+    normals = np.ascontiguousarray(normals / np.linalg.norm(normals, axis=1, keepdims=True))
+    offsets = np.ascontiguousarray(np.einsum("ij,ij->i", normals, a))
+    size = float(np.max(np.linalg.norm(vertices, axis=1)))
+    return (vertices, triangles, normals, offsets, size,
+            *vertex_adjacency(triangles, len(vertices)))
+
+
 def hull_spec(convex: Convex) -> tuple:
-    """``(vertices, triangles, normals, offsets, size)`` of a Convex's hull, in G."""
+    """:func:`hull_arrays` of a Convex's hull, built once per Convex."""
     spec = _HULLS.get(convex)
     if spec is None:
-        vertices, faces = convex.hull()
-        vertices = np.ascontiguousarray(vertices, dtype=np.float64)
-        triangles = np.ascontiguousarray(faces, dtype=np.int32)
-        a, b, c = (vertices[faces[:, k]] for k in range(3))
-        normals = np.cross(b - a, c - a)
-        normals = np.ascontiguousarray(normals / np.linalg.norm(normals, axis=1, keepdims=True))
-        offsets = np.ascontiguousarray(np.einsum("ij,ij->i", normals, a))
-        size = float(np.max(np.linalg.norm(vertices, axis=1)))
-        spec = _HULLS[convex] = (vertices, triangles, normals, offsets, size)
+        spec = _HULLS[convex] = hull_arrays(*convex.hull())
     return spec
 
 
