@@ -374,27 +374,37 @@ def test_a_snapshot_answers_the_same_from_four_threads_while_poses_change():
     rng = np.random.default_rng(0)
     poses = [{f: sb.our_pose(sb.random_pose(rng, 0.3)) for f in ours.frame_ids}
              for _ in range(20)]
-    mismatches, errors = [], []
+    mismatches, errors, rounds = [], [], []
+    # Every worker and the main thread start together, and the workers keep
+    # asking until the main thread has changed the poses 40 times: the
+    # overlap does not depend on how fast either side is.
+    start, stop = threading.Barrier(5), threading.Event()
 
     def worker():
+        done = 0
         try:
-            for _ in range(15):
+            start.wait()
+            while True:
                 answers = _answers(query)
+                done += 1
                 if answers != expected:
                     mismatches.append(answers)
+                if stop.is_set():
+                    break
         except Exception as err:  # surfaced below with the thread's error
             errors.append(err)
+        rounds.append(done)
 
     threads = [threading.Thread(target=worker) for _ in range(4)]
     for thread in threads:
         thread.start()
-    k = 0
-    while any(thread.is_alive() for thread in threads):
+    start.wait()
+    for k in range(40):
         sg.set_poses(ours.source_id, poses[k % len(poses)])
         sg.query_object().has_collisions()
-        k += 1
+    stop.set()
     for thread in threads:
         thread.join()
     assert not errors
     assert not mismatches
-    assert k > 1, "the main thread never changed the poses while the workers ran"
+    assert len(rounds) == 4 and min(rounds) >= 1
