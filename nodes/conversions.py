@@ -1,10 +1,14 @@
 """Pure conversions between ROS 2 messages and geometry_core values.
 
-Incoming: ``tf2_msgs/TFMessage``, ``geometry_msgs/TransformStamped`` and
-``geometry_msgs/PoseStamped`` become :class:`FramePose` records (parent
-name, child name, ``X_PC`` as a :class:`~geometry_core.math.RigidTransform`,
-stamp in nanoseconds). Quaternion order is converted by
-:func:`geometry_core.math.quaternion_xyzw_to_wxyz` only (house rule 7).
+Incoming: a ``tf2_msgs/TFMessage`` as :class:`~.transport.tf_arrays.TfArrays`
+and a ``geometry_msgs/PoseStamped`` become :data:`Transform` tuples (parent
+name, child name, stamp in nanoseconds, the seven numbers as received), the
+form the nodes store at /tf rates (:func:`tf_arrays_to_transforms`,
+:func:`pose_stamped_to_transform`); for other callers,
+``TransformStamped`` and ``PoseStamped`` also become :class:`FramePose`
+records (``X_PC`` as a :class:`~geometry_core.math.RigidTransform`).
+Quaternion order is converted by :func:`geometry_core.math.quaternion_xyzw_to_wxyz`
+only (house rule 7).
 A NaN/inf number or a zero quaternion raises :class:`PoseError` (a
 ``ValueError``) naming the frame and the field.
 
@@ -41,6 +45,7 @@ from geometry_core_nodes.limits import (
     MAX_STAMP_SEC,
     MIN_STAMP_SEC,
 )
+from geometry_core_nodes.transport.tf_arrays import TfArrays
 
 __all__ = [
     "ARROW_LENGTH_M",
@@ -49,18 +54,21 @@ __all__ = [
     "GeometryNames",
     "PoseError",
     "MessageType",
+    "Transform",
     "clearance_color",
     "clearance_table_to_msg",
     "make_header",
     "ns_to_stamp",
     "penetrations_to_msg",
     "pose_stamped_to_frame_pose",
+    "pose_stamped_to_transform",
     "results_to_markers",
     "rigid_transform_from_pose",
     "rigid_transform_from_transform",
     "short_name",
     "signed_distances_to_msg",
     "stamp_to_ns",
+    "tf_arrays_to_transforms",
     "tf_message_to_frame_poses",
     "transform_stamped_to_frame_pose",
 ]
@@ -97,10 +105,14 @@ def stamp_to_ns(stamp: Any) -> int:
         If ``nanosec`` is not below 10^9 (legal on the wire, where it is a
         uint32, but no time: ROS normalises it into ``sec``).
     """
-    nanosec = int(stamp.nanosec)
+    return _ns(stamp.sec, stamp.nanosec)
+
+
+def _ns(sec: Any, nanosec: Any) -> int:
+    nanosec = int(nanosec)
     if not 0 <= nanosec < _NS_PER_S:
         raise ValueError(f"header.stamp.nanosec must be in 0..999999999, not {nanosec}")
-    return int(stamp.sec) * _NS_PER_S + nanosec
+    return int(sec) * _NS_PER_S + nanosec
 
 
 def ns_to_stamp(stamp_ns: int, message_type: MessageType) -> Any:
@@ -167,6 +179,13 @@ class FramePose:
     child: str
     X_PC: RigidTransform
     stamp_ns: int
+
+
+#: ``(parent, child, stamp_ns, values)``: one frame's pose in its parent as
+#: received and validated, ``values`` the translation x, y, z and the rotation
+#: quaternion x, y, z, w (ROS order, finite, not zero, any length). A plain
+#: tuple: the nodes make thousands a second.
+Transform = tuple[str, str, int, np.ndarray]
 
 
 def _finite_triple(frame: str, field: str, msg: Any) -> np.ndarray:
@@ -240,8 +259,12 @@ def _frame_name(value: Any, field: str, frame: str) -> str:
 
 
 def _stamp_ns(stamp: Any, frame: str) -> int:
+    return _stamp_values_ns(stamp.sec, stamp.nanosec, frame)
+
+
+def _stamp_values_ns(sec: Any, nanosec: Any, frame: str) -> int:
     try:
-        return stamp_to_ns(stamp)
+        return _ns(sec, nanosec)
     except ValueError as err:
         raise PoseError(frame, f"frame {frame!r}: {err}", "bad_stamp") from None
 
@@ -262,16 +285,80 @@ def transform_stamped_to_frame_pose(msg: Any) -> FramePose:
         For an empty ``child_frame_id`` or ``header.frame_id``, a frame that
         is its own parent, or as :func:`rigid_transform_from_transform`.
     """
-    child = _frame_name(msg.child_frame_id, "child_frame_id", "")
-    parent = _frame_name(msg.header.frame_id, "header.frame_id", child)
+    parent, child = _transform_names(msg.header.frame_id, msg.child_frame_id)
+    X_PC = rigid_transform_from_transform(msg.transform, child)
+    return FramePose(parent, child, X_PC, _stamp_ns(msg.header.stamp, child))
+
+
+def _transform_names(frame_id: Any, child_frame_id: Any) -> tuple[str, str]:
+    """Checked ``(parent, child)`` of a TransformStamped (see its FramePose conversion)."""
+    child = _frame_name(child_frame_id, "child_frame_id", "")
+    parent = _frame_name(frame_id, "header.frame_id", child)
     if not child:
         raise PoseError("", f"transform from {parent!r} has an empty child_frame_id")
     if not parent:
         raise PoseError(child, f"frame {child!r}: header.frame_id is empty")
     if parent == child:
         raise PoseError(child, f"frame {child!r}: header.frame_id names the frame itself")
-    X_PC = rigid_transform_from_transform(msg.transform, child)
-    return FramePose(parent, child, X_PC, _stamp_ns(msg.header.stamp, child))
+    return parent, child
+
+
+def _bad_values(frame: str, values: np.ndarray, translation: str, rotation: str) -> PoseError:
+    """The error of seven numbers that failed :func:`_valid_rows`, worded as the object path."""
+    p = values[:3]
+    if not np.all(np.isfinite(p)):
+        return PoseError(frame, f"frame {frame!r}: {translation} is not finite: {p.tolist()}")
+    q_xyzw = values[3:]
+    if not np.all(np.isfinite(q_xyzw)):
+        return PoseError(frame, f"frame {frame!r}: {rotation} is not finite: "
+                                f"[x, y, z, w] = {q_xyzw.tolist()}")
+    return PoseError(frame, f"frame {frame!r}: {rotation} is the zero quaternion, "
+                            "which is no rotation")
+
+
+def _valid_rows(values: np.ndarray) -> np.ndarray:
+    """Rows of ``(N, 7)`` numbers that are finite with a non-zero quaternion, in one pass."""
+    return np.isfinite(values).all(axis=1) & values[:, 3:].any(axis=1)
+
+
+def tf_arrays_to_transforms(arrays: TfArrays, max_transforms: int | None = None,
+                            ) -> tuple[list[Transform], list[PoseError]]:
+    """The transforms of a TFMessage (as arrays), checked: the valid ones and one error per other.
+
+    The same checks and messages as :func:`transform_stamped_to_frame_pose`
+    (names, then numbers, then stamp), the numbers checked for all
+    transforms at once; no RigidTransform is built (the buffer converts the
+    ones a query needs, all together).
+
+    Parameters
+    ----------
+    arrays : TfArrays
+    max_transforms : int, optional
+        Check only the first this many transforms (all when None).
+
+    Returns
+    -------
+    transforms : list of Transform
+        In message order.
+    errors : list of PoseError
+    """
+    count = len(arrays) if max_transforms is None else min(len(arrays), max_transforms)
+    values = arrays.values[:count]
+    valid = _valid_rows(values).tolist()
+    transforms: list[Transform] = []
+    errors: list[PoseError] = []
+    for n in range(count):
+        try:
+            parent, child = _transform_names(arrays.parents[n], arrays.children[n])
+            if not valid[n]:
+                raise _bad_values(child, values[n], "transform.translation",
+                                  "transform.rotation")
+            stamp_ns = _stamp_values_ns(arrays.sec[n], arrays.nanosec[n], child)
+        except PoseError as err:
+            errors.append(err)
+            continue
+        transforms.append((parent, child, stamp_ns, values[n]))
+    return transforms, errors
 
 
 def tf_message_to_frame_poses(msg: Any, max_transforms: int | None = None,
@@ -301,6 +388,27 @@ def tf_message_to_frame_poses(msg: Any, max_transforms: int | None = None,
         except PoseError as err:
             errors.append(err)
     return poses, errors
+
+
+def pose_stamped_to_transform(msg: Any, frame: str, default_parent: str) -> Transform:
+    """``geometry_msgs/PoseStamped`` of ``frame`` -> :data:`Transform`.
+
+    The checks and messages of :func:`pose_stamped_to_frame_pose`, without
+    building a RigidTransform.
+
+    Raises
+    ------
+    PoseError
+        As :func:`pose_stamped_to_frame_pose`.
+    """
+    parent = _frame_name(msg.header.frame_id, "header.frame_id", frame) or default_parent
+    if parent == frame:
+        raise PoseError(frame, f"frame {frame!r}: header.frame_id names the frame itself")
+    p, q = msg.pose.position, msg.pose.orientation
+    values = np.array([p.x, p.y, p.z, q.x, q.y, q.z, q.w], dtype=float)
+    if not _valid_rows(values[np.newaxis])[0]:
+        raise _bad_values(frame, values, "pose.position", "pose.orientation")
+    return parent, frame, _stamp_ns(msg.header.stamp, frame), values
 
 
 def pose_stamped_to_frame_pose(msg: Any, frame: str, default_parent: str) -> FramePose:
@@ -371,6 +479,22 @@ class GeometryNames:
         return names
 
 
+def _resolved(message_type: MessageType) -> MessageType:
+    """``message_type`` that remembers each class it returned.
+
+    A result message names a few classes tens of times, and resolving a
+    name costs as much as building the object.
+    """
+    classes: dict[str, type] = {}
+
+    def resolve(name: str) -> type:
+        cls = classes.get(name)
+        if cls is None:
+            cls = classes[name] = message_type(name)
+        return cls
+    return resolve
+
+
 def _point(v: np.ndarray, message_type: MessageType) -> Any:
     return message_type("geometry_msgs/msg/Point")(x=float(v[0]), y=float(v[1]), z=float(v[2]))
 
@@ -410,6 +534,7 @@ def penetrations_to_msg(
     KeyError
         If a result names a geometry ``names`` does not know.
     """
+    message_type = _resolved(message_type)
     Pair = message_type("geometry_core_ros/msg/PenetrationPair")
     pairs = []
     for p in penetrations:
@@ -464,6 +589,7 @@ def signed_distances_to_msg(
         If a result names a geometry ``names`` or ``X_WG`` does not know.
     """
     pose = X_WG.__getitem__ if isinstance(X_WG, Mapping) else X_WG
+    message_type = _resolved(message_type)
     Pair = message_type("geometry_core_ros/msg/SignedDistancePair")
     pairs = []
     for d in distances:

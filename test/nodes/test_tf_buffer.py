@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geometry_core.math import RigidTransform, RollPitchYaw
-from geometry_core_nodes.conversions import FramePose
+from geometry_core.math import RigidTransform, RollPitchYaw, quaternion_wxyz_to_xyzw
 from geometry_core_nodes.tf_buffer import MAX_CHAIN, TfBuffer
 
 
 def _pose(parent, child, xyz=(0, 0, 0), yaw=0.0, stamp=0):
-    return FramePose(parent, child, RigidTransform(RollPitchYaw(0, 0, yaw), list(xyz)), stamp)
+    """A stored transform: translation, then the quaternion in ROS order (x, y, z, w)."""
+    q_xyzw = quaternion_wxyz_to_xyzw(RollPitchYaw(0, 0, yaw).to_quaternion())
+    return parent, child, stamp, np.concatenate([np.asarray(xyz, dtype=float), q_xyzw])
 
 
 def test_unknown_frame_is_none_and_direct_parent_is_one_step():
