@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cyclonedds._clayer import ddspy_take
+from cyclonedds._clayer import ddspy_take, ddspy_write
 from cyclonedds.core import (
     DDSException,
     Entity,
@@ -57,6 +57,7 @@ from .base import (
 from .msg_types import get_message_type, ros_type_name
 from .params import ParameterStore, RemapRule, parse_ros_args
 from .qos import Durability, History, QoSProfile, Reliability
+from .result_cdr import serializer_for
 from .ros_discovery import DiscoveryAnnouncer
 from .tf_arrays import TfArrays, decode_tf_message
 
@@ -169,6 +170,14 @@ class _DdsPublisher(Publisher):
         self._writer = writer
         self.msg_type = msg_type
         self.topic = topic
+        # The node's result messages are written by flat writers (result_cdr)
+        # when those give exactly the bytes DataWriter.write would.
+        self._serialize = serializer_for(ros_type_name(msg_type), get_message_type,
+                                         self._reference_bytes)
+
+    def _reference_bytes(self, msg: Any) -> bytes:
+        data = msg.serialize(use_version_2=self._writer._use_version_2)
+        return data.ljust((len(data) + 3) & ~3, b"\0")
 
     def publish(self, msg: Any) -> None:
         if not isinstance(msg, self.msg_type):
@@ -176,7 +185,12 @@ class _DdsPublisher(Publisher):
                 f"publisher on {self.topic} sends {ros_type_name(self.msg_type)}, "
                 f"not {type(msg).__name__}"
             )
-        self._writer.write(msg)
+        if self._serialize is None:
+            self._writer.write(msg)
+            return
+        ret = ddspy_write(self._writer._ref, self._serialize(msg))
+        if ret < 0:
+            raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
 
     def get_subscription_count(self) -> int:
         return self._writer.get_publication_matched_status().current_count
