@@ -50,6 +50,7 @@ from geometry_core_nodes.transport.tf_arrays import TfArrays
 __all__ = [
     "ARROW_LENGTH_M",
     "MARKER_NAMESPACES",
+    "CachedMessageType",
     "FramePose",
     "GeometryNames",
     "PoseError",
@@ -479,20 +480,34 @@ class GeometryNames:
         return names
 
 
-def _resolved(message_type: MessageType) -> MessageType:
+class CachedMessageType:
     """``message_type`` that remembers each class it returned.
 
     A result message names a few classes tens of times, and resolving a
-    name costs as much as building the object.
-    """
-    classes: dict[str, type] = {}
+    name costs as much as building the object: a node makes one of these
+    and passes it to every conversion.
 
-    def resolve(name: str) -> type:
-        cls = classes.get(name)
+    Parameters
+    ----------
+    message_type : callable
+        ROS type name -> message class.
+    """
+
+    def __init__(self, message_type: MessageType) -> None:
+        self._message_type = message_type
+        self._classes: dict[str, type] = {}
+
+    def __call__(self, name: str) -> type:
+        """The class of ``name``, resolved once."""
+        cls = self._classes.get(name)
         if cls is None:
-            cls = classes[name] = message_type(name)
+            cls = self._classes[name] = self._message_type(name)
         return cls
-    return resolve
+
+
+def _resolved(message_type: MessageType) -> MessageType:
+    return message_type if isinstance(message_type, CachedMessageType) else CachedMessageType(
+        message_type)
 
 
 def _point(v: np.ndarray, message_type: MessageType) -> Any:
@@ -591,19 +606,29 @@ def signed_distances_to_msg(
     pose = X_WG.__getitem__ if isinstance(X_WG, Mapping) else X_WG
     message_type = _resolved(message_type)
     Pair = message_type("geometry_core_ros/msg/SignedDistancePair")
+    Point = message_type("geometry_msgs/msg/Point")
+    Vector3 = message_type("geometry_msgs/msg/Vector3")
     pairs = []
-    for d in distances:
-        geometry_a, frame_a = names(d.id_A)
-        geometry_b, frame_b = names(d.id_B)
-        p_WCa = pose(d.id_A) @ np.asarray(d.p_ACa, dtype=float)
-        p_WCb = pose(d.id_B) @ np.asarray(d.p_BCb, dtype=float)
-        pairs.append(Pair(
-            geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a, frame_b=frame_b,
-            distance=float(d.distance),
-            p_aca=_point(d.p_ACa, message_type), p_bcb=_point(d.p_BCb, message_type),
-            nhat_ba_w=_vector(d.nhat_BA_W, message_type),
-            is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
-            p_wca=_point(p_WCa, message_type), p_wcb=_point(p_WCb, message_type)))
+    if distances:
+        # All witness points to W in one batch: p_WCa = R_WA p_ACa + p_WA.
+        p_ACa = np.array([d.p_ACa for d in distances], dtype=float)
+        p_BCb = np.array([d.p_BCb for d in distances], dtype=float)
+        X_WA = np.array([pose(d.id_A).get_as_matrix34() for d in distances])
+        X_WB = np.array([pose(d.id_B).get_as_matrix34() for d in distances])
+        p_WCa = np.einsum("kij,kj->ki", X_WA[:, :, :3], p_ACa) + X_WA[:, :, 3]
+        p_WCb = np.einsum("kij,kj->ki", X_WB[:, :, :3], p_BCb) + X_WB[:, :, 3]
+        nhat = np.array([d.nhat_BA_W for d in distances], dtype=float)
+        for d, a, b, n, wa, wb in zip(distances, p_ACa.tolist(), p_BCb.tolist(),
+                                      nhat.tolist(), p_WCa.tolist(), p_WCb.tolist()):
+            geometry_a, frame_a = names(d.id_A)
+            geometry_b, frame_b = names(d.id_B)
+            pairs.append(Pair(
+                geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a,
+                frame_b=frame_b, distance=float(d.distance),
+                p_aca=Point(x=a[0], y=a[1], z=a[2]), p_bcb=Point(x=b[0], y=b[1], z=b[2]),
+                nhat_ba_w=Vector3(x=n[0], y=n[1], z=n[2]),
+                is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
+                p_wca=Point(x=wa[0], y=wa[1], z=wa[2]), p_wcb=Point(x=wb[0], y=wb[1], z=wb[2])))
     return message_type("geometry_core_ros/msg/SignedDistancePairArray")(
         header=make_header(stamp_ns, names.world_frame, message_type),
         max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames),
