@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,16 +24,13 @@ from geometry_core_nodes.transport.tf_arrays import (
     tf_arrays_from_message,
 )
 
+_spec = importlib.util.spec_from_file_location("hostile", Path(__file__).with_name("hostile.py"))
+hostile = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hostile)
+
 
 def _transform(parent, child, xyz, xyzw, sec=3, nanosec=7):
-    x, y, z, w = xyzw
-    return T("geometry_msgs/msg/TransformStamped")(
-        header=T("std_msgs/msg/Header")(
-            stamp=T("builtin_interfaces/msg/Time")(sec=sec, nanosec=nanosec), frame_id=parent),
-        child_frame_id=child,
-        transform=T("geometry_msgs/msg/Transform")(
-            translation=T("geometry_msgs/msg/Vector3")(x=xyz[0], y=xyz[1], z=xyz[2]),
-            rotation=T("geometry_msgs/msg/Quaternion")(x=x, y=y, z=z, w=w)))
+    return hostile.transform(T, parent, child, xyz, xyzw, sec, nanosec)
 
 
 def _message(transforms):
