@@ -73,3 +73,18 @@ def test_frames_beyond_the_cap_evict_the_least_recently_updated_never_protected_
     for n in range(1000):
         buffer.set_transform(_pose("world", f"spam{n}"), static=False)
     assert len(buffer) == 4 and "base" in buffer and buffer.evicted == 1001
+
+
+def test_many_frames_at_once_give_the_poses_one_lookup_gives():
+    # 40 frames take the batched conversion; a single lookup takes the scalar one.
+    buffer = TfBuffer()
+    for n in range(40):
+        buffer.set_transform(_pose("world", f"f{n}", (n, -1, 2), yaw=0.1 * n, stamp=n),
+                             static=n % 2 == 0)
+    chains = buffer.lookup_all([("world", f"f{n}") for n in range(40)] + [("world", "none")])
+    assert chains[-1] is None
+    for n, chain in enumerate(chains[:-1]):
+        X_WF = RigidTransform(RollPitchYaw(0, 0, 0.1 * n), [n, -1, 2]).get_as_matrix4()
+        np.testing.assert_allclose(chain.X_PC, X_WF, atol=1e-14)
+        np.testing.assert_allclose(buffer.lookup("world", f"f{n}").X_PC, X_WF, atol=1e-14)
+        assert (chain.newest_ns, chain.oldest_dynamic_ns) == (n, None if n % 2 == 0 else n)
