@@ -20,6 +20,13 @@ instead of queueing them. The backlog check: if a queue grew, the latency of
 the last quarter of results would exceed that of the first quarter, and the
 last input's result would arrive late after sending stops (``drain``).
 
+Beside the latency, the node's CPU: user plus system time of its process
+(``/proc/PID/stat``) over the wall time of each rate, as a share of one
+core. And at exit the node's own count of /tf messages taken and of those
+coalesced (superseded by a newer message before a query used them), which
+``SceneInputs.report_dropped`` logs: every input is either answered or
+counted there.
+
 Also printed: the library's own query time for the same poses (penetration
 plus signed distance, in this process), the floor of the node's latency.
 Nothing here asserts a time: benchmarks print numbers, tests assert behaviour.
@@ -97,11 +104,22 @@ def _library_query_ms() -> tuple[float, float]:
     return float(np.median(times)), float(np.percentile(times, 99))
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds of process ``pid`` so far (Linux ``/proc/PID/stat``)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        # The command name (field 2) may hold spaces: split after its closing parenthesis.
+        fields = stat.read().rsplit(")", 1)[1].split()
+    # utime and stime are fields 14 and 15 of the file, 12 and 13 after the name.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class _Run:
     """One input rate: publish for ``duration`` seconds, collect results."""
 
-    def __init__(self, peer, publisher, messages, rate_hz: float, duration: float) -> None:
+    def __init__(self, peer, publisher, messages, rate_hz: float, duration: float,
+                 node_pid: int) -> None:
         self.peer, self.publisher, self.messages = peer, publisher, messages
+        self.node_pid = node_pid
         self.rate_hz, self.duration = rate_hz, duration
         self.sent_stamps: list[int] = []
         self.results: list[tuple[int, int]] = []  # (stamp, receive time), ns
@@ -132,12 +150,14 @@ class _Run:
 
     def run(self) -> dict:
         self._sending = True
+        cpu_start, wall_start = _cpu_seconds(self.node_pid), time.monotonic()
         sender = threading.Thread(target=self._send)
         sender.start()
         while sender.is_alive():
             self.peer.spin_once(0.01)
         self._sending = False
         sent_end = time.time_ns()
+        self.cpu = (_cpu_seconds(self.node_pid) - cpu_start) / (time.monotonic() - wall_start)
         last = self.sent_stamps[-1]
         drain_ns = None
         deadline = time.monotonic() + 5.0
@@ -162,6 +182,8 @@ class _Run:
             "first_q_p50": float(np.median(latencies[:quarter])) if len(latencies) else 0.0,
             "last_q_p50": float(np.median(latencies[-quarter:])) if len(latencies) else 0.0,
             "drain_ms": None if drain_ns is None else max(0.0, drain_ns * 1e-6),
+            "p999": float(np.percentile(latencies, 99.9)) if len(latencies) else float("nan"),
+            "cpu": self.cpu,
         }
 
 
@@ -171,14 +193,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="input rates in Hz (default 100 1000)")
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per rate")
     parser.add_argument("--domain", type=int, default=200 + os.getpid() % 30)
+    parser.add_argument("--profile", metavar="FILE",
+                        help="run the node under cProfile and write its stats to FILE "
+                             "(read with python -m pstats FILE); the figures then include "
+                             "the profiler's own cost")
     args = parser.parse_args(argv)
 
     query_p50, query_p99 = _library_query_ms()
     with tempfile.TemporaryDirectory() as folder:
         params = Path(folder) / "params.yaml"
         params.write_text(_PARAMS)
+        profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
         node = subprocess.Popen(
-            [sys.executable, "-m", "geometry_core_nodes.scene_graph_node", "--ros-args",
+            [sys.executable, *profile, "-m", "geometry_core_nodes.scene_graph_node", "--ros-args",
              "--params-file", str(params)],
             env=loopback_environment(args.domain), stderr=subprocess.PIPE, text=True)
         peer = create_node("latency_peer", [], backend="dds", domain_id=args.domain,
@@ -194,21 +221,25 @@ def main(argv: list[str] | None = None) -> int:
                                      lambda msg: current and current[-1].on_result(msg),
                                      RELIABLE_RESULTS)
             # Warm-up: discovery and the node's first queries.
-            warm = _Run(peer, publisher, messages, 20.0, 1.0)
+            warm = _Run(peer, publisher, messages, 20.0, 1.0, node.pid)
             current.append(warm)
             while not warm.results:
                 warm.run()
             rows = []
             for rate in args.rates:
-                run = _Run(peer, publisher, messages, rate, args.duration)
+                run = _Run(peer, publisher, messages, rate, args.duration, node.pid)
                 current.append(run)
                 rows.append(run.run())
         finally:
             peer.shutdown()
             talker.shutdown()
             node.terminate()
-            node.communicate(timeout=20)
+            _, log = node.communicate(timeout=20)
     _print(rows, query_p50, query_p99, args.duration)
+    # The node's own account of its inputs, logged at exit (SceneInputs.report_dropped).
+    for line in log.splitlines():
+        if "messages taken" in line or "coalesced" in line or "dropped inputs" in line:
+            print("node:", line.split("]: ", 1)[-1])
     return 0
 
 
@@ -217,8 +248,8 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
           "Cyclone DDS backend over loopback")
     print(f"library query alone (penetration + clearance): p50 {query_p50:.2f} ms, "
           f"p99 {query_p99:.2f} ms\n")
-    header = ("input Hz", "sent", "results", "answered", "p50 ms", "p99 ms", "max ms",
-              "1st-quarter p50", "last-quarter p50", "drain ms")
+    header = ("input Hz", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",
+              "max ms", "1st-quarter p50", "last-quarter p50", "drain ms", "node CPU")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
@@ -226,7 +257,8 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
         print(" | ".join([
             f"{r['rate']:g}", str(r["sent"]), str(r["results"]),
             f"{r['results'] / max(1, r['sent']):.0%}", f"{r['p50']:.2f}", f"{r['p99']:.2f}",
-            f"{r['max']:.2f}", f"{r['first_q_p50']:.2f}", f"{r['last_q_p50']:.2f}", drain]))
+            f"{r['p999']:.2f}", f"{r['max']:.2f}", f"{r['first_q_p50']:.2f}",
+            f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}"]))
 
 
 if __name__ == "__main__":

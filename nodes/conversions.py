@@ -1,10 +1,14 @@
 """Pure conversions between ROS 2 messages and geometry_core values.
 
-Incoming: ``tf2_msgs/TFMessage``, ``geometry_msgs/TransformStamped`` and
-``geometry_msgs/PoseStamped`` become :class:`FramePose` records (parent
-name, child name, ``X_PC`` as a :class:`~geometry_core.math.RigidTransform`,
-stamp in nanoseconds). Quaternion order is converted by
-:func:`geometry_core.math.quaternion_xyzw_to_wxyz` only (house rule 7).
+Incoming: a ``tf2_msgs/TFMessage`` as :class:`~.transport.tf_arrays.TfArrays`
+and a ``geometry_msgs/PoseStamped`` become :data:`Transform` tuples (parent
+name, child name, stamp in nanoseconds, the seven numbers as received), the
+form the nodes store at /tf rates (:func:`tf_arrays_to_transforms`,
+:func:`pose_stamped_to_transform`); for other callers,
+``TransformStamped`` and ``PoseStamped`` also become :class:`FramePose`
+records (``X_PC`` as a :class:`~geometry_core.math.RigidTransform`).
+Quaternion order is converted by :func:`geometry_core.math.quaternion_xyzw_to_wxyz`
+only (house rule 7).
 A NaN/inf number or a zero quaternion raises :class:`PoseError` (a
 ``ValueError``) naming the frame and the field.
 
@@ -41,26 +45,31 @@ from geometry_core_nodes.limits import (
     MAX_STAMP_SEC,
     MIN_STAMP_SEC,
 )
+from geometry_core_nodes.transport.tf_arrays import TfArrays
 
 __all__ = [
     "ARROW_LENGTH_M",
     "MARKER_NAMESPACES",
+    "CachedMessageType",
     "FramePose",
     "GeometryNames",
     "PoseError",
     "MessageType",
+    "Transform",
     "clearance_color",
     "clearance_table_to_msg",
     "make_header",
     "ns_to_stamp",
     "penetrations_to_msg",
     "pose_stamped_to_frame_pose",
+    "pose_stamped_to_transform",
     "results_to_markers",
     "rigid_transform_from_pose",
     "rigid_transform_from_transform",
     "short_name",
     "signed_distances_to_msg",
     "stamp_to_ns",
+    "tf_arrays_to_transforms",
     "tf_message_to_frame_poses",
     "transform_stamped_to_frame_pose",
 ]
@@ -97,10 +106,14 @@ def stamp_to_ns(stamp: Any) -> int:
         If ``nanosec`` is not below 10^9 (legal on the wire, where it is a
         uint32, but no time: ROS normalises it into ``sec``).
     """
-    nanosec = int(stamp.nanosec)
+    return _ns(stamp.sec, stamp.nanosec)
+
+
+def _ns(sec: Any, nanosec: Any) -> int:
+    nanosec = int(nanosec)
     if not 0 <= nanosec < _NS_PER_S:
         raise ValueError(f"header.stamp.nanosec must be in 0..999999999, not {nanosec}")
-    return int(stamp.sec) * _NS_PER_S + nanosec
+    return int(sec) * _NS_PER_S + nanosec
 
 
 def ns_to_stamp(stamp_ns: int, message_type: MessageType) -> Any:
@@ -167,6 +180,13 @@ class FramePose:
     child: str
     X_PC: RigidTransform
     stamp_ns: int
+
+
+#: ``(parent, child, stamp_ns, values)``: one frame's pose in its parent as
+#: received and validated, ``values`` the translation x, y, z and the rotation
+#: quaternion x, y, z, w (ROS order, finite, not zero, any length). A plain
+#: tuple: the nodes make thousands a second.
+Transform = tuple[str, str, int, np.ndarray]
 
 
 def _finite_triple(frame: str, field: str, msg: Any) -> np.ndarray:
@@ -240,8 +260,12 @@ def _frame_name(value: Any, field: str, frame: str) -> str:
 
 
 def _stamp_ns(stamp: Any, frame: str) -> int:
+    return _stamp_values_ns(stamp.sec, stamp.nanosec, frame)
+
+
+def _stamp_values_ns(sec: Any, nanosec: Any, frame: str) -> int:
     try:
-        return stamp_to_ns(stamp)
+        return _ns(sec, nanosec)
     except ValueError as err:
         raise PoseError(frame, f"frame {frame!r}: {err}", "bad_stamp") from None
 
@@ -262,16 +286,80 @@ def transform_stamped_to_frame_pose(msg: Any) -> FramePose:
         For an empty ``child_frame_id`` or ``header.frame_id``, a frame that
         is its own parent, or as :func:`rigid_transform_from_transform`.
     """
-    child = _frame_name(msg.child_frame_id, "child_frame_id", "")
-    parent = _frame_name(msg.header.frame_id, "header.frame_id", child)
+    parent, child = _transform_names(msg.header.frame_id, msg.child_frame_id)
+    X_PC = rigid_transform_from_transform(msg.transform, child)
+    return FramePose(parent, child, X_PC, _stamp_ns(msg.header.stamp, child))
+
+
+def _transform_names(frame_id: Any, child_frame_id: Any) -> tuple[str, str]:
+    """Checked ``(parent, child)`` of a TransformStamped (see its FramePose conversion)."""
+    child = _frame_name(child_frame_id, "child_frame_id", "")
+    parent = _frame_name(frame_id, "header.frame_id", child)
     if not child:
         raise PoseError("", f"transform from {parent!r} has an empty child_frame_id")
     if not parent:
         raise PoseError(child, f"frame {child!r}: header.frame_id is empty")
     if parent == child:
         raise PoseError(child, f"frame {child!r}: header.frame_id names the frame itself")
-    X_PC = rigid_transform_from_transform(msg.transform, child)
-    return FramePose(parent, child, X_PC, _stamp_ns(msg.header.stamp, child))
+    return parent, child
+
+
+def _bad_values(frame: str, values: np.ndarray, translation: str, rotation: str) -> PoseError:
+    """The error of seven numbers that failed :func:`_valid_rows`, worded as the object path."""
+    p = values[:3]
+    if not np.all(np.isfinite(p)):
+        return PoseError(frame, f"frame {frame!r}: {translation} is not finite: {p.tolist()}")
+    q_xyzw = values[3:]
+    if not np.all(np.isfinite(q_xyzw)):
+        return PoseError(frame, f"frame {frame!r}: {rotation} is not finite: "
+                                f"[x, y, z, w] = {q_xyzw.tolist()}")
+    return PoseError(frame, f"frame {frame!r}: {rotation} is the zero quaternion, "
+                            "which is no rotation")
+
+
+def _valid_rows(values: np.ndarray) -> np.ndarray:
+    """Rows of ``(N, 7)`` numbers that are finite with a non-zero quaternion, in one pass."""
+    return np.isfinite(values).all(axis=1) & values[:, 3:].any(axis=1)
+
+
+def tf_arrays_to_transforms(arrays: TfArrays, max_transforms: int | None = None,
+                            ) -> tuple[list[Transform], list[PoseError]]:
+    """The transforms of a TFMessage (as arrays), checked: the valid ones and one error per other.
+
+    The same checks and messages as :func:`transform_stamped_to_frame_pose`
+    (names, then numbers, then stamp), the numbers checked for all
+    transforms at once; no RigidTransform is built (the buffer converts the
+    ones a query needs, all together).
+
+    Parameters
+    ----------
+    arrays : TfArrays
+    max_transforms : int, optional
+        Check only the first this many transforms (all when None).
+
+    Returns
+    -------
+    transforms : list of Transform
+        In message order.
+    errors : list of PoseError
+    """
+    count = len(arrays) if max_transforms is None else min(len(arrays), max_transforms)
+    values = arrays.values[:count]
+    valid = _valid_rows(values).tolist()
+    transforms: list[Transform] = []
+    errors: list[PoseError] = []
+    for n in range(count):
+        try:
+            parent, child = _transform_names(arrays.parents[n], arrays.children[n])
+            if not valid[n]:
+                raise _bad_values(child, values[n], "transform.translation",
+                                  "transform.rotation")
+            stamp_ns = _stamp_values_ns(arrays.sec[n], arrays.nanosec[n], child)
+        except PoseError as err:
+            errors.append(err)
+            continue
+        transforms.append((parent, child, stamp_ns, values[n]))
+    return transforms, errors
 
 
 def tf_message_to_frame_poses(msg: Any, max_transforms: int | None = None,
@@ -301,6 +389,27 @@ def tf_message_to_frame_poses(msg: Any, max_transforms: int | None = None,
         except PoseError as err:
             errors.append(err)
     return poses, errors
+
+
+def pose_stamped_to_transform(msg: Any, frame: str, default_parent: str) -> Transform:
+    """``geometry_msgs/PoseStamped`` of ``frame`` -> :data:`Transform`.
+
+    The checks and messages of :func:`pose_stamped_to_frame_pose`, without
+    building a RigidTransform.
+
+    Raises
+    ------
+    PoseError
+        As :func:`pose_stamped_to_frame_pose`.
+    """
+    parent = _frame_name(msg.header.frame_id, "header.frame_id", frame) or default_parent
+    if parent == frame:
+        raise PoseError(frame, f"frame {frame!r}: header.frame_id names the frame itself")
+    p, q = msg.pose.position, msg.pose.orientation
+    values = np.array([p.x, p.y, p.z, q.x, q.y, q.z, q.w], dtype=float)
+    if not _valid_rows(values[np.newaxis])[0]:
+        raise _bad_values(frame, values, "pose.position", "pose.orientation")
+    return parent, frame, _stamp_ns(msg.header.stamp, frame), values
 
 
 def pose_stamped_to_frame_pose(msg: Any, frame: str, default_parent: str) -> FramePose:
@@ -371,6 +480,36 @@ class GeometryNames:
         return names
 
 
+class CachedMessageType:
+    """``message_type`` that remembers each class it returned.
+
+    A result message names a few classes tens of times, and resolving a
+    name costs as much as building the object: a node makes one of these
+    and passes it to every conversion.
+
+    Parameters
+    ----------
+    message_type : callable
+        ROS type name -> message class.
+    """
+
+    def __init__(self, message_type: MessageType) -> None:
+        self._message_type = message_type
+        self._classes: dict[str, type] = {}
+
+    def __call__(self, name: str) -> type:
+        """The class of ``name``, resolved once."""
+        cls = self._classes.get(name)
+        if cls is None:
+            cls = self._classes[name] = self._message_type(name)
+        return cls
+
+
+def _resolved(message_type: MessageType) -> MessageType:
+    return message_type if isinstance(message_type, CachedMessageType) else CachedMessageType(
+        message_type)
+
+
 def _point(v: np.ndarray, message_type: MessageType) -> Any:
     return message_type("geometry_msgs/msg/Point")(x=float(v[0]), y=float(v[1]), z=float(v[2]))
 
@@ -410,6 +549,7 @@ def penetrations_to_msg(
     KeyError
         If a result names a geometry ``names`` does not know.
     """
+    message_type = _resolved(message_type)
     Pair = message_type("geometry_core_ros/msg/PenetrationPair")
     pairs = []
     for p in penetrations:
@@ -464,20 +604,31 @@ def signed_distances_to_msg(
         If a result names a geometry ``names`` or ``X_WG`` does not know.
     """
     pose = X_WG.__getitem__ if isinstance(X_WG, Mapping) else X_WG
+    message_type = _resolved(message_type)
     Pair = message_type("geometry_core_ros/msg/SignedDistancePair")
+    Point = message_type("geometry_msgs/msg/Point")
+    Vector3 = message_type("geometry_msgs/msg/Vector3")
     pairs = []
-    for d in distances:
-        geometry_a, frame_a = names(d.id_A)
-        geometry_b, frame_b = names(d.id_B)
-        p_WCa = pose(d.id_A) @ np.asarray(d.p_ACa, dtype=float)
-        p_WCb = pose(d.id_B) @ np.asarray(d.p_BCb, dtype=float)
-        pairs.append(Pair(
-            geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a, frame_b=frame_b,
-            distance=float(d.distance),
-            p_aca=_point(d.p_ACa, message_type), p_bcb=_point(d.p_BCb, message_type),
-            nhat_ba_w=_vector(d.nhat_BA_W, message_type),
-            is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
-            p_wca=_point(p_WCa, message_type), p_wcb=_point(p_WCb, message_type)))
+    if distances:
+        # All witness points to W in one batch: p_WCa = R_WA p_ACa + p_WA.
+        p_ACa = np.array([d.p_ACa for d in distances], dtype=float)
+        p_BCb = np.array([d.p_BCb for d in distances], dtype=float)
+        X_WA = np.array([pose(d.id_A).get_as_matrix34() for d in distances])
+        X_WB = np.array([pose(d.id_B).get_as_matrix34() for d in distances])
+        p_WCa = np.einsum("kij,kj->ki", X_WA[:, :, :3], p_ACa) + X_WA[:, :, 3]
+        p_WCb = np.einsum("kij,kj->ki", X_WB[:, :, :3], p_BCb) + X_WB[:, :, 3]
+        nhat = np.array([d.nhat_BA_W for d in distances], dtype=float)
+        for d, a, b, n, wa, wb in zip(distances, p_ACa.tolist(), p_BCb.tolist(),
+                                      nhat.tolist(), p_WCa.tolist(), p_WCb.tolist()):
+            geometry_a, frame_a = names(d.id_A)
+            geometry_b, frame_b = names(d.id_B)
+            pairs.append(Pair(
+                geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a,
+                frame_b=frame_b, distance=float(d.distance),
+                p_aca=Point(x=a[0], y=a[1], z=a[2]), p_bcb=Point(x=b[0], y=b[1], z=b[2]),
+                nhat_ba_w=Vector3(x=n[0], y=n[1], z=n[2]),
+                is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
+                p_wca=Point(x=wa[0], y=wa[1], z=wa[2]), p_wcb=Point(x=wb[0], y=wb[1], z=wb[2])))
     return message_type("geometry_core_ros/msg/SignedDistancePairArray")(
         header=make_header(stamp_ns, names.world_frame, message_type),
         max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames),

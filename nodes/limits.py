@@ -23,8 +23,9 @@ MAX_FOREIGN_FRAMES = 10_000
 
 #: Transforms used from one TFMessage; the rest are dropped and counted as
 #: ``too_many_transforms``. robot_state_publisher sends one transform per
-#: joint (tens to a few hundred); converting one costs about 50 µs, so 1000
-#: bound one message to tens of milliseconds instead of seconds.
+#: joint (tens to a few hundred); checking and storing one costs a few µs
+#: (decoded into arrays, see transport/tf_arrays.py), so 1000 bound the
+#: work after decoding one message to milliseconds.
 MAX_TRANSFORMS_PER_MESSAGE = 1000
 
 #: Seconds between two warnings of the same kind of drop (after the first of

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from geometry_core_nodes.conversions import (
+    CachedMessageType,
     penetrations_to_msg,
     results_to_markers,
     signed_distances_to_msg,
@@ -121,6 +122,7 @@ class SceneGraphNode(ServedNode):
             "publish_markers", True, "Publish RViz markers of the results. Settable at run time.",
             on_set=self._set_publish_markers))
         self._srdf = self._declare_srdf(node)
+        self._message_type = CachedMessageType(node.message_type)
         self.inputs = SceneInputs(node, on_scene=self._apply_srdf)
         self._apply_srdf()
         # MoveIt latches the SRDF text on this topic, as robot_state_publisher the URDF.
@@ -232,7 +234,7 @@ class SceneGraphNode(ServedNode):
         distances = state.keep(
             query.compute_signed_distance_pairwise_closest_points(self.max_distance))
         names = self.inputs.names
-        message_type = self.node.message_type
+        message_type = self._message_type
         self._penetration_pub.publish(penetrations_to_msg(
             penetrations, names, state.stamp_ns, state.stale_frames, message_type,
             state.missing_frames))

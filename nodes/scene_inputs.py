@@ -4,8 +4,14 @@
 (``scene_file``, ``robot_description`` parameter or topic), subscribes to
 ``/tf``, ``/tf_static`` and the PoseStamped ``pose_topics``, and on
 :meth:`SceneInputs.apply` sets the scene graph's frame poses from what it
-heard. Callbacks only convert and store; composing transforms and setting
-poses happen in :meth:`apply`, which the node calls before a query.
+heard. Callbacks only check and store (the seven numbers of each
+transform as received, the newest per frame: no per-transform objects on
+the way in, see :mod:`geometry_core_nodes.transport.tf_arrays`); converting
+quaternions, composing transforms and setting poses happen in :meth:`apply`,
+all frames at once, which the node calls before a query. Messages whose
+poses a newer message replaced before any :meth:`apply` read them are
+counted (:attr:`SceneInputs.coalesced`): every input is either used by a
+query or counted.
 
 Matching (DESIGN.md section 5): a transform whose ``child_frame_id`` names a
 scene frame gives that frame's pose when its ``header.frame_id`` is the
@@ -43,12 +49,12 @@ import numpy as np
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_graph import FrameId, GeometryId, Role, SourceId
 from geometry_core_nodes.conversions import (
-    FramePose,
     GeometryNames,
     PoseError,
-    pose_stamped_to_frame_pose,
+    Transform,
+    pose_stamped_to_transform,
     short_name,
-    tf_message_to_frame_poses,
+    tf_arrays_to_transforms,
 )
 from geometry_core_nodes.limits import LOG_PERIOD_S, MAX_TRANSFORMS_PER_MESSAGE
 from geometry_core_nodes.tf_buffer import TfBuffer
@@ -61,6 +67,7 @@ from geometry_core_nodes.transport import (
     TransportNode,
     at_least,
 )
+from geometry_core_nodes.transport.tf_arrays import TfArrays, tf_arrays_from_message
 
 __all__ = ["BUILTIN_DEMO", "InputParameters", "PoseState", "SceneInputs", "load_scene_graph"]
 
@@ -212,6 +219,10 @@ class SceneInputs:
         ``too_many_transforms``, ``evicted_frame``.
     taken : collections.Counter
         Messages taken by input: ``tf``, ``tf_static``, ``pose``.
+    coalesced : int
+        Pose messages (/tf, pose topics) taken after the last :meth:`apply`
+        and before the newest one: a query after a burst answers its
+        newest message, the others are counted here.
 
     Raises
     ------
@@ -230,6 +241,8 @@ class SceneInputs:
         self._log = _Log()
         self.counters = self._log.counters
         self.taken: Counter = Counter()
+        self.coalesced = 0
+        self._pending = 0  # pose messages taken since the last apply
         self.scene_graph: SceneGraph | None = None
         self.names: GeometryNames | None = None
         self._frames: list[_SceneFrame] = []
@@ -242,9 +255,8 @@ class SceneInputs:
         if self.scene_graph is not None:
             self._index_scene()
 
-        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf", self._on_tf, TF)
-        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf_static", self._on_tf_static,
-                                 TF_STATIC_LISTENER)
+        node.create_tf_subscription("/tf", self._on_tf, TF)
+        node.create_tf_subscription("/tf_static", self._on_tf_static, TF_STATIC_LISTENER)
         for topic in self.params.pose_topics:
             frame = topic.rstrip("/").rsplit("/", 1)[-1]
             node.create_subscription("geometry_msgs/msg/PoseStamped", topic,
@@ -261,7 +273,8 @@ class SceneInputs:
         """Log how many messages were taken, and how many inputs of each kind were dropped."""
         if self.taken:
             counts = ", ".join(f"{k} {v}" for k, v in sorted(self.taken.items()))
-            self._logger.info(f"messages taken: {counts}")
+            self._logger.info(f"messages taken: {counts}; coalesced (superseded before a "
+                              f"query used them): {self.coalesced}")
         if self.counters:
             counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counters.items()))
             self._logger.info(f"dropped inputs: {counts}")
@@ -375,59 +388,65 @@ class SceneInputs:
 
     # ------------------------------------------------------------- callbacks
 
-    def _on_tf(self, msg: Any) -> None:
+    def _on_tf(self, msg: TfArrays | Any) -> None:
+        """A /tf message, as arrays (``create_tf_subscription``) or a TFMessage object."""
         self.taken["tf"] += 1
+        self._pending += 1
         self._store_tf(msg, static=False)
 
-    def _on_tf_static(self, msg: Any) -> None:
+    def _on_tf_static(self, msg: TfArrays | Any) -> None:
         self.taken["tf_static"] += 1
         self._store_tf(msg, static=True)
 
-    def _store_tf(self, msg: Any, static: bool) -> None:
-        extra = len(msg.transforms) - MAX_TRANSFORMS_PER_MESSAGE
+    def _store_tf(self, msg: TfArrays | Any, static: bool) -> None:
+        arrays = msg if isinstance(msg, TfArrays) else tf_arrays_from_message(msg)
+        extra = len(arrays) - MAX_TRANSFORMS_PER_MESSAGE
         if extra > 0:
-            # Converting costs ~50 µs a transform: a huge message must not stall a cycle.
+            # Each transform costs a few µs to check and store: a huge message
+            # must not stall a cycle.
             self._drop("too_many_transforms",
-                       f"a TFMessage of {len(msg.transforms)} transforms: the "
+                       f"a TFMessage of {len(arrays)} transforms: the "
                        f"{extra} beyond the first {MAX_TRANSFORMS_PER_MESSAGE} are dropped", extra)
-        poses, errors = tf_message_to_frame_poses(msg, MAX_TRANSFORMS_PER_MESSAGE)
+        transforms, errors = tf_arrays_to_transforms(arrays, MAX_TRANSFORMS_PER_MESSAGE)
         for err in errors:
             self._drop(err.kind, f"dropped a transform: {err}")
-        for pose in poses:
-            self._store(pose, static)
+        for transform in transforms:
+            self._store(transform, static)
 
     def _pose_callback(self, frame: str) -> Callable[[Any], None]:
         def on_pose(msg: Any) -> None:
             self.taken["pose"] += 1
+            self._pending += 1
             if self.scene_graph is not None and frame not in self._frame_index:
                 self._drop("unknown_frame",
                            f"pose topic for frame {frame!r}, which the scene does not have")
                 return
             try:
-                pose = pose_stamped_to_frame_pose(msg, frame, self.params.world_frame)
+                pose = pose_stamped_to_transform(msg, frame, self.params.world_frame)
             except PoseError as err:
                 self._drop(err.kind, f"dropped a pose: {err}")
                 return
             self._store(pose, static=False)
         return on_pose
 
-    def _store(self, pose: FramePose, static: bool) -> None:
-        if pose.child == self.params.world_frame:
+    def _store(self, transform: Transform, static: bool) -> None:
+        parent, child = transform[0], transform[1]
+        if child == self.params.world_frame:
             self._drop("wrong_parent",
-                       f"transform gives world_frame {pose.child!r} a parent ({pose.parent!r}); "
+                       f"transform gives world_frame {child!r} a parent ({parent!r}); "
                        "the scene's world has none")
             return
-        index = self._frame_index.get(pose.child)
+        index = self._frame_index.get(child)
         if index is not None:
             expected = self._frames[index].parent_name
-            if pose.parent != expected and (pose.parent in self._frame_index
-                                            or pose.parent == self.params.world_frame):
+            if parent != expected and (parent in self._frame_index
+                                       or parent == self.params.world_frame):
                 self._drop("wrong_parent",
-                           f"frame {pose.child!r} is given in {short_name(pose.parent)!r}, "
+                           f"frame {child!r} is given in {short_name(parent)!r}, "
                            f"but its parent in the scene is {expected!r}")
                 return
         evicted = self.buffer.evicted
-        self.buffer.set_transform(pose, static)
+        self.buffer.set_transform(transform, static)
         if self.buffer.evicted != evicted:
             self._drop("evicted_frame", f"more than {self.buffer.max_foreign_frames} frames "
                        "outside the scene on /tf: forgot the one updated least recently")
@@ -458,16 +477,18 @@ class SceneInputs:
         if self.buffer.version == self._applied_version:
             return self._state
         self._applied_version = self.buffer.version
+        # A query now answers the newest of the messages taken since the last one.
+        self.coalesced += max(0, self._pending - 1)
+        self._pending = 0
         frames = self._frames
         usable = np.zeros(len(frames), dtype=bool)
         newest = np.full(len(frames), -1, dtype=np.int64)
         oldest: list[int | None] = [None] * len(frames)
         by_source: dict[SourceId, tuple[list[FrameId], list[np.ndarray]]] = {}
-        for n, frame in enumerate(frames):
-            try:
-                chain = self.buffer.lookup(frame.parent_name, frame.name)
-            except LookupError as err:
-                self._drop("disconnected", str(err))
+        chains = self.buffer.lookup_all([(frame.parent_name, frame.name) for frame in frames])
+        for n, (frame, chain) in enumerate(zip(frames, chains)):
+            if isinstance(chain, LookupError):
+                self._drop("disconnected", str(chain))
                 chain = None
             if chain is None:
                 continue

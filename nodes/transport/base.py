@@ -32,6 +32,7 @@ from typing import Any, TextIO
 
 from .params import ParameterStore, RemapRule
 from .qos import QoSProfile
+from .tf_arrays import TfArrays, tf_arrays_from_message
 
 __all__ = [
     "LOG_LEVELS",
@@ -297,6 +298,18 @@ class TransportNode(ABC):
         qos: QoSProfile,
     ) -> Subscription:
         """Create a subscription; ``callback(msg)`` runs on the spinning thread."""
+
+    def create_tf_subscription(self, topic: str, callback: Callable[[TfArrays], None],
+                               qos: QoSProfile) -> Subscription:
+        """Subscribe to ``tf2_msgs/TFMessage``; ``callback`` gets its transforms as arrays.
+
+        A backend that takes serialized bytes decodes them straight into the
+        arrays (:func:`~.tf_arrays.decode_tf_message`); this default converts
+        the message object.
+        """
+        return self.create_subscription(
+            "tf2_msgs/msg/TFMessage", topic,
+            lambda msg: callback(tf_arrays_from_message(msg)), qos)
 
     @abstractmethod
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cyclonedds._clayer import ddspy_take
+from cyclonedds._clayer import ddspy_take, ddspy_write
 from cyclonedds.core import (
     DDSException,
     Entity,
@@ -57,7 +57,9 @@ from .base import (
 from .msg_types import get_message_type, ros_type_name
 from .params import ParameterStore, RemapRule, parse_ros_args
 from .qos import Durability, History, QoSProfile, Reliability
+from .result_cdr import serializer_for
 from .ros_discovery import DiscoveryAnnouncer
+from .tf_arrays import TfArrays, decode_tf_message
 
 __all__ = ["DdsNode", "DdsSecurityError", "check_security_environment", "dds_qos",
            "ros_domain_id"]
@@ -168,6 +170,14 @@ class _DdsPublisher(Publisher):
         self._writer = writer
         self.msg_type = msg_type
         self.topic = topic
+        # The node's result messages are written by flat writers (result_cdr)
+        # when those give exactly the bytes DataWriter.write would.
+        self._serialize = serializer_for(ros_type_name(msg_type), get_message_type,
+                                         self._reference_bytes)
+
+    def _reference_bytes(self, msg: Any) -> bytes:
+        data = msg.serialize(use_version_2=self._writer._use_version_2)
+        return data.ljust((len(data) + 3) & ~3, b"\0")
 
     def publish(self, msg: Any) -> None:
         if not isinstance(msg, self.msg_type):
@@ -175,7 +185,12 @@ class _DdsPublisher(Publisher):
                 f"publisher on {self.topic} sends {ros_type_name(self.msg_type)}, "
                 f"not {type(msg).__name__}"
             )
-        self._writer.write(msg)
+        if self._serialize is None:
+            self._writer.write(msg)
+            return
+        ret = ddspy_write(self._writer._ref, self._serialize(msg))
+        if ret < 0:
+            raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
 
     def get_subscription_count(self) -> int:
         return self._writer.get_publication_matched_status().current_count
@@ -199,8 +214,10 @@ class _DdsSubscription(Subscription):
         topic: str,
         callback: Callable[[Any], None],
         logger: NodeLogger,
+        decode: Callable[[bytes], Any] | None = None,
     ) -> None:
         self._reader = reader
+        self._decode = msg_type.deserialize if decode is None else decode
         self.condition = condition
         self.msg_type = msg_type
         self.topic = topic
@@ -216,7 +233,7 @@ class _DdsSubscription(Subscription):
         raw = ddspy_take(self._reader._ref, self.condition.mask, _TAKE_BATCH)
         if isinstance(raw, int):
             raise DDSException(raw, f"Occurred while taking data on {self.topic}")
-        return _decode_samples(raw, self.msg_type, self._drop)
+        return _decode_samples(raw, self._decode, self._drop)
 
     def _drop(self, reason: str) -> None:
         self.dropped += 1
@@ -231,7 +248,7 @@ class _DdsSubscription(Subscription):
         return self._reader.get_subscription_matched_status().current_count
 
 
-def _decode_samples(raw: Sequence[tuple[bytes, Any]], msg_type: Any,
+def _decode_samples(raw: Sequence[tuple[bytes, Any]], decode: Callable[[bytes], Any],
                     drop: Callable[[str], None]) -> list[Any]:
     """Decode taken ``(bytes, info)`` pairs; call ``drop(reason)`` for each bad one."""
     samples = []
@@ -242,7 +259,7 @@ def _decode_samples(raw: Sequence[tuple[bytes, Any]], msg_type: Any,
             drop(f"{len(data)} bytes, more than {MAX_SAMPLE_BYTES}")
             continue
         try:
-            samples.append(msg_type.deserialize(data))
+            samples.append(decode(data))
         except Exception as error:  # noqa: BLE001 - anything a hostile writer's bytes raise
             drop(f"{type(error).__name__}: {str(error)[:200]}")
     return samples
@@ -381,6 +398,7 @@ class DdsNode(TransportNode):
         topic: str,
         callback: Callable[[Any], None],
         qos: QoSProfile,
+        decode: Callable[[bytes], Any] | None = None,
     ) -> Subscription:
         self._check_ok()
         if not callable(callback):
@@ -393,9 +411,17 @@ class DdsNode(TransportNode):
         self._entities += [condition, reader]
         self._discovery.add_reader(reader)
         subscription = _DdsSubscription(reader, condition, cls, resolved, callback,
-                                        self._logger)
+                                        self._logger, decode)
         self._subscriptions.append(subscription)
         return subscription
+
+    def create_tf_subscription(self, topic: str, callback: Callable[[TfArrays], None],
+                               qos: QoSProfile) -> Subscription:
+        # The bytes straight into arrays: no message object per transform.
+        cls = self.message_type("tf2_msgs/msg/TFMessage")
+        return self.create_subscription(
+            cls, topic, callback, qos,
+            decode=lambda data: decode_tf_message(data, cls.deserialize))
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
         self._check_ok()

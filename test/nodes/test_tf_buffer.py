@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geometry_core.math import RigidTransform, RollPitchYaw
-from geometry_core_nodes.conversions import FramePose
+from geometry_core.math import RigidTransform, RollPitchYaw, quaternion_wxyz_to_xyzw
 from geometry_core_nodes.tf_buffer import MAX_CHAIN, TfBuffer
 
 
 def _pose(parent, child, xyz=(0, 0, 0), yaw=0.0, stamp=0):
-    return FramePose(parent, child, RigidTransform(RollPitchYaw(0, 0, yaw), list(xyz)), stamp)
+    """A stored transform: translation, then the quaternion in ROS order (x, y, z, w)."""
+    q_xyzw = quaternion_wxyz_to_xyzw(RollPitchYaw(0, 0, yaw).to_quaternion())
+    return parent, child, stamp, np.concatenate([np.asarray(xyz, dtype=float), q_xyzw])
 
 
 def test_unknown_frame_is_none_and_direct_parent_is_one_step():
@@ -72,3 +73,18 @@ def test_frames_beyond_the_cap_evict_the_least_recently_updated_never_protected_
     for n in range(1000):
         buffer.set_transform(_pose("world", f"spam{n}"), static=False)
     assert len(buffer) == 4 and "base" in buffer and buffer.evicted == 1001
+
+
+def test_many_frames_at_once_give_the_poses_one_lookup_gives():
+    # 40 frames take the batched conversion; a single lookup takes the scalar one.
+    buffer = TfBuffer()
+    for n in range(40):
+        buffer.set_transform(_pose("world", f"f{n}", (n, -1, 2), yaw=0.1 * n, stamp=n),
+                             static=n % 2 == 0)
+    chains = buffer.lookup_all([("world", f"f{n}") for n in range(40)] + [("world", "none")])
+    assert chains[-1] is None
+    for n, chain in enumerate(chains[:-1]):
+        X_WF = RigidTransform(RollPitchYaw(0, 0, 0.1 * n), [n, -1, 2]).get_as_matrix4()
+        np.testing.assert_allclose(chain.X_PC, X_WF, atol=1e-14)
+        np.testing.assert_allclose(buffer.lookup("world", f"f{n}").X_PC, X_WF, atol=1e-14)
+        assert (chain.newest_ns, chain.oldest_dynamic_ns) == (n, None if n % 2 == 0 else n)

@@ -1,0 +1,69 @@
+"""The flat writers of the node's result messages give Cyclone's own bytes, and read back equal."""
+
+from __future__ import annotations
+
+import pytest
+
+from geometry_core.demo import make_demo_scene
+from geometry_core_nodes.conversions import (
+    GeometryNames,
+    penetrations_to_msg,
+    signed_distances_to_msg,
+)
+from geometry_core_nodes.transport import get_message_type as T
+from geometry_core_nodes.transport.result_cdr import (
+    sample_message,
+    serialize_penetrations,
+    serialize_signed_distances,
+    serializer_for,
+)
+
+PENETRATIONS = "geometry_core_ros/msg/PenetrationPairArray"
+DISTANCES = "geometry_core_ros/msg/SignedDistancePairArray"
+WRITERS = {PENETRATIONS: serialize_penetrations, DISTANCES: serialize_signed_distances}
+
+
+def _cyclone(msg) -> bytes:
+    """What DataWriter.write sends: XCDR1, padded to a multiple of 4."""
+    data = msg.serialize(use_version_2=False)
+    return data.ljust((len(data) + 3) & ~3, b"\0")
+
+
+def _demo_results():
+    """Real results of the demo arm in and out of contact, with stale and lost frames."""
+    demo = make_demo_scene()
+    names = GeometryNames(demo.scene_graph.model_inspector(), "world")
+    for t in (0.0, 1.8, 2.7):
+        demo.advance(t)
+        query = demo.scene_graph.query_object()
+        penetrations = query.compute_point_pair_penetration()
+        distances = query.compute_signed_distance_pairwise_closest_points(0.1)
+        yield penetrations_to_msg(penetrations, names, 1_700_000_000_123_456_789, ["upper_arm"],
+                                  T, ["ünïcødé"])
+        yield signed_distances_to_msg(distances, names, query.get_pose_in_world, 0.1, -5,
+                                      [], T, ["gripper", "wrist"])
+
+
+@pytest.mark.parametrize("ros_type", [PENETRATIONS, DISTANCES])
+def test_sample_and_empty_messages_give_cyclones_bytes(ros_type):
+    for msg in (sample_message(ros_type, T), T(ros_type)()):
+        assert WRITERS[ros_type](msg) == _cyclone(msg)
+
+
+def test_real_results_give_cyclones_bytes_and_decode_to_the_same_message():
+    kinds = set()
+    for msg in _demo_results():
+        ros_type = PENETRATIONS if "Penetration" in type(msg).__name__ else DISTANCES
+        data = WRITERS[ros_type](msg)
+        assert data == _cyclone(msg)
+        assert type(msg).deserialize(data) == msg
+        kinds.add((ros_type, len(msg.pairs) > 0))
+    assert kinds == {(PENETRATIONS, True), (PENETRATIONS, False), (DISTANCES, True)}
+
+
+def test_serializer_for_refuses_a_writer_that_differs():
+    assert serializer_for(PENETRATIONS, T, _cyclone) is serialize_penetrations
+    assert serializer_for(DISTANCES, T, _cyclone) is serialize_signed_distances
+    # XCDR2 aligns float64 to 4: the flat XCDR1 writer must not be used for it.
+    assert serializer_for(DISTANCES, T, lambda m: m.serialize(use_version_2=True)) is None
+    assert serializer_for("std_msgs/msg/String", T, _cyclone) is None
