@@ -14,3 +14,11 @@ from hypothesis import settings
 settings.register_profile("deterministic", derandomize=True, database=None, print_blob=True)
 settings.register_profile("explore", print_blob=True)
 settings.load_profile("deterministic")
+
+# Bind the library before any test module runs. A few tests import bench/
+# from the checkout and so put the repository root on sys.path; pytest 7
+# (Debian's, under colcon test) imports them early, and the checkout's
+# geometry_core would then shadow the install space that colcon test is
+# meant to test. Imported here, the library stays whichever copy the run
+# found first (test/test_packaging.py checks it is the installed one).
+import geometry_core  # noqa: E402, F401
