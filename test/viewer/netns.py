@@ -140,7 +140,11 @@ def run_here_or_in_netns(request: pytest.FixtureRequest, *, timeout: float = 300
     output = f"--- child pytest (rc {result.returncode}) ---\n{result.stdout}\n{result.stderr}"
     lines = result.stdout.strip().splitlines()
     summary = lines[-1] if lines else ""
-    if result.returncode == 0 and re.search(r"\b1 passed\b", summary):
+    # -rA lists the child's test as "PASSED <node id>"; the count line alone
+    # is not enough, as a doubled -q (PYTEST_ADDOPTS under colcon test) drops it.
+    passed_line = re.compile(r"^PASSED \S*::" + re.escape(request.node.name) + r"$", re.M)
+    if result.returncode == 0 and (re.search(r"\b1 passed\b", summary)
+                                   or passed_line.search(result.stdout)):
         return False
     if result.returncode in (0, 5):  # skipped, or nothing collected
         pytest.skip(f"the test did not run in the private namespace: {summary}\n{output}")
