@@ -19,7 +19,6 @@ answers are compared configuration by configuration.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import os
 import platform
@@ -31,8 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.robots import measure
-from bench.run import _fmt_ratio, _ratio
-from bench.run import write_readme as _write_table
+from bench.run import _fmt_ratio, _ratio, emit_table, table_parser
 from geometry_core import (
     Convex,
     GeometryFrame,
@@ -205,22 +203,10 @@ def run(quick: bool) -> str:
     return "\n".join(lines)
 
 
-def write_readme(table: str, path: str = "README.md") -> None:
-    _write_table(table, path, start=README_START, end=README_END)
-
-
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer configurations and rounds")
-    parser.add_argument("--write-readme", action="store_true",
-                        help="replace the table between the hulls markers in README.md")
-    args = parser.parse_args(argv)
+    args = table_parser(__doc__, "fewer configurations and rounds", "hulls").parse_args(argv)
     np.seterr(all="ignore")
-    table = run(args.quick)
-    print(table)
-    if args.write_readme:
-        write_readme(table)
-    return 0
+    return emit_table(run(args.quick), args.write_readme, README_START, README_END)
 
 
 if __name__ == "__main__":

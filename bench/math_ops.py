@@ -18,7 +18,6 @@ each library takes them. Nothing here asserts a time.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import gc
 import os
@@ -30,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bench.run import _version, write_readme
+from bench.run import _version, emit_table, table_parser
 
 README_START = "<!-- math-bench:start -->"
 README_END = "<!-- math-bench:end -->"
@@ -238,17 +237,11 @@ def run(quick: bool, only: str | None = None) -> tuple[str, list[float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer, shorter rounds")
+    parser = table_parser(__doc__, "fewer, shorter rounds", "math-bench")
     parser.add_argument("--only", help="time only the operations whose label contains this")
-    parser.add_argument("--write-readme", action="store_true",
-                        help="replace the table between the math-bench markers in README.md")
     args = parser.parse_args(argv)
     table, _ = run(args.quick, args.only)
-    print(table)
-    if args.write_readme:
-        write_readme(table, start=README_START, end=README_END)
-    return 0
+    return emit_table(table, args.write_readme, README_START, README_END)
 
 
 if __name__ == "__main__":

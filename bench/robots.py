@@ -30,7 +30,6 @@ copy, finalized); both followed by their first penetration query.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import gc
 import os
@@ -44,8 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.robot_files import drake_copy, obj_copy, package_roots, robots_share
-from bench.run import _fmt_ratio, _ratio, _time_batch
-from bench.run import write_readme as _write_table
+from bench.run import _fmt_ratio, _ratio, _time_batch, emit_table, table_parser
 from bench.systems import Drake, _primitive
 from geometry_core import (
     Box,
@@ -468,15 +466,8 @@ def profile(arm: str = "Panda", query: str = "signed_distance", cycles: int = 10
     return out.getvalue()
 
 
-def write_readme(table: str, path: str = "README.md") -> None:
-    _write_table(table, path, start=README_START, end=README_END)
-
-
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer configurations and rounds")
-    parser.add_argument("--write-readme", action="store_true",
-                        help="replace the table between the robots markers in README.md")
+    parser = table_parser(__doc__, "fewer configurations and rounds", "robots")
     parser.add_argument("--profile", action="store_true",
                         help="print a cProfile of our Panda cycle instead")
     args = parser.parse_args(argv)
@@ -485,11 +476,7 @@ def main(argv=None) -> int:
         for query in QUERIES:
             print(f"## Panda, {query}\n{profile(query=query)}")
         return 0
-    table = run(args.quick)
-    print(table)
-    if args.write_readme:
-        write_readme(table)
-    return 0
+    return emit_table(run(args.quick), args.write_readme, README_START, README_END)
 
 
 if __name__ == "__main__":

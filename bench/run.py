@@ -256,18 +256,27 @@ def write_readme(table: str, path: str = "README.md", start: str = README_START,
     open(path, "w").write(text)
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rounds, N <= 100")
+def table_parser(doc: str, quick_help: str, section: str) -> argparse.ArgumentParser:
+    """The command line every table-writing bench shares: ``--quick`` and ``--write-readme``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--write-readme", action="store_true",
-                        help="replace the table between the bench markers in README.md")
-    args = parser.parse_args(argv)
-    np.seterr(all="ignore")
-    table = run(args.quick)
+                        help=f"replace the table between the {section} markers in README.md")
+    return parser
+
+
+def emit_table(table: str, write: bool, start: str = README_START, end: str = README_END) -> int:
+    """Print ``table`` and, when asked, put it between ``start`` and ``end`` in README.md."""
     print(table)
-    if args.write_readme:
-        write_readme(table)
+    if write:
+        write_readme(table, start=start, end=end)
     return 0
+
+
+def main(argv=None) -> int:
+    args = table_parser(__doc__, "fewer rounds, N <= 100", "bench").parse_args(argv)
+    np.seterr(all="ignore")
+    return emit_table(run(args.quick), args.write_readme)
 
 
 if __name__ == "__main__":
