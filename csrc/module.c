@@ -313,36 +313,51 @@ done:
  * (GeometryState.compute_world_poses): slot 0 is the world, a frame whose
  * parent is the world keeps X_PF. */
 static PyObject *py_compose_world(PyObject *self, PyObject *args) {
-    PyObject *xpf_o, *parent_o;
-    if (!PyArg_ParseTuple(args, "OO", &xpf_o, &parent_o)) return NULL;
-    Py_buffer xpf, parent;
+    PyObject *xpf_o, *parent_o, *out_o = NULL;
+    if (!PyArg_ParseTuple(args, "OO|O", &xpf_o, &parent_o, &out_o)) return NULL;
+    Py_buffer xpf, parent, out_view;
     if (gc_get_buffer(parent_o, &parent, 'i', -1, "parent_slot") < 0) return NULL;
     Py_ssize_t F = parent.len / 4;
     if (gc_get_buffer(xpf_o, &xpf, 'd', 16 * F, "X_PF") < 0) {
         PyBuffer_Release(&parent);
         return NULL;
     }
+    PyObject *result = NULL;
+    double *X_WF = NULL;
     const int *p = parent.buf;
     for (Py_ssize_t s = 1; s < F; ++s) {
         if (p[s] < 0 || p[s] >= s) {
             PyErr_Format(PyExc_ValueError, "parent_slot[%zd] = %d does not come before it", s,
                          p[s]);
-            PyBuffer_Release(&parent);
-            PyBuffer_Release(&xpf);
-            return NULL;
+            goto done;
         }
     }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, F * 16 * (Py_ssize_t)sizeof(double));
-    if (out != NULL) {
-        double *X_WF = (double *)PyBytes_AS_STRING(out);
-        const double *X_PF = xpf.buf;
-        memcpy(X_WF, X_PF, (size_t)F * 16 * sizeof(double));
-        for (Py_ssize_t s = 1; s < F; ++s)
-            if (p[s] != 0) gc_compose(X_WF + 16 * p[s], X_PF + 16 * s, X_WF + 16 * s);
+    if (out_o != NULL) {
+        if (PyObject_GetBuffer(out_o, &out_view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+            goto done;
+        if (out_view.len != F * 16 * (Py_ssize_t)sizeof(double)) {
+            PyErr_Format(PyExc_ValueError, "out must hold %zd float64 values", 16 * F);
+            PyBuffer_Release(&out_view);
+            goto done;
+        }
+        X_WF = out_view.buf;
+    } else {
+        result = PyBytes_FromStringAndSize(NULL, F * 16 * (Py_ssize_t)sizeof(double));
+        if (result == NULL) goto done;
+        X_WF = (double *)PyBytes_AS_STRING(result);
     }
+    const double *X_PF = xpf.buf;
+    memcpy(X_WF, X_PF, (size_t)F * 16 * sizeof(double));
+    for (Py_ssize_t s = 1; s < F; ++s)
+        if (p[s] != 0) gc_compose(X_WF + 16 * p[s], X_PF + 16 * s, X_WF + 16 * s);
+    if (out_o != NULL) {
+        PyBuffer_Release(&out_view);
+        result = Py_NewRef(Py_None);
+    }
+done:
     PyBuffer_Release(&parent);
     PyBuffer_Release(&xpf);
-    return out;
+    return result;
 }
 
 /* True when every (4, 4) pose is finite, has the last row [0 0 0 1] exactly,
@@ -419,6 +434,134 @@ static PyObject *py_copy_poses(PyObject *self, PyObject *args) {
     PyBuffer_Release(&out);
     if (failed) return NULL;
     Py_RETURN_NONE;
+}
+
+/* set_pose_rows(table (F,4,4) float64, posed (F,) bool, slots int64 (N,),
+ * X (N,4,4) float64): table[slots[k]] = X[k] and posed[slots[k]] = True, the
+ * vectorised pose setter's write after its batch validation. */
+static PyObject *py_set_pose_rows(PyObject *self, PyObject *args) {
+    PyObject *table_o, *posed_o, *slots_o, *x_o;
+    if (!PyArg_ParseTuple(args, "OOOO", &table_o, &posed_o, &slots_o, &x_o)) return NULL;
+    Py_buffer table, posed, slots, x;
+    if (PyObject_GetBuffer(table_o, &table, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(posed_o, &posed, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    if (gc_get_buffer(slots_o, &slots, 'q', -1, "slots") < 0) {
+        PyBuffer_Release(&posed);
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    Py_ssize_t n = slots.len / 8;
+    if (gc_get_buffer(x_o, &x, 'd', 16 * n, "X") < 0) {
+        PyBuffer_Release(&slots);
+        PyBuffer_Release(&posed);
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    Py_ssize_t rows = table.len / (16 * (Py_ssize_t)sizeof(double));
+    const long long *slot = slots.buf;
+    int ok = posed.len >= rows;
+    for (Py_ssize_t k = 0; k < n && ok; ++k) ok = slot[k] >= 0 && slot[k] < rows;
+    if (ok) {
+        for (Py_ssize_t k = 0; k < n; ++k) {
+            memcpy((double *)table.buf + 16 * slot[k], (const double *)x.buf + 16 * k,
+                   16 * sizeof(double));
+            ((char *)posed.buf)[slot[k]] = 1;
+        }
+    } else {
+        PyErr_SetString(PyExc_IndexError, "set_pose_rows: a slot outside the pose table");
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&slots);
+    PyBuffer_Release(&posed);
+    PyBuffer_Release(&table);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* set_pose_items(table (F,4,4) float64, posed (F,) bool, poses dict,
+ * slot_of dict, transform_type) -> number of rows set, or None.
+ *
+ * GeometryState.set_poses in one call: for every (frame_id, X_PF) of poses,
+ * slot_of[frame_id] is the row and X_PF, an instance of exactly
+ * transform_type, gives its matrix X_PF._X (valid by construction: a
+ * RigidTransform's own), copied into the row, which is then marked posed.
+ * All or nothing: when a key is missing from slot_of or a value is not a
+ * transform_type whose _X is a float64 (4, 4), nothing changes and the
+ * answer is None, so the caller's Python loop raises the error that names
+ * the culprit. */
+static PyObject *py_set_pose_items(PyObject *self, PyObject *args) {
+    PyObject *table_o, *posed_o, *poses, *slot_of, *type;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!", &table_o, &posed_o, &PyDict_Type, &poses,
+                          &PyDict_Type, &slot_of, &PyType_Type, &type))
+        return NULL;
+    static PyObject *name_X = NULL;
+    if (name_X == NULL && (name_X = PyUnicode_InternFromString("_X")) == NULL) return NULL;
+    Py_ssize_t n = PyDict_GET_SIZE(poses);
+    Py_buffer table, posed;
+    if (PyObject_GetBuffer(table_o, &table, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(posed_o, &posed, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    Py_ssize_t rows = table.len / (16 * (Py_ssize_t)sizeof(double));
+    Py_ssize_t *slots = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n > 0 ? n : 1));
+    Py_buffer *views = PyMem_Malloc(sizeof(Py_buffer) * (size_t)(n > 0 ? n : 1));
+    if (slots == NULL || views == NULL) {
+        PyMem_Free(slots);
+        PyMem_Free(views);
+        PyBuffer_Release(&posed);
+        PyBuffer_Release(&table);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t held = 0, pos = 0;
+    PyObject *key, *value, *result;
+    int usable = posed.len >= rows;
+    /* First every lookup and check, then the copies: a refusal changes nothing. */
+    while (usable && PyDict_Next(poses, &pos, &key, &value)) {
+        PyObject *slot_o = PyDict_GetItemWithError(slot_of, key);
+        if (slot_o == NULL || Py_TYPE(value) != (PyTypeObject *)type) {
+            usable = 0;
+            break;
+        }
+        Py_ssize_t slot = PyLong_AsSsize_t(slot_o);
+        PyObject *X = PyObject_GetAttr(value, name_X);
+        if (X == NULL || slot < 0 || slot >= rows ||
+            gc_get_buffer(X, &views[held], 'd', 16, "pose") < 0) {
+            Py_XDECREF(X);
+            usable = 0;
+            break;
+        }
+        Py_DECREF(X); /* the view holds the array */
+        slots[held++] = slot;
+    }
+    if (PyErr_Occurred()) {
+        /* An error inside a lookup (a key whose __hash__ or __eq__ raised, ...)
+         * is the Python loop's to report as well. */
+        PyErr_Clear();
+        usable = 0;
+    }
+    if (usable && held == n) {
+        double *rows_out = table.buf;
+        char *flags = posed.buf;
+        for (Py_ssize_t k = 0; k < held; ++k) {
+            memcpy(rows_out + 16 * slots[k], views[k].buf, 16 * sizeof(double));
+            flags[slots[k]] = 1;
+        }
+        result = PyLong_FromSsize_t(held);
+    } else {
+        result = Py_NewRef(Py_None);
+    }
+    for (Py_ssize_t k = 0; k < held; ++k) PyBuffer_Release(&views[k]);
+    PyMem_Free(slots);
+    PyMem_Free(views);
+    PyBuffer_Release(&posed);
+    PyBuffer_Release(&table);
+    return result;
 }
 
 /* [cls(**dict(zip(names, row))) for row in zip(*columns)], without running
@@ -513,11 +656,17 @@ static PyMethodDef methods[] = {
      "hull_support(spec, d_G (n,3), walk, start=0) -> [vertex index] by the walk (warm "
      "started row to row) or the scan (tests)"},
     {"compose_world", py_compose_world, METH_VARARGS,
-     "compose_world(X_PF (F,4,4), parent_slot int32 (F,)) -> bytes of X_WF (F,4,4)"},
+     "compose_world(X_PF (F,4,4), parent_slot int32 (F,)[, out]) -> bytes of X_WF (F,4,4),\n"
+     "or None after writing X_WF into out (a writable float64 buffer of F*16)"},
     {"poses_valid", py_poses_valid, METH_VARARGS,
      "poses_valid(X (N,4,4) float64, tolerance) -> True when every pose is a rigid transform"},
     {"copy_poses", py_copy_poses, METH_VARARGS,
      "copy_poses(table (F,4,4) float64, slots list, matrices list of (4,4) float64)"},
+    {"set_pose_rows", py_set_pose_rows, METH_VARARGS,
+     "set_pose_rows(table (F,4,4), posed (F,) bool, slots int64 (N,), X (N,4,4))"},
+    {"set_pose_items", py_set_pose_items, METH_VARARGS,
+     "set_pose_items(table (F,4,4), posed (F,) bool, poses dict, slot_of dict, type) -> "
+     "rows set, or None (nothing changed) for a key or value the caller must check"},
     {"build_records", py_build_records, METH_VARARGS,
      "build_records(cls, names, columns) -> list of cls objects whose __dict__ holds the fields"},
     {"tolerances", py_tolerances, METH_NOARGS, "The tolerances compiled in, by name."},

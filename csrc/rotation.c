@@ -239,6 +239,97 @@ static PyObject *py_rpy_matrix(PyObject *self, PyObject *const *args, Py_ssize_t
     return new_array(4, X);
 }
 
+/* 1 with v filled when obj is a finite float64 buffer of shape (3,) (any
+ * stride); 0, with no error set, for anything else: the caller then takes
+ * the Python path, whose checks name what is wrong. */
+static int finite_vector3(PyObject *obj, double v[3]) {
+    Py_buffer b;
+    if (PyObject_GetBuffer(obj, &b, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *f = b.format ? b.format : "B";
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
+    int ok = f[0] == 'd' && f[1] == '\0' && b.itemsize == 8 && b.ndim == 1 && b.shape[0] == 3;
+    if (ok) {
+        for (int i = 0; i < 3; i++) memcpy(&v[i], (const char *)b.buf + i * b.strides[0], 8);
+        ok = isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+    }
+    PyBuffer_Release(&b);
+    return ok;
+}
+
+/* vector3_or_none(v) -> (x, y, z) floats when v is a finite float64 (3,)
+ * array, else None: the fast readers of RollPitchYaw and RigidTransform. */
+static PyObject *py_vector3_or_none(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "vector3_or_none(v)");
+        return NULL;
+    }
+    double v[3];
+    if (!finite_vector3(args[0], v)) Py_RETURN_NONE;
+    return Py_BuildValue("(ddd)", v[0], v[1], v[2]);
+}
+
+/* rpy_pose(angles, p) -> new (4, 4) pose [Rz(y) Ry(p) Rx(r), p] from a tuple
+ * of three trusted finite angles and p; None unless p is a finite float64
+ * (3,) array. RigidTransform(RollPitchYaw, p) in one call. */
+static PyObject *py_rpy_pose(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2 || !PyTuple_Check(args[0]) || PyTuple_GET_SIZE(args[0]) != 3) {
+        PyErr_SetString(PyExc_TypeError, "rpy_pose((r, p, y), p)");
+        return NULL;
+    }
+    double a[3], p[3], R[9], X[16];
+    for (int i = 0; i < 3; i++) {
+        a[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(args[0], i));
+        if (a[i] == -1.0 && PyErr_Occurred()) return NULL;
+    }
+    if (!finite_vector3(args[1], p)) Py_RETURN_NONE;
+    rotation_from_rpy(a[0], a[1], a[2], R);
+    pose_of(R, p, X);
+    return new_array(4, X);
+}
+
+/* rpy_matrices(angles, out) -> -1, or the first row with NaN/inf (out is then
+ * partly written). angles: C-contiguous float64 (N, 3); out: writable
+ * C-contiguous float64 (N, 3, 3) that receives Rz(y) Ry(p) Rx(r) of each row,
+ * by the same formula as rpy_matrix (math.kernels.rotation_matrices_from_rpy). */
+static PyObject *py_rpy_matrices(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2) {
+        PyErr_SetString(PyExc_TypeError, "rpy_matrices(angles, out)");
+        return NULL;
+    }
+    Py_buffer a, o;
+    if (PyObject_GetBuffer(args[0], &a, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (PyObject_GetBuffer(args[1], &o, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    const char *f = a.format ? a.format : "B";
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
+    Py_ssize_t rows = a.len / 24;
+    long bad = -1;
+    if (!(f[0] == 'd' && f[1] == '\0') || a.len != rows * 24 || o.len != rows * 72) {
+        PyBuffer_Release(&a);
+        PyBuffer_Release(&o);
+        PyErr_SetString(PyExc_TypeError,
+                        "rpy_matrices: angles must be float64 (N, 3) and out (N, 3, 3)");
+        return NULL;
+    }
+    const double *v = a.buf;
+    double *R = o.buf;
+    for (Py_ssize_t k = 0; k < rows; ++k, v += 3, R += 9) {
+        if (!(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]))) {
+            bad = (long)k;
+            break;
+        }
+        rotation_from_rpy(v[0], v[1], v[2], R);
+    }
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&o);
+    return PyLong_FromLong(bad);
+}
+
 /* quaternion_matrix(q, zero_norm[, p]) -> new (3, 3) rotation of q, or (4, 4)
  * pose [R(q), p]; None unless q is a finite float64 (4,) with |q| >= zero_norm
  * and p a finite float64 (3,) (the caller's checks then name the fault). */
@@ -608,6 +699,12 @@ static PyMethodDef rotation_methods[] = {
     {"set_allocator", FASTCALL(py_set_allocator), "set_allocator(numpy.empty)"},
     {"rpy_matrix", FASTCALL(py_rpy_matrix),
      "rpy_matrix(r, p, y[, px, py, pz]) -> (3, 3) Rz(y) Ry(p) Rx(r), or the (4, 4) pose"},
+    {"rpy_matrices", FASTCALL(py_rpy_matrices),
+     "rpy_matrices(angles (N,3), out (N,3,3)) -> -1, or the first row with NaN/inf"},
+    {"vector3_or_none", FASTCALL(py_vector3_or_none),
+     "vector3_or_none(v) -> (x, y, z) for a finite float64 (3,) array, else None"},
+    {"rpy_pose", FASTCALL(py_rpy_pose),
+     "rpy_pose((r, p, y), p) -> (4, 4) pose, None when p is not a finite float64 (3,)"},
     {"quaternion_matrix", FASTCALL(py_quaternion_matrix),
      "quaternion_matrix(q, zero_norm[, p]) -> (3, 3) or (4, 4), or None for unusable input"},
     {"to_quaternion", FASTCALL(py_to_quaternion),

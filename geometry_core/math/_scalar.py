@@ -15,7 +15,7 @@ against finite differences, and ``test/math/test_drake_differential.py``
 all of them against pydrake.
 
 The ``*_or_none`` readers are fast paths: they accept only the common,
-valid input (a float64 ndarray of the right shape with finite entries) and
+valid input (a float64 array of the right shape with finite entries) and
 return None for anything else, so that the caller falls back to the full
 checks in ``_checks`` and their error messages.
 
@@ -26,26 +26,9 @@ proximity, fcl, lcm or ROS.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from geometry_core.compiled import native as _native
-
-_ndarray = np.ndarray
-_float64 = np.dtype(np.float64)
-_isfinite = math.isfinite
-
-
-def vector3_or_none(value: object) -> list[float] | None:
-    """``value`` as three finite floats, if it is a finite float64 (3,) ndarray."""
-    if type(value) is not _ndarray or value.shape != (3,) or value.dtype != _float64:
-        return None
-    v = value.tolist()
-    # One isfinite on the sum: NaN or inf anywhere makes it non-finite; a sum
-    # that overflows only sends finite input down the (authoritative) slow path.
-    return v if _isfinite(v[0] + v[1] + v[2]) else None
-
 
 # --- one compiled call each (csrc/rotation.c) ------------------------------------------
 
@@ -55,6 +38,12 @@ _c = _native.rotation
 _c.set_allocator(np.empty)
 matrix3_from_rpy = _c.rpy_matrix
 matrix4_from_rpy = _c.rpy_matrix
+#: ``(x, y, z)`` floats of a finite float64 (3,) array, else None.
+vector3_or_none = _c.vector3_or_none
+#: RigidTransform(RollPitchYaw, p): the pose, or None when p is not a finite (3,).
+pose_from_rpy = _c.rpy_pose
+#: Rotation matrices of N roll-pitch-yaw rows into an (N, 3, 3) out; -1 or the first bad row.
+rpy_matrices = _c.rpy_matrices
 matrix3_from_quaternion = _c.quaternion_matrix
 matrix4_from_quaternion = _c.quaternion_matrix
 quaternion_of = _c.to_quaternion

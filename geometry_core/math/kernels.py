@@ -2,7 +2,9 @@
 
 These functions work on stacks of raw arrays — N rotation matrices
 ``(N, 3, 3)``, N homogeneous transforms ``(N, 4, 4)``, N quaternions
-``(N, 4)`` — in numpy, with no Python loop over N. They are the array layer
+``(N, 4)`` — in numpy or one compiled loop (``rotation_matrices_from_rpy``
+runs the roll-pitch-yaw formula of ``csrc/rotation.c``), never a Python loop
+over N. They are the array layer
 under the ``RotationMatrix``/``RigidTransform`` classes, in the spirit of
 spatialmath's ``base`` functions: a vectorised pose setter validates and
 converts a whole batch with one call, then wraps rows with
@@ -19,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from geometry_core.compiled import native as _native
-from geometry_core.math import _checks
+from geometry_core.math import _checks, _scalar
 from geometry_core.math.quaternion import quaternions_to_rotation_matrices
 from geometry_core.tolerances import USER_ROTATION_TOLERANCE
 
@@ -34,8 +36,8 @@ __all__ = [
 _LAST_ROW = np.array([0.0, 0.0, 0.0, 1.0])
 
 
-def _stack(name: str, value: object, tail: tuple[int, ...]) -> np.ndarray:
-    a = _checks.as_float_array_any_shape(name, value)
+def _stack(name: str, value: object, tail: tuple[int, ...], copy: bool = True) -> np.ndarray:
+    a = _checks.as_float_array_any_shape(name, value, copy)
     if a.ndim != 1 + len(tail) or a.shape[1:] != tail:
         expected = "(N, " + ", ".join(str(n) for n in tail) + ")"
         raise ValueError(f"{name} must have shape {expected}, got {a.shape}")
@@ -100,7 +102,8 @@ def validate_rotation_matrices(
 
 
 def validate_matrix4s(
-    X_AB: object, name: str = "X", tolerance: float = USER_ROTATION_TOLERANCE
+    X_AB: object, name: str = "X", tolerance: float = USER_ROTATION_TOLERANCE,
+    copy: bool = True,
 ) -> np.ndarray:
     """Check N homogeneous rigid transforms at once; raise naming the first bad one.
 
@@ -112,11 +115,14 @@ def validate_matrix4s(
         Argument name used in error messages.
     tolerance : float
         Largest accepted ``max |R Rᵀ - I|`` of the rotation blocks.
+    copy : bool
+        False to check a float64 ``X_AB`` in place (the result may then be
+        ``X_AB`` itself).
 
     Returns
     -------
     (N, 4, 4) ndarray of float64
-        A validated float64 copy of ``X_AB``.
+        ``X_AB`` validated, as float64 (a copy unless ``copy`` is False).
 
     Raises
     ------
@@ -127,7 +133,7 @@ def validate_matrix4s(
         matrix has NaN/inf, a last row other than exactly ``[0, 0, 0, 1]``,
         or a rotation block that is not a proper rotation.
     """
-    X = _stack(name, X_AB, (4, 4))
+    X = _stack(name, X_AB, (4, 4), copy)
     if X.flags.c_contiguous and _native.poses_valid(X, tolerance):
         return X  # the compiled check accepts exactly what the checks below accept
     _first_non_finite_row(name, X)
@@ -200,22 +206,11 @@ def rotation_matrices_from_rpy(rpy: object) -> np.ndarray:
     ValueError
         If the shape is not (N, 3) or an entry is NaN/inf (naming the row).
     """
-    angles = _stack("rpy", rpy, (3,))
-    _first_non_finite_row("rpy", angles)
-    c0, c1, c2 = np.cos(angles).T
-    s0, s1, s2 = np.sin(angles).T
-    c2_s1 = c2 * s1
-    s2_s1 = s2 * s1
+    angles = np.ascontiguousarray(_stack("rpy", rpy, (3,), copy=False))
     R = np.empty((angles.shape[0], 3, 3))
-    R[:, 0, 0] = c2 * c1
-    R[:, 0, 1] = c2_s1 * s0 - s2 * c0
-    R[:, 0, 2] = c2_s1 * c0 + s2 * s0
-    R[:, 1, 0] = s2 * c1
-    R[:, 1, 1] = s2_s1 * s0 + c2 * c0
-    R[:, 1, 2] = s2_s1 * c0 - c2 * s0
-    R[:, 2, 0] = -s1
-    R[:, 2, 1] = c1 * s0
-    R[:, 2, 2] = c1 * c0
+    # One compiled loop (csrc/rotation.c, the formula RollPitchYaw uses too).
+    if _scalar.rpy_matrices(angles, R) >= 0:
+        _first_non_finite_row("rpy", angles)
     return R
 
 

@@ -47,6 +47,8 @@ _IDENTITY4 = np.eye(4)
 _IDENTITY4.flags.writeable = False
 _LAST_ROW = (0.0, 0.0, 0.0, 1.0)
 _new = object.__new__
+_pose_from_rpy = _scalar.pose_from_rpy
+_vector3_or_none = _scalar.vector3_or_none
 _ZERO3 = np.zeros(3)
 _ZERO3.flags.writeable = False
 
@@ -98,14 +100,23 @@ class RigidTransform:
     ) -> None:
         no_keywords = (R is None and p is None and rpy is None and quaternion is None
                        and theta_lambda is None and pose is None)
-        if no_keywords and not args:
-            self._X = _IDENTITY4.copy()
-            return
-        if no_keywords and len(args) == 1 and type(args[0]) is RigidTransform:
-            self._X = args[0]._X.copy()
-            return
-        if no_keywords and len(args) == 2 and _fast_pair(self, args[0], args[1]):
-            return
+        if no_keywords:
+            count = len(args)
+            # RigidTransform(RollPitchYaw, p), the pose a loop builds from
+            # angles, in one compiled call (None sends anything unusual on).
+            if count == 2 and type(args[0]) is RollPitchYaw:
+                X = _pose_from_rpy(args[0]._rpy, args[1])
+                if X is not None:
+                    self._X = X
+                    return
+            elif count == 2 and _fast_pair(self, args[0], args[1]):
+                return
+            elif count == 0:
+                self._X = _IDENTITY4.copy()
+                return
+            elif count == 1 and type(args[0]) is RigidTransform:
+                self._X = args[0]._X.copy()
+                return
         if (quaternion is not None and not args and R is None and rpy is None
                 and theta_lambda is None and pose is None
                 and _fast_quaternion(self, quaternion, p)):
@@ -393,19 +404,11 @@ class RigidTransform:
 
 
 def _fast_pair(transform: RigidTransform, R: object, p: object) -> bool:
-    # The common RigidTransform(R, p) with a RotationMatrix and a float64 (3,)
-    # array, in about half the general path's time; anything else (including
+    # The common RigidTransform(R, p) with a RotationMatrix and a finite
+    # float64 (3,) array, in about half the general path's time; anything else (including
     # every error) falls through to the general path and its messages.
-    kind = type(R)
-    if kind is not RotationMatrix and kind is not RollPitchYaw:
+    if type(R) is not RotationMatrix or _vector3_or_none(p) is None:
         return False
-    position = _scalar.vector3_or_none(p)
-    if position is None:
-        return False
-    if kind is RollPitchYaw:
-        r, p_, y = R._rpy
-        transform._X = _scalar.matrix4_from_rpy(r, p_, y, *position)
-        return True
     X = _scalar.assemble(R._R, p)
     if X is None:
         return False

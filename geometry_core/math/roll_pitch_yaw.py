@@ -85,9 +85,9 @@ class RollPitchYaw:
                     self._rpy = args
                     return
             elif len(args) == 1:
-                angles = _scalar.vector3_or_none(args[0])
+                angles = _vector3_or_none(args[0])
                 if angles is not None:
-                    self._rpy = tuple(angles)
+                    self._rpy = angles
                     return
         keywords = [k for k, v in (("rpy", rpy), ("R", R), ("quaternion", quaternion),
                                    ("matrix", matrix)) if v is not None]

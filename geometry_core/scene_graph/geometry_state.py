@@ -56,10 +56,14 @@ class GeometryState(Registration):
         self._cache = SnapshotCache()
         self._version = 0
         self._slot_cache: tuple[tuple, np.ndarray] | None = None
+        # Per source, {frame id: slot} of its frames: what set_poses' compiled
+        # path looks ids up in (rebuilt after a frame is registered).
+        self._source_slots: dict[SourceId, dict[FrameId, int]] = {}
 
     # ------------------------------------------------------------------- hooks
 
     def _new_frame_slot(self, parent_slot: int, name: str, scoped_name: str) -> int:
+        self._source_slots.clear()
         return self._poses.add_frame(parent_slot, name, scoped_name)
 
     def _geometries_removed(self, removed: set[int]) -> None:
@@ -111,6 +115,17 @@ class GeometryState(Registration):
         TypeError
             If a value is not a RigidTransform.
         """
+        # The common call, a dict (or FramePoseVector) of RigidTransforms for
+        # frames of this source, is one compiled call; anything else, and every
+        # error, takes the loop below, which names what is wrong.
+        items = poses if type(poses) is dict else (
+            poses._poses if type(poses) is FramePoseVector else None)
+        if items is not None and type(source_id) is SourceId:
+            slot_of = self._source_slots.get(source_id)
+            if slot_of is None:
+                slot_of = self._slots_of_source(source_id)
+            if self._poses.copy_items(items, slot_of, RigidTransform):
+                return
         source = self._source(source_id)
         frames = self._frames
         slots, matrices = [], []
@@ -129,6 +144,19 @@ class GeometryState(Registration):
             # into the pose table below, so it is read without a copy here.
             matrices.append(X_PF._X)
         self._poses.copy_rows(slots, matrices)
+
+    def _slots_of_source(self, source_id: SourceId) -> dict[FrameId, int]:
+        """``{frame id: slot}`` of the frames of ``source_id`` (cached).
+
+        Raises
+        ------
+        KeyError
+            If the source is unknown.
+        """
+        source = self._source(source_id)
+        slot_of = {frame_id: self._frames[frame_id].slot for frame_id in source.frame_ids}
+        self._source_slots[source_id] = slot_of
+        return slot_of
 
     def set_poses_array(self, source_id: SourceId, frame_ids: Iterable[FrameId],
                         X_PF: np.ndarray) -> None:

@@ -38,6 +38,9 @@ class PoseTable:
         self._names = ["world"]
         self._scoped_names = ["world"]
         self._parent_slot32: np.ndarray | None = None  # int32 parents, for compiled.native
+        # Whether every slot has a pose; False after a new frame until the
+        # next check finds them all posed (frames never lose their pose).
+        self._all_posed = True
 
     def __len__(self) -> int:
         return self._size
@@ -53,6 +56,7 @@ class PoseTable:
         self._scoped_names.append(scoped_name)
         self._size = slot + 1
         self._parent_slot32 = None
+        self._all_posed = False
         return slot
 
     def _grow_frames(self, needed: int) -> None:
@@ -74,6 +78,17 @@ class PoseTable:
             compiled.native.copy_poses(self._X_PF, slots, matrices)
             self._has_pose[slots] = True
 
+    def copy_items(self, poses: dict, slot_of: dict, transform_type: type) -> bool:
+        """Set the rows of a ``{frame_id: RigidTransform}`` dict in one compiled call.
+
+        ``slot_of`` maps each frame id the caller may set to its slot. All or
+        nothing: False, with no row changed, when a key is not in ``slot_of``
+        or a value is not exactly ``transform_type``; the caller then checks
+        every item itself and raises the error that names it.
+        """
+        return compiled.native.set_pose_items(self._X_PF, self._has_pose, poses, slot_of,
+                                              transform_type) is not None
+
     def set_rows(self, slots: np.ndarray, X_PF: np.ndarray) -> None:
         """Validate ``X_PF`` (N, 4, 4) as a batch, then set the rows ``slots`` to it.
 
@@ -86,8 +101,9 @@ class PoseTable:
         if X_PF.shape != (len(slots), 4, 4):
             raise ValueError(f"X_PF must have shape ({len(slots)}, 4, 4), got {X_PF.shape}")
         self._validate_pose_rows(X_PF, slots)
-        self._X_PF[slots] = X_PF
-        self._has_pose[slots] = True
+        compiled.native.set_pose_rows(self._X_PF, self._has_pose,
+                                      np.ascontiguousarray(slots, dtype=np.int64),
+                                      np.ascontiguousarray(X_PF))
 
     def world_poses_batch(self, slots: np.ndarray, X_PF: np.ndarray) -> np.ndarray:
         """World poses of every slot for K configurations of the rows ``slots``.
@@ -119,7 +135,7 @@ class PoseTable:
     def _validate_pose_rows(self, X_PF: np.ndarray, slots: np.ndarray) -> None:
         """Validate (M, 4, 4) poses; an error names the frame of the first bad row."""
         try:
-            validate_matrix4s(X_PF, name="X_PF")
+            validate_matrix4s(X_PF, name="X_PF", copy=False)
         except ValueError as err:
             row = re.search(r"\[(\d+)\]", str(err))
             if row is None:
@@ -129,7 +145,9 @@ class PoseTable:
 
     def all_posed(self) -> bool:
         """Whether every frame has been given a pose."""
-        return bool(self._has_pose[:self._size].all())
+        if not self._all_posed:
+            self._all_posed = bool(self._has_pose[:self._size].all())
+        return self._all_posed
 
     def slots_without_pose(self) -> np.ndarray:
         """Slots of the frames that have never been given a pose."""
@@ -144,7 +162,8 @@ class PoseTable:
             If a frame has never been given a pose (names every such frame).
         """
         n = self._size
-        self._require_poses(self._has_pose[:n])
+        if not self.all_posed():
+            self._require_poses(self._has_pose[:n])
         return self._compose(self._X_PF[:n])
 
     def world_poses_where_posed(self) -> tuple[np.ndarray, np.ndarray]:
@@ -171,9 +190,9 @@ class PoseTable:
         if parents is None or len(parents) != len(X_PF):
             parents = self._parent_slot32 = np.ascontiguousarray(
                 self._parent_slot[:len(X_PF)], dtype=np.int32)
-        X_WF = np.frombuffer(compiled.native.compose_world(X_PF, parents),
-                             dtype=np.float64).reshape(-1, 4, 4)
-        return X_WF.copy()
+        X_WF = np.empty(X_PF.shape)
+        compiled.native.compose_world(X_PF, parents, X_WF)
+        return X_WF
 
     def _require_poses(self, has_pose: np.ndarray) -> None:
         if not has_pose.all():

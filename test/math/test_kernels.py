@@ -31,9 +31,8 @@ def _matrix4s():
 def test_rotation_matrices_from_rpy_matches_roll_pitch_yaw():
     R = rotation_matrices_from_rpy(RPY)
     assert R.shape == (20, 3, 3)
-    # The batched kernel (numpy's sin and cos) and the single-object path
-    # (libm's, in C) may round differently in the last bit, depending on the
-    # numpy build: the contract is agreement to round-off, not bit equality.
+    # Both run the formula of csrc/rotation.c; the contract is agreement to
+    # round-off (a compiler may contract the products differently per loop).
     for rpy, R_row in zip(RPY, R):
         assert RotationMatrix(R_row).is_nearby(RollPitchYaw(rpy).to_rotation_matrix(), 1e-15)
 

@@ -66,6 +66,39 @@ def test_constructions_match_scipy():
         np.testing.assert_array_equal(X_q[:3, 3], position)
 
 
+def test_fast_readers_take_only_finite_float64_triples():
+    # vector3_or_none and rpy_pose accept a finite float64 (3,) in any layout
+    # and answer None for anything else, sending it to the checked path.
+    strided = np.arange(9.0)[::3]
+    assert _scalar.vector3_or_none(strided) == (0.0, 3.0, 6.0)
+    for bad in ([1.0, 2.0, 3.0], np.arange(3), np.zeros((3, 1)), np.zeros(4),
+                np.array([0.0, np.nan, 0.0]), np.array([np.inf, 0.0, 0.0]), None, "abc"):
+        assert _scalar.vector3_or_none(bad) is None
+        assert _scalar.pose_from_rpy((0.1, 0.2, 0.3), bad) is None
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        r, p, y = rng.uniform(-7.0, 7.0, 3).tolist()
+        position = rng.uniform(-3.0, 3.0, 6)[::2]  # strided
+        X = _scalar.pose_from_rpy((r, p, y), position)
+        np.testing.assert_allclose(X[:3, :3], _scipy_rpy(r, p, y), atol=4 * ROUND_OFF)
+        np.testing.assert_array_equal(X[:3, 3], position)
+        np.testing.assert_array_equal(X[3], [0.0, 0.0, 0.0, 1.0])
+
+
+def test_batched_rpy_matrices_match_scipy_and_name_the_bad_row():
+    rng = np.random.default_rng(4)
+    angles = rng.uniform(-7.0, 7.0, (50, 3))
+    R = np.empty((50, 3, 3))
+    assert _scalar.rpy_matrices(angles, R) == -1
+    np.testing.assert_allclose(R, Rotation.from_euler("xyz", angles).as_matrix(),
+                               atol=4 * ROUND_OFF)
+    angles[17, 2] = np.nan
+    angles[30, 0] = np.inf
+    assert _scalar.rpy_matrices(angles, R) == 17
+    with pytest.raises(TypeError, match="float64"):
+        _scalar.rpy_matrices(angles.astype(np.float32), R)
+
+
 def test_bad_quaternions_and_positions_are_refused():
     zero, nan = np.zeros(4), np.array([1.0, np.nan, 0.0, 0.0])
     for q in (zero, nan):

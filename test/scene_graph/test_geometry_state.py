@@ -310,6 +310,31 @@ def test_set_poses_rejects_bad_input_and_changes_nothing(scene):
         assert np.array_equal(sg.compute_world_poses()[: len(before)], before)
 
 
+def test_set_poses_takes_every_mapping_and_frames_registered_later(scene):
+    # A dict of RigidTransforms goes through one compiled call; other
+    # mappings, subclasses and frames registered after it must still work.
+    from types import MappingProxyType
+
+    class Tagged(RigidTransform):
+        pass
+
+    sg, src, base, arm, hand = scene
+    sg.set_poses(src, {base: RigidTransform([1.0, 0, 0]), arm: RigidTransform(),
+                       hand: RigidTransform()})
+    tool = sg.register_frame(src, GeometryFrame("tool"), hand)
+    with pytest.raises(ValueError, match="no pose has been set for frame.*robot::tool"):
+        sg.query_object()
+    sg.set_poses(src, {tool: RigidTransform([0, 0, 2.0])})
+    assert np.allclose(sg.query_object().get_pose_in_world(tool).translation(), [1, 0, 2])
+    sg.set_poses(src, MappingProxyType({arm: RigidTransform([0, 3.0, 0])}))
+    sg.set_poses(src, {hand: Tagged([0, 0, 4.0])})
+    assert np.allclose(sg.query_object().get_pose_in_world(tool).translation(), [1, 3, 6])
+    with pytest.raises(ValueError, match="the world frame's pose cannot be set"):
+        sg.set_poses(src, {base: RigidTransform(), sg.world_frame_id(): RigidTransform()})
+    with pytest.raises(TypeError, match="expected a SourceId"):
+        sg.set_poses([src], {base: RigidTransform()})
+
+
 def test_frame_pose_vector(scene):
     sg, src, base, arm, hand = scene
     poses = FramePoseVector({base: RigidTransform([0, 0, 1.0])})
