@@ -681,12 +681,14 @@ static struct PyModuleDef module = {
     .m_methods = methods,
 };
 
-int gc_rotation_register(PyObject *module); /* rotation.c */
+int gc_rotation_register(PyObject *module);   /* rotation.c */
+int gc_kinematics_register(PyObject *module); /* kinematics.c */
 
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    if (gc_model_register(m) < 0 || gc_rotation_register(m) < 0) {
+    if (gc_model_register(m) < 0 || gc_rotation_register(m) < 0 ||
+        gc_kinematics_register(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

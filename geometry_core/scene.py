@@ -69,8 +69,7 @@ class SceneGraph(GeometryState):
             As ``set_poses_array``.
         """
         X_WF = self.compute_world_poses_batch(source_id, frame_ids, X_PF)
-        return BatchQuery(self.collision_model(), X_WF,
-                          {f.id: f.slot for f in self._frame_by_slot})
+        return BatchQuery(self.collision_model(), X_WF, self.frame_slot_map())
 
     def model_inspector(self) -> SceneGraphInspector:
         """Return an inspector of the current topology."""

@@ -444,7 +444,10 @@ class CollisionChecker:
             If ``qs`` has the wrong shape or a position is not finite or is
             outside its joint's limits (the message names the joint).
         """
-        qs = self._positions(qs, "qs", batch=True)
+        return self._collision_free(self._positions(qs, "qs", batch=True))
+
+    def _collision_free(self, qs: np.ndarray) -> np.ndarray:
+        """check_configs_collision_free of validated (K, n) positions."""
         live = ~self._filtered
         if not np.any(self._padding[live]):
             # No padding anywhere: the compiled overlap test answers every
@@ -462,8 +465,7 @@ class CollisionChecker:
         ValueError
             As :meth:`check_configs_collision_free`.
         """
-        q = self._positions(q, "q", batch=False)
-        return bool(self.check_configs_collision_free(q)[0])
+        return bool(self._collision_free(self._positions(q, "q", batch=False))[0])
 
     def classify_body_collisions(self, q) -> list[RobotCollisionType]:
         """Return, per body index, what the body is in collision with at ``q``.
@@ -502,8 +504,7 @@ class CollisionChecker:
             As :meth:`check_config_collision_free`, or if
             ``influence_distance`` is negative or NaN.
         """
-        q = self._positions(q, "q", batch=False)
-        return self.calc_robot_clearances(q, influence_distance)[0]
+        return self._clearances(self._positions(q, "q", batch=False), influence_distance)[0]
 
     def calc_robot_clearances(self, qs, influence_distance: float) -> list[RobotClearance]:
         """Return :meth:`calc_robot_clearance` for K configurations in one call.
@@ -513,22 +514,34 @@ class CollisionChecker:
         ValueError
             As :meth:`check_configs_collision_free` and :meth:`calc_robot_clearance`.
         """
-        qs = self._positions(qs, "qs", batch=True)
+        return self._clearances(self._positions(qs, "qs", batch=True), influence_distance)
+
+    def _clearances(self, qs: np.ndarray, influence_distance: float) -> list[RobotClearance]:
+        """calc_robot_clearances of validated (K, n) positions."""
         influence_distance = float(influence_distance)
         if not influence_distance >= 0.0:
             raise ValueError(f"influence_distance must be non-negative, got {influence_distance!r}")
         rows, X_WL = self._pairs_within(qs, influence_distance + max(self._max_padding(), 0.0))
         out = []
         for k, config in enumerate(rows):
+            config = [row for row in config if row[2] <= influence_distance]
             table = RobotClearance(self.num_positions)
             table.reserve(len(config))
-            for a, b, distance, pair in config:
-                if distance > influence_distance:
-                    continue
-                p_WCa = self._point_in_world(X_WL[k], pair.id_A, pair.p_ACa)
-                p_WCb = self._point_in_world(X_WL[k], pair.id_B, pair.p_BCb)
-                dp_BA_dq = self._jacobian(X_WL[k], a, p_WCa) - self._jacobian(X_WL[k], b, p_WCb)
-                row = np.asarray(pair.nhat_BA_W) @ dp_BA_dq
+            if not config:
+                out.append(table)
+                continue
+            # Both witnesses of every row at once: Ca fixed on A's body and Cb
+            # on B's, in W, then their Jacobians in one compiled pass.
+            pairs = [pair for _, _, _, pair in config]
+            bodies = np.array([[a, b] for a, b, _, _ in config]).reshape(-1)
+            ids = [g for pair in pairs for g in (pair.id_A, pair.id_B)]
+            p_GQ = np.array([p for pair in pairs for p in (pair.p_ACa, pair.p_BCb)])
+            p_WQ = self._points_in_world(X_WL[k], bodies, ids, p_GQ)
+            links = np.where(self._is_robot[bodies], bodies - 1, -1)
+            J = self._chain.point_jacobians(X_WL[k], links, p_WQ).reshape(len(config), 2, 3, -1)
+            nhat = np.array([pair.nhat_BA_W for pair in pairs])
+            jacobian_rows = np.einsum("mi,mij->mj", nhat, J[:, 0] - J[:, 1])
+            for (a, b, distance, pair), row in zip(config, jacobian_rows):
                 robot, other = (a, b) if self._is_robot[a] else (b, a)
                 kind = (RobotCollisionType.SELF_COLLISION if self._is_robot[a] and self._is_robot[b]
                         else RobotCollisionType.ENVIRONMENT_COLLISION)
@@ -536,19 +549,16 @@ class CollisionChecker:
             out.append(table)
         return out
 
-    def _point_in_world(self, X_WL: np.ndarray, g: GeometryId, p_GQ: np.ndarray) -> np.ndarray:
-        body = self._body_of[g]
-        X_BG = self._X_BG[g]
-        p_BQ = X_BG[:3, :3] @ p_GQ + X_BG[:3, 3]
-        if not self._is_robot[body]:
-            return p_BQ
-        X_WB = X_WL[body - 1]
-        return X_WB[:3, :3] @ p_BQ + X_WB[:3, 3]
-
-    def _jacobian(self, X_WL: np.ndarray, body: int, p_WQ: np.ndarray) -> np.ndarray:
-        if not self._is_robot[body]:
-            return np.zeros((3, self.num_positions))
-        return self._chain.point_jacobian(X_WL, body - 1, p_WQ)
+    def _points_in_world(self, X_WL: np.ndarray, bodies: np.ndarray, ids: list,
+                         p_GQ: np.ndarray) -> np.ndarray:
+        """p_WQ of M points, point m at ``p_GQ[m]`` in geometry ``ids[m]`` of ``bodies[m]``."""
+        X_BG = np.array([self._X_BG[g] for g in ids])
+        p_BQ = np.einsum("mij,mj->mi", X_BG[:, :3, :3], p_GQ) + X_BG[:, :3, 3]
+        # Environment bodies are welded to the world: their frame is W.
+        robot = self._is_robot[bodies]
+        X_WB = np.tile(np.eye(4), (len(bodies), 1, 1))
+        X_WB[robot] = X_WL[bodies[robot] - 1]
+        return np.einsum("mij,mj->mi", X_WB[:, :3, :3], p_BQ) + X_WB[:, :3, 3]
 
     # ------------------------------------------------------------------ edges
 
@@ -583,7 +593,8 @@ class CollisionChecker:
         steps = max(1, math.ceil(float(np.linalg.norm(q2 - q1)) / self.edge_step_size))
         ratios = np.arange(steps) / steps
         qs = np.vstack([q2[None], q1 + ratios[:, None] * (q2 - q1)])
-        return bool(np.all(self.check_configs_collision_free(qs)))
+        # Both ends are within the limits, so every point between them is.
+        return bool(np.all(self._collision_free(qs)))
 
     def _certified_edge(self, q1: np.ndarray, q2: np.ndarray) -> bool:
         speed = self._pair_speeds(q1, q2)

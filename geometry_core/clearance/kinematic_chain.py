@@ -15,8 +15,11 @@ its leader's column.
 * :meth:`KinematicChain.motion_rates` bounds how fast any point of a link's
   geometry can move per unit of joint motion, for certified edge checks.
 
-This module imports numpy and the scene files' kinematics only; never fcl,
-lcm or ROS.
+The link poses and the Jacobians are computed by ``csrc/kinematics.c``
+(one compiled pass for all K configurations or all points; this class
+describes the chain to it as arrays). This module imports numpy, the
+compiled kernels and the scene files' kinematics only; never fcl, lcm or
+ROS.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from geometry_core import compiled
 from geometry_core.scene_files.kinematics import KinematicTree
 from geometry_core.scene_graph import FrameId
 from geometry_core.tolerances import JOINT_LIMIT_SLACK
@@ -32,15 +36,8 @@ from geometry_core.tolerances import JOINT_LIMIT_SLACK
 __all__ = ["KinematicChain"]
 
 _WORLD = "world"
-
-
-def _rotations(axis: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """Rodrigues' formula for one unit axis and K angles: shape (K, 3, 3)."""
-    c, s = np.cos(theta)[:, None, None], np.sin(theta)[:, None, None]
-    K_hat = np.array([[0.0, -axis[2], axis[1]],
-                      [axis[2], 0.0, -axis[0]],
-                      [-axis[1], axis[0], 0.0]])
-    return np.eye(3) + s * K_hat + (1.0 - c) * (K_hat @ K_hat)
+_KIND_CODE = {"": 0, "fixed": 0, "revolute": 1, "prismatic": 2}  # csrc/kinematics.c
+_kernels = compiled.native.kinematics
 
 
 class KinematicChain:
@@ -118,7 +115,12 @@ class KinematicChain:
                     chain.append(i)
                 i = self.parent[i]
             self.ancestors.append(np.array(chain, dtype=np.intp))
-        self._revolute = np.array([kind == "revolute" for kind in self.kind])
+        # The chain as csrc/kinematics.c reads it (contiguous, int32 indices).
+        self._arrays = (
+            np.ascontiguousarray(self.X_PJ), np.ascontiguousarray(self.axis),
+            np.array([_KIND_CODE[kind] for kind in self.kind], dtype=np.int32),
+            self.parent.astype(np.int32), self.column.astype(np.int32),
+            np.ascontiguousarray(self.multiplier), np.ascontiguousarray(self.offset))
         #: Links no joint moves relative to the world (welded to it).
         self.anchored = np.array([self.ancestors[k].size == 0 for k in range(len(order))])
 
@@ -139,18 +141,10 @@ class KinematicChain:
         roots); ``X_WL[k, l]`` its pose in the world. ``qs`` is (K, n),
         already validated.
         """
-        K, L = qs.shape[0], len(self.links)
-        values = self.joint_values(qs)
-        X_PF = np.broadcast_to(self.X_PJ, (K, L, 4, 4)).copy()
-        for k in range(L):
-            if self.kind[k] == "revolute":
-                X_PF[:, k, :3, :3] = self.X_PJ[k, :3, :3] @ _rotations(self.axis[k], values[:, k])
-            elif self.kind[k] == "prismatic":
-                X_PF[:, k, :3, 3] += (values[:, k, None] * self.axis[k]) @ self.X_PJ[k, :3, :3].T
-        X_WL = np.empty_like(X_PF)
-        for k in range(L):
-            p = self.parent[k]
-            X_WL[:, k] = X_PF[:, k] if p < 0 else X_WL[:, p] @ X_PF[:, k]
+        shape = (qs.shape[0], len(self.links), 4, 4)
+        X_PF, X_WL = np.empty(shape), np.empty(shape)
+        _kernels.frame_poses(*self._arrays, np.ascontiguousarray(qs, dtype=np.float64),
+                             X_PF, X_WL)
         return X_PF, X_WL
 
     # -------------------------------------------------------------- Jacobians
@@ -161,18 +155,21 @@ class KinematicChain:
         ``X_WL`` is one configuration's (L, 4, 4) link poses. An anchored
         link's Jacobian is zero.
         """
-        J = np.zeros((3, self.num_positions))
-        joints = self.ancestors[link]
-        if joints.size == 0:
-            return J
-        # The child frame of joint i sits on the joint axis (URDF: the motion
-        # is applied after the joint origin), so X_WL[i] gives both.
-        a_W = np.einsum("kij,kj->ki", X_WL[joints, :3, :3], self.axis[joints])
-        r_W = p_WQ - X_WL[joints, :3, 3]
-        swept = a_W[:, [1, 2, 0]] * r_W[:, [2, 0, 1]] - a_W[:, [2, 0, 1]] * r_W[:, [1, 2, 0]]
-        columns = np.where(self._revolute[joints, None], swept, a_W) \
-            * self.multiplier[joints, None]
-        np.add.at(J.T, self.column[joints], columns)
+        return self.point_jacobians(X_WL, np.array([link]), np.reshape(p_WQ, (1, 3)))[0]
+
+    def point_jacobians(self, X_WL: np.ndarray, links: np.ndarray,
+                        p_WQ: np.ndarray) -> np.ndarray:
+        """Return ``dp_WQ/dq`` of M points at once, shape (M, 3, n).
+
+        Point m is fixed on link ``links[m]`` (-1: not on the robot, a zero
+        Jacobian) at ``p_WQ[m]``; ``X_WL`` is one configuration's (L, 4, 4)
+        link poses. The child frame of each joint sits on its axis (URDF: the
+        motion is applied after the joint origin), so ``X_WL`` gives both.
+        """
+        links = np.ascontiguousarray(links, dtype=np.int32)
+        J = np.empty((len(links), 3, self.num_positions))
+        _kernels.point_jacobians(*self._arrays, np.ascontiguousarray(X_WL, dtype=np.float64),
+                                 links, np.ascontiguousarray(p_WQ, dtype=np.float64), J)
         return J
 
     def motion_rates(self, link_radius: np.ndarray, q1: np.ndarray,

@@ -267,13 +267,17 @@ class GeometryState(Registration):
         if frames_without_pose not in ("raise", "skip"):
             raise ValueError("frames_without_pose must be 'raise' or 'skip', "
                              f"got {frames_without_pose!r}")
-        slot_of = self._cache.slot_of(lambda: {f.id: f.slot for f in self._frame_by_slot})
+        slot_of = self.frame_slot_map()
         if frames_without_pose == "raise" or self._poses.all_posed():
             return SceneSnapshot(self.collision_model(), self.compute_world_poses(), slot_of)
         X_WF, unposed = self._poses.world_poses_where_posed()
         model = self.collision_model()
         return SceneSnapshot(self._cache.partial_model(model, ~unposed[model.frame_slot]),
                              X_WF, slot_of)
+
+    def frame_slot_map(self) -> dict:
+        """``{frame id: slot}`` of every frame (cached until the topology changes; do not modify)."""
+        return self._cache.slot_of(lambda: {f.id: f.slot for f in self._frame_by_slot})
 
     def collision_model(self) -> CollisionModel:
         """Return the proximity model of the current topology (cached until it changes)."""

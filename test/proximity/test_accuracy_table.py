@@ -56,7 +56,9 @@ def test_every_pair_kind_is_measured(bench, rows):
 
 
 def test_exact_drake_pairs_agree_to_1e_6(bench, rows):
-    for kind in bench.DRAKE_EXACT_DISTANCE:
+    # The GJK polytope pairs agree to round-off on these configurations too
+    # (not everywhere: see DRAKE_GJK_DISTANCE).
+    for kind in bench.DRAKE_EXACT_DISTANCE | bench.DRAKE_GJK_DISTANCE:
         row = rows[kind]
         assert row.drake_distance == "yes", kind
         assert row.distance < EXACT and row.distance_witness < EXACT, kind

@@ -1,0 +1,275 @@
+/* Kinematics of a chain of links for the configuration-space layer:
+ * geometry_core._native.kinematics.
+ *
+ * geometry_core/clearance/kinematic_chain.py describes a robot as arrays
+ * (links ordered from the roots outwards, so a parent always comes before
+ * its child) and calls these for K configurations at once. Per configuration
+ * a planner's single check used to spend more time in numpy's fixed costs
+ * (a few calls per joint) than in the query itself; here each is one pass.
+ *
+ * The formulas are the ones the Python docstrings state, in the same
+ * operation order where it matters for rounding: a revolute joint's
+ * rotation is Rodrigues' I + sin(t) K + (1 - cos(t)) K^2 of its unit axis,
+ * applied after the joint origin (R_PF = R_PJ R(axis, t)); a prismatic
+ * joint moves its child along R_PJ axis; world poses compose parent first.
+ * test/clearance checks them against finite differences and Drake.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "gc.h"
+#include "gc_model.h"
+
+enum { JOINT_FIXED = 0, JOINT_REVOLUTE = 1, JOINT_PRISMATIC = 2 };
+
+/* The chain's description, read from Python buffers (see chain_parse). */
+typedef struct {
+    Py_ssize_t L;                   /* links */
+    const double *X_PJ;             /* (L, 4, 4) joint origin in the parent link */
+    const double *axis;             /* (L, 3) unit axis in the joint frame */
+    const int *kind;                /* (L,) JOINT_* */
+    const int *parent;              /* (L,) parent link, -1 for a root */
+    const int *column;              /* (L,) position column, -1 when no position moves it */
+    const double *multiplier;       /* (L,) mimic multiplier (1 otherwise) */
+    const double *offset;           /* (L,) mimic offset (0 otherwise) */
+    Py_buffer views[7];
+    int nviews;
+} chain;
+
+static void chain_release(chain *c) {
+    for (int k = 0; k < c->nviews; ++k) PyBuffer_Release(&c->views[k]);
+    c->nviews = 0;
+}
+
+/* Reads the seven arrays of a chain: X_PJ, axis, kind, parent, column,
+ * multiplier, offset. Checks the shapes agree and that parents come first. */
+static int chain_parse(PyObject *const *args, chain *c) {
+    static const char formats[7] = {'d', 'd', 'i', 'i', 'i', 'd', 'd'};
+    static const char *names[7] = {"X_PJ", "axis", "kind", "parent", "column", "multiplier",
+                                   "offset"};
+    c->nviews = 0;
+    for (int k = 0; k < 7; ++k) {
+        if (gc_get_buffer(args[k], &c->views[k], formats[k], -1, names[k]) < 0) {
+            chain_release(c);
+            return -1;
+        }
+        c->nviews = k + 1;
+    }
+    Py_ssize_t L = c->views[2].len / 4;
+    static const Py_ssize_t per_link[7] = {16, 3, 1, 1, 1, 1, 1};
+    for (int k = 0; k < 7; ++k) {
+        if (c->views[k].len / c->views[k].itemsize != per_link[k] * L) {
+            PyErr_Format(PyExc_ValueError, "%s must hold %zd values for %zd links", names[k],
+                         per_link[k] * L, L);
+            chain_release(c);
+            return -1;
+        }
+    }
+    c->L = L;
+    c->X_PJ = c->views[0].buf;
+    c->axis = c->views[1].buf;
+    c->kind = c->views[2].buf;
+    c->parent = c->views[3].buf;
+    c->column = c->views[4].buf;
+    c->multiplier = c->views[5].buf;
+    c->offset = c->views[6].buf;
+    for (Py_ssize_t l = 0; l < L; ++l) {
+        if (c->parent[l] >= l || c->parent[l] < -1) {
+            PyErr_Format(PyExc_ValueError, "parent[%zd] = %d does not come before it", l,
+                         c->parent[l]);
+            chain_release(c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* R = I + s K + (1 - c) K^2 for the unit axis a (K its cross-product matrix). */
+static void rodrigues(const double a[3], double theta, double R[9]) {
+    const double K[9] = {0.0, -a[2], a[1], a[2], 0.0, -a[0], -a[1], a[0], 0.0};
+    double K2[9];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            K2[3 * i + j] = K[3 * i] * K[j] + K[3 * i + 1] * K[3 + j] + K[3 * i + 2] * K[6 + j];
+    double s = sin(theta), v = 1.0 - cos(theta);
+    for (int k = 0; k < 9; ++k) R[k] = ((k % 4 == 0) ? 1.0 : 0.0) + s * K[k] + v * K2[k];
+}
+
+/* X_PF of every link of one configuration q (n positions) into X_PF (L,4,4). */
+static void link_poses(const chain *c, const double *q, double *X_PF) {
+    for (Py_ssize_t l = 0; l < c->L; ++l) {
+        const double *X_PJ = c->X_PJ + 16 * l;
+        double *X = X_PF + 16 * l;
+        memcpy(X, X_PJ, 16 * sizeof(double));
+        if (c->column[l] < 0 || c->kind[l] == JOINT_FIXED) continue;
+        double t = q[c->column[l]] * c->multiplier[l] + c->offset[l];
+        const double *a = c->axis + 3 * l;
+        if (c->kind[l] == JOINT_REVOLUTE) {
+            double R[9];
+            rodrigues(a, t, R);
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                    X[4 * i + j] = X_PJ[4 * i] * R[j] + X_PJ[4 * i + 1] * R[3 + j] +
+                                   X_PJ[4 * i + 2] * R[6 + j];
+        } else {
+            for (int i = 0; i < 3; ++i)
+                X[4 * i + 3] += (t * a[0]) * X_PJ[4 * i] + (t * a[1]) * X_PJ[4 * i + 1] +
+                                (t * a[2]) * X_PJ[4 * i + 2];
+        }
+    }
+}
+
+/* frame_poses(X_PJ, axis, kind, parent, column, multiplier, offset, qs (K, n),
+ * X_PF out (K, L, 4, 4), X_WL out (K, L, 4, 4)): every link's pose in its
+ * parent and in the world, for K configurations. */
+static PyObject *py_frame_poses(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 10) {
+        PyErr_SetString(PyExc_TypeError, "frame_poses(X_PJ, axis, kind, parent, column, "
+                                         "multiplier, offset, qs, X_PF, X_WL)");
+        return NULL;
+    }
+    chain c;
+    if (chain_parse(args, &c) < 0) return NULL;
+    Py_buffer qs, xpf, xwl;
+    if (gc_get_buffer(args[7], &qs, 'd', -1, "qs") < 0) {
+        chain_release(&c);
+        return NULL;
+    }
+    int failed = 1;
+    if (PyObject_GetBuffer(args[8], &xpf, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) goto qs_done;
+    if (PyObject_GetBuffer(args[9], &xwl, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) goto pf_done;
+    Py_ssize_t L = c.L, bytes = 16 * L * (Py_ssize_t)sizeof(double);
+    Py_ssize_t K = bytes > 0 ? xpf.len / bytes : 0;
+    Py_ssize_t positions = K > 0 ? (qs.len / 8) / K : 0;
+    int max_column = -1;
+    for (Py_ssize_t l = 0; l < L; ++l)
+        if (c.column[l] > max_column) max_column = c.column[l];
+    if (xpf.len != K * bytes || xwl.len != K * bytes || qs.len != K * positions * 8 ||
+        max_column >= positions) {
+        PyErr_SetString(PyExc_ValueError,
+                        "frame_poses: qs (K, n), X_PF and X_WL (K, L, 4, 4) do not agree");
+        goto wl_done;
+    }
+    for (Py_ssize_t k = 0; k < K; ++k) {
+        double *X_PF = (double *)xpf.buf + 16 * L * k, *X_WL = (double *)xwl.buf + 16 * L * k;
+        link_poses(&c, (const double *)qs.buf + positions * k, X_PF);
+        for (Py_ssize_t l = 0; l < L; ++l) {
+            if (c.parent[l] < 0)
+                memcpy(X_WL + 16 * l, X_PF + 16 * l, 16 * sizeof(double));
+            else
+                gc_compose(X_WL + 16 * c.parent[l], X_PF + 16 * l, X_WL + 16 * l);
+        }
+    }
+    failed = 0;
+wl_done:
+    PyBuffer_Release(&xwl);
+pf_done:
+    PyBuffer_Release(&xpf);
+qs_done:
+    PyBuffer_Release(&qs);
+    chain_release(&c);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* point_jacobians(X_PJ, axis, kind, parent, column, multiplier, offset,
+ * X_WL (L, 4, 4) of one configuration, links int32 (M,), p_WQ (M, 3),
+ * J out (M, 3, n)): J[m] = dp_WQ/dq of point m fixed on link links[m] (-1:
+ * not on the robot, zero). Each moving joint i between the link and the
+ * world adds multiplier * (a_W x (p_WQ - p_WJo)) (revolute) or
+ * multiplier * a_W (prismatic) to its position's column, with a_W =
+ * R_WL[i] axis[i] and p_WJo the child frame's origin (URDF: the motion is
+ * applied after the joint origin). */
+static PyObject *py_point_jacobians(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 11) {
+        PyErr_SetString(PyExc_TypeError, "point_jacobians(X_PJ, axis, kind, parent, column, "
+                                         "multiplier, offset, X_WL, links, p_WQ, J)");
+        return NULL;
+    }
+    chain c;
+    if (chain_parse(args, &c) < 0) return NULL;
+    Py_buffer xwl, links, points, jac;
+    int failed = 1;
+    if (gc_get_buffer(args[7], &xwl, 'd', 16 * c.L, "X_WL") < 0) goto chain_done;
+    if (gc_get_buffer(args[8], &links, 'i', -1, "links") < 0) goto wl_done;
+    Py_ssize_t M = links.len / 4;
+    if (gc_get_buffer(args[9], &points, 'd', 3 * M, "p_WQ") < 0) goto links_done;
+    if (PyObject_GetBuffer(args[10], &jac, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        goto points_done;
+    Py_ssize_t positions = M > 0 ? (jac.len / 8) / (3 * M) : 0;
+    int bad = M > 0 && jac.len != 3 * M * positions * 8;
+    for (Py_ssize_t l = 0; l < c.L && !bad; ++l) bad = c.column[l] >= positions && M > 0;
+    const int *link = links.buf;
+    for (Py_ssize_t m = 0; m < M && !bad; ++m) bad = link[m] < -1 || link[m] >= c.L;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError,
+                        "point_jacobians: links (M,), p_WQ (M, 3) and J (M, 3, n) do not agree");
+        goto jac_done;
+    }
+    const double *X_WL = xwl.buf, *p = points.buf;
+    double *J = jac.buf;
+    memset(J, 0, (size_t)jac.len);
+    for (Py_ssize_t m = 0; m < M; ++m, p += 3, J += 3 * positions) {
+        for (int i = link[m]; i >= 0; i = c.parent[i]) {
+            if (c.column[i] < 0 || c.kind[i] == JOINT_FIXED) continue;
+            const double *X = X_WL + 16 * i, *a = c.axis + 3 * i;
+            double a_W[3], col[3];
+            for (int r = 0; r < 3; ++r)
+                a_W[r] = X[4 * r] * a[0] + X[4 * r + 1] * a[1] + X[4 * r + 2] * a[2];
+            if (c.kind[i] == JOINT_REVOLUTE) {
+                double d[3] = {p[0] - X[3], p[1] - X[7], p[2] - X[11]};
+                col[0] = a_W[1] * d[2] - a_W[2] * d[1];
+                col[1] = a_W[2] * d[0] - a_W[0] * d[2];
+                col[2] = a_W[0] * d[1] - a_W[1] * d[0];
+            } else {
+                memcpy(col, a_W, sizeof col);
+            }
+            for (int r = 0; r < 3; ++r) J[r * positions + c.column[i]] += col[r] * c.multiplier[i];
+        }
+    }
+    failed = 0;
+jac_done:
+    PyBuffer_Release(&jac);
+points_done:
+    PyBuffer_Release(&points);
+links_done:
+    PyBuffer_Release(&links);
+wl_done:
+    PyBuffer_Release(&xwl);
+chain_done:
+    chain_release(&c);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
+#define FASTCALL(name) (PyCFunction)(void (*)(void))(name), METH_FASTCALL
+
+static PyMethodDef kinematics_methods[] = {
+    {"frame_poses", FASTCALL(py_frame_poses),
+     "frame_poses(X_PJ, axis, kind, parent, column, multiplier, offset, qs, X_PF, X_WL)"},
+    {"point_jacobians", FASTCALL(py_point_jacobians),
+     "point_jacobians(X_PJ, axis, kind, parent, column, multiplier, offset, X_WL, links, "
+     "p_WQ, J)"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Adds geometry_core._native.kinematics. */
+int gc_kinematics_register(PyObject *module) {
+    static struct PyModuleDef def = {
+        .m_base = PyModuleDef_HEAD_INIT,
+        .m_name = "geometry_core._native.kinematics",
+        .m_doc = "Link poses and point Jacobians of a kinematic chain (see csrc/kinematics.c).",
+        .m_size = -1,
+        .m_methods = kinematics_methods,
+    };
+    PyObject *sub = PyModule_Create(&def);
+    if (sub == NULL) return -1;
+    if (PyModule_AddObject(module, "kinematics", sub) < 0) {
+        Py_DECREF(sub);
+        return -1;
+    }
+    return 0;
+}
