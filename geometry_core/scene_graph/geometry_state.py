@@ -276,7 +276,7 @@ class GeometryState(Registration):
                              X_WF, slot_of)
 
     def frame_slot_map(self) -> dict:
-        """``{frame id: slot}`` of every frame (cached until the topology changes; do not modify)."""
+        """``{frame id: slot}`` of every frame, cached until the topology changes (read only)."""
         return self._cache.slot_of(lambda: {f.id: f.slot for f in self._frame_by_slot})
 
     def collision_model(self) -> CollisionModel:
