@@ -28,8 +28,10 @@ Environment
     Copied, as anchored geometry at its current pose, into the checker's own
     scene graph: the checker never changes the scene it was given.
 
-Not thread-safe: each call poses the checker's scene graph (make one checker
-per thread, as Drake keeps one context per thread).
+Threads: queries only read the checker (the poses of K configurations go to
+the scene graph's batched query, never into its pose table), so several
+threads may query one checker at once; changing padding or filters while a
+query runs is not supported.
 
 This module uses the scene files, the scene graph and the proximity queries;
 never fcl, lcm or ROS.

@@ -197,6 +197,34 @@ def test_rows_verdicts_and_classification_agree(arm):
                 assert types[r] & flag
 
 
+def test_queries_from_several_threads_match_one_thread(arm):
+    # Queries only read the checker (the compiled pair loop runs without the
+    # GIL, with its warm starts on the stack): threads sharing one checker
+    # must get exactly the serial answers.
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, checker = arm
+    qs = robots.random_configurations(checker, 24, 11)
+    serial_free = checker.check_configs_collision_free(qs)
+    serial = [checker.calc_robot_clearance(q, 0.05) for q in qs]
+
+    def work(k):
+        q = qs[k]
+        table = checker.calc_robot_clearance(q, 0.05)
+        return (checker.check_config_collision_free(q), table.distances().copy(),
+                table.jacobians().copy(), checker.check_edge_collision_free(q, qs[(k + 1) % 24]))
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(work, [k % 24 for k in range(96)]))
+    for k, (free, distances, jacobians, _) in enumerate(results):
+        assert free == serial_free[k % 24]
+        np.testing.assert_array_equal(distances, serial[k % 24].distances())
+        np.testing.assert_array_equal(jacobians, serial[k % 24].jacobians())
+    for k in range(24):
+        edges = {results[k + 24 * r][3] for r in range(4)}
+        assert len(edges) == 1
+
+
 def test_anchored_links_have_no_environment_rows():
     # An obstacle overlapping the UR5 base link: filtered, as in Drake.
     sg = SceneGraph()
