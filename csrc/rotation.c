@@ -428,6 +428,24 @@ static PyObject *py_invert(PyObject *self, PyObject *const *args, Py_ssize_t n) 
     return new_array(4, Y);
 }
 
+/* 0 when the rows m are a proper rotation within tolerance, 1 NaN/inf, 2 not
+ * orthonormal (max |R R^T - I| > tolerance), 3 a reflection. */
+static int status_of(const double m[9], double tolerance) {
+    for (int k = 0; k < 9; k++)
+        if (!isfinite(m[k])) return 1;
+    double error = 0.0;
+    for (int i = 0; i < 3; i++)
+        for (int j = i; j < 3; j++) {
+            double dot = m[3 * i] * m[3 * j] + m[3 * i + 1] * m[3 * j + 1] +
+                         m[3 * i + 2] * m[3 * j + 2] - (i == j ? 1.0 : 0.0);
+            if (fabs(dot) > error) error = fabs(dot);
+        }
+    if (!(error <= tolerance)) return 2;
+    double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                 m[2] * (m[3] * m[7] - m[4] * m[6]);
+    return det < 0 ? 3 : 0;
+}
+
 /* rotation_status(R, tolerance) -> 0 a proper rotation within tolerance,
  * 1 NaN/inf, 2 not orthonormal, 3 a reflection (the rotation block of a pose). */
 static PyObject *py_rotation_status(PyObject *self, PyObject *const *args, Py_ssize_t n) {
@@ -440,19 +458,39 @@ static PyObject *py_rotation_status(PyObject *self, PyObject *const *args, Py_ss
     double m[9];
     Py_ssize_t size;
     if (load_matrix(args[0], m, NULL, &size) < 0) return NULL;
-    for (int k = 0; k < 9; k++)
-        if (!isfinite(m[k])) return PyLong_FromLong(1);
-    double error = 0.0;
-    for (int i = 0; i < 3; i++)
-        for (int j = i; j < 3; j++) {
-            double dot = m[3 * i] * m[3 * j] + m[3 * i + 1] * m[3 * j + 1] +
-                         m[3 * i + 2] * m[3 * j + 2] - (i == j ? 1.0 : 0.0);
-            if (fabs(dot) > error) error = fabs(dot);
-        }
-    if (!(error <= tolerance)) return PyLong_FromLong(2);
-    double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-                 m[2] * (m[3] * m[7] - m[4] * m[6]);
-    return PyLong_FromLong(det < 0 ? 3 : 0);
+    return PyLong_FromLong(status_of(m, tolerance));
+}
+
+/* rotation_of(A) -> new (3, 3) copy of the rotation block of a (3, 3) or (4, 4). */
+static PyObject *py_rotation_of(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 1) {
+        PyErr_SetString(PyExc_TypeError, "rotation_of(A)");
+        return NULL;
+    }
+    double R[9];
+    Py_ssize_t size;
+    if (load_matrix(args[0], R, NULL, &size) < 0) return NULL;
+    return new_array(3, R);
+}
+
+/* rotation_copy(M, tolerance) -> a new (3, 3) copy of M when M is a float64
+ * (3, 3) array (any strides) holding a proper rotation within tolerance;
+ * None for anything else, which the caller's checks then name. */
+static PyObject *py_rotation_copy(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 2) {
+        PyErr_SetString(PyExc_TypeError, "rotation_copy(M, tolerance)");
+        return NULL;
+    }
+    double tolerance = PyFloat_AsDouble(args[1]);
+    if (tolerance == -1.0 && PyErr_Occurred()) return NULL;
+    double a[16];
+    Py_ssize_t r, c;
+    if (load(args[0], a, &r, &c) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (r != 3 || c != 3 || status_of(a, tolerance) != 0) Py_RETURN_NONE;
+    return new_array(3, a);
 }
 
 /* identity_errors(A) -> (max |R - I|, max |p|) (p: 0.0 for a (3, 3)). */
@@ -713,6 +751,10 @@ static PyMethodDef rotation_methods[] = {
      "rpy_from_rotation(R) -> (roll, pitch, yaw), Drake's algorithm"},
     {"multiply", FASTCALL(py_multiply), "multiply(A, B) -> A B (rotations or rigid transforms)"},
     {"invert", FASTCALL(py_invert), "invert(A) -> inverse of a rotation or rigid transform"},
+    {"rotation_of", FASTCALL(py_rotation_of),
+     "rotation_of(A) -> (3, 3) copy of the rotation block of a rotation or pose"},
+    {"rotation_copy", FASTCALL(py_rotation_copy),
+     "rotation_copy(M, tolerance) -> (3, 3) copy of a proper rotation, else None"},
     {"rotation_status", FASTCALL(py_rotation_status),
      "rotation_status(R, tolerance) -> 0 ok, 1 NaN/inf, 2 not orthonormal, 3 reflection"},
     {"identity_errors", FASTCALL(py_identity_errors),

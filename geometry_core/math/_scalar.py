@@ -51,6 +51,9 @@ rpy_of = _c.rpy_from_rotation
 multiply = _c.multiply
 invert = _c.invert
 rotation_status = _c.rotation_status
+#: A copy of a float64 (3, 3) proper rotation within a tolerance, else None.
+rotation_copy = _c.rotation_copy
+rotation_of = _c.rotation_of
 identity_errors = _c.identity_errors
 max_abs_difference = _c.max_abs_difference
 assemble = _c.assemble

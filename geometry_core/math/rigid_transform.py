@@ -48,6 +48,8 @@ _IDENTITY4.flags.writeable = False
 _LAST_ROW = (0.0, 0.0, 0.0, 1.0)
 _new = object.__new__
 _pose_from_rpy = _scalar.pose_from_rpy
+_invert = _scalar.invert
+_rotation_of = _scalar.rotation_of
 _vector3_or_none = _scalar.vector3_or_none
 _ZERO3 = np.zeros(3)
 _ZERO3.flags.writeable = False
@@ -102,20 +104,24 @@ class RigidTransform:
                        and theta_lambda is None and pose is None)
         if no_keywords:
             count = len(args)
-            # RigidTransform(RollPitchYaw, p), the pose a loop builds from
-            # angles, in one compiled call (None sends anything unusual on).
-            if count == 2 and type(args[0]) is RollPitchYaw:
-                X = _pose_from_rpy(args[0]._rpy, args[1])
-                if X is not None:
-                    self._X = X
+            if count == 2:
+                # RigidTransform(RollPitchYaw, p), the pose a loop builds from
+                # angles, in one compiled call (None sends anything unusual on).
+                if type(args[0]) is RollPitchYaw:
+                    X = _pose_from_rpy(args[0]._rpy, args[1])
+                    if X is not None:
+                        self._X = X
+                        return
+                elif _fast_pair(self, args[0], args[1]):
                     return
-            elif count == 2 and _fast_pair(self, args[0], args[1]):
-                return
             elif count == 0:
                 self._X = _IDENTITY4.copy()
                 return
             elif count == 1 and type(args[0]) is RigidTransform:
                 self._X = args[0]._X.copy()
+                return
+            elif count == 1 and type(args[0]) is RotationMatrix:
+                self._X = _scalar.assemble(args[0]._R, _ZERO3)
                 return
         if (quaternion is not None and not args and R is None and rpy is None
                 and theta_lambda is None and pose is None
@@ -203,7 +209,7 @@ class RigidTransform:
     def rotation(self) -> RotationMatrix:
         """Return R_AB (a copy)."""
         rotation = _new(RotationMatrix)
-        rotation._R = self._X[:3, :3].copy()
+        rotation._R = _rotation_of(self._X)
         return rotation
 
     def translation(self) -> np.ndarray:
@@ -305,7 +311,9 @@ class RigidTransform:
 
     def inverse(self) -> RigidTransform:
         """Return X_BA = X_AB⁻¹: ``R_BA = R_ABᵀ``, ``p_BoAo_B = -R_ABᵀ p_AoBo_A``."""
-        return RigidTransform._from_trusted_matrix4(_scalar.invert(self._X))
+        inverse = _new(RigidTransform)
+        inverse._X = _invert(self._X)
+        return inverse
 
     def multiply(self, other: RigidTransform | np.ndarray) -> RigidTransform | np.ndarray:
         """Compose with a transform, or transform points.

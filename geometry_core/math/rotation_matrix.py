@@ -45,6 +45,7 @@ __all__ = ["RotationMatrix"]
 _IDENTITY3 = np.eye(3)
 _IDENTITY3.flags.writeable = False
 _new = object.__new__
+_rotation_copy = _scalar.rotation_copy
 
 
 class RotationMatrix:
@@ -98,6 +99,13 @@ class RotationMatrix:
             if type(R) is RotationMatrix:
                 self._R = R._R.copy()
                 return
+            if type(R) is np.ndarray:
+                # A float64 (3, 3) proper rotation in one compiled call; the
+                # rest (and every error) takes the checked path below.
+                matrix = _rotation_copy(R, USER_ROTATION_TOLERANCE)
+                if matrix is not None:
+                    self._R = matrix
+                    return
         given = [k for k, v in (("R", R), ("rpy", rpy), ("quaternion", quaternion),
                                 ("theta_lambda", theta_lambda)) if v is not None]
         if len(given) > 1:
@@ -154,7 +162,9 @@ class RotationMatrix:
             If ``theta`` is NaN or infinite.
         """
         t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
-        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(t, 0.0, 0.0))
+        rotation = _new(RotationMatrix)
+        rotation._R = _scalar.matrix3_from_rpy(t, 0.0, 0.0)
+        return rotation
 
     @staticmethod
     def make_y_rotation(theta: float) -> RotationMatrix:
@@ -178,7 +188,9 @@ class RotationMatrix:
             If ``theta`` is NaN or infinite.
         """
         t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
-        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(0.0, t, 0.0))
+        rotation = _new(RotationMatrix)
+        rotation._R = _scalar.matrix3_from_rpy(0.0, t, 0.0)
+        return rotation
 
     @staticmethod
     def make_z_rotation(theta: float) -> RotationMatrix:
@@ -202,7 +214,9 @@ class RotationMatrix:
             If ``theta`` is NaN or infinite.
         """
         t = theta if type(theta) is float and math.isfinite(theta) else _angle("theta", theta)
-        return RotationMatrix._from_trusted_matrix3(_scalar.matrix3_from_rpy(0.0, 0.0, t))
+        rotation = _new(RotationMatrix)
+        rotation._R = _scalar.matrix3_from_rpy(0.0, 0.0, t)
+        return rotation
 
     @staticmethod
     def project_to_rotation_matrix(M: np.ndarray) -> RotationMatrix:
