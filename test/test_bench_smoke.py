@@ -24,7 +24,7 @@ import geometry_core  # noqa: E402, F401
 
 sys.path.insert(0, str(ROOT))
 try:
-    from bench import run
+    from bench import cycle_breakdown, run
     from bench.scenes import query_points, random_scene
     from bench.systems import (
         QUERIES,
@@ -84,3 +84,14 @@ def test_memory_line_names_both_systems_at_two_sizes():
     line = run._memory_line(20)
     assert line.count("at N=20") == 2 and line.count("at N=40") == 2
     assert "geometry_core" in line and "Drake" in line
+
+
+@pytest.mark.parametrize("from_rpy", [False, True], ids=["prebuilt", "rpy"])
+def test_cycle_breakdown_times_every_step_and_every_peer(from_rpy):
+    rows = dict(cycle_breakdown.breakdown(10, from_rpy, batch=3))
+    steps = ["set_poses", "query_object", "penetration", "signed distance"]
+    steps += ["build poses"] if from_rpy else []
+    assert set(steps) <= set(rows)
+    for query in ("penetration", "signed_distance"):
+        for label in ("geometry_core", "Drake", "coal", "pybullet"):
+            assert rows[f"whole cycle, {query}: {label}"] > 0.0
