@@ -102,6 +102,27 @@ def _to_rosidl(value: Any, cls: type) -> Any:
     return cls(**kwargs)
 
 
+
+def _emit(logger: Any, level: str, message: str) -> None:
+    """Log ``message`` at ``level`` on an rclpy logger, one call site per severity.
+
+    rclpy keys each logging context by its caller's file, line and
+    instruction, and raises ValueError when one call site logs at two
+    severities ("Logger severity cannot be changed between calls"): a single
+    ``emitters[level](message)`` line made a node's first warning after an
+    info line an exception in its callback.
+    """
+    if level == "debug":
+        logger.debug(message)
+    elif level == "info":
+        logger.info(message)
+    elif level == "warn":
+        logger.warning(message)
+    elif level == "error":
+        logger.error(message)
+    else:
+        logger.fatal(message)
+
 class _RclpyPublisher(Publisher):
     def __init__(self, publisher: Any, msg_type: type, topic: str) -> None:
         self._publisher = publisher
@@ -245,17 +266,9 @@ class RclpyNode(TransportNode):
         self.namespace = self._node.get_namespace()
         self._parameters = _RclpyParameterStore(self._node)
         rclpy_logger = self._node.get_logger()
-        warn = getattr(rclpy_logger, "warning", None) or rclpy_logger.warn
-        emitters = {
-            "debug": rclpy_logger.debug,
-            "info": rclpy_logger.info,
-            "warn": warn,
-            "error": rclpy_logger.error,
-            "fatal": rclpy_logger.fatal,
-        }
         self._logger = NodeLogger(
-            self.fully_qualified_name, emit=lambda level, message: emitters[level](message)
-        )
+            self.fully_qualified_name,
+            emit=lambda level, message: _emit(rclpy_logger, level, message))
         self._ok = True
         self._spinning = False
         self._released = False

@@ -1,9 +1,12 @@
 """The real scene graph node process: /joint_states in, ClearanceTable out, over DDS.
 
-The node runs as its own process on the DDS backend (loopback-only Cyclone
-configuration, a domain of its own) with the UR5 as ``robot_description``;
-the test publishes joint states with its own participant and compares the
-tables with the library's, computed here for the same positions.
+The node runs as its own process (loopback-only Cyclone configuration, a
+domain of its own) with the UR5 as ``robot_description``, on the built-in
+DDS backend and, where a ROS 2 installation provides rclpy and the
+generated ``geometry_core_ros`` messages (colcon test), on rclpy with
+rmw_cyclonedds; the test publishes joint states with its own participant
+(built-in backend) and compares the tables with the library's, computed
+here for the same positions.
 """
 
 from __future__ import annotations
@@ -41,7 +44,22 @@ NAMES = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_jo
          "wrist_2_joint", "wrist_3_joint"]
 
 
-def test_joint_states_become_clearance_tables_and_bad_ones_are_dropped(tmp_path):
+def _rclpy_available() -> bool:
+    try:
+        import geometry_core_ros.msg  # noqa: F401
+        import rclpy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("backend", [
+    "dds",
+    pytest.param("rclpy", marks=pytest.mark.skipif(
+        not _rclpy_available(), reason="rclpy and geometry_core_ros come with a ROS 2 "
+        "installation (run by colcon test)")),
+])
+def test_joint_states_become_clearance_tables_and_bad_ones_are_dropped(tmp_path, backend):
     domain = 115 + next(_DOMAINS) % 5
     urdf = robots.obj_urdf("ur5", tmp_path)     # the node's own scene loads no COLLADA
     srdf = robots.ARMS["ur5"][1]
@@ -63,8 +81,9 @@ def test_joint_states_become_clearance_tables_and_bad_ones_are_dropped(tmp_path)
     publisher = peer.create_publisher("sensor_msgs/msg/JointState", "joint_states",
                                       RELIABLE_RESULTS)
     try:
-        with scenario.NodeProcess("scene_graph_node", params, domain) as node:
-            node.wait_for_line("ready on the dds backend")
+        with scenario.NodeProcess("scene_graph_node", params, domain,
+                                  backend=backend) as node:
+            node.wait_for_line(f"ready on the {backend} backend")
             good = JointState(name=NAMES, position=list(q), velocity=list(v))
             good.header.stamp.sec = 7
             bad = [JointState(name=NAMES, position=list(q[:5])),
