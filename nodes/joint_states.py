@@ -9,12 +9,14 @@ per controller); :class:`JointStateTracker` keeps the newest value of each
 joint and has a configuration once every joint has been heard.
 
 :class:`ClearanceMonitor` wires it into a node: it builds the checker from
-``robot_description`` (+ the node's SRDF: ``srdf_file`` or
-``robot_description_semantic``),
-subscribes to ``joint_states`` and publishes a
-``geometry_core_ros/ClearanceTable`` per accepted joint state, at the joint
-state rate. Bad joint states are counted (``counters["bad_joint_state"]``)
-and dropped, with a warning the first time and at each power of ten.
+``robot_description`` (the parameter, or the latched topic when it arrives)
+and the node's SRDF (``srdf_file``, ``robot_description_semantic``, or its
+latched topic; a new one rebuilds the checker), subscribes to
+``joint_states`` and publishes a ``geometry_core_ros/ClearanceTable`` per
+accepted joint state, at the joint state rate. Bad joint states are counted
+(``counters["bad_joint_state"]``) and dropped, with a warning the first time
+and at each power of ten; so are joint states that arrive before any robot
+(``counters["joint_state_without_robot"]``).
 
 This module must never import cyclonedds, rclpy, fcl or lcm directly.
 """
@@ -113,8 +115,8 @@ class ClearanceMonitor:
     Parameters
     ----------
     node : TransportNode
-    robot_description : str
-        URDF text.
+    robot_description : str or None
+        URDF text; None to wait for :meth:`load` (the robot_description topic).
     srdf : tuple of (str, bool) or None
         The node's SRDF: ``(path or text, is_text)``.
     package_roots : mapping of str to str
@@ -134,11 +136,11 @@ class ClearanceMonitor:
         If the robot or its SRDF or environment cannot be loaded.
     """
 
-    def __init__(self, node: Any, robot_description: str, srdf: tuple[str, bool] | None,
-                 package_roots: Mapping[str, str], world_frame: str, counters: dict,
-                 drop) -> None:
+    def __init__(self, node: Any, robot_description: str | None,
+                 srdf: tuple[str, bool] | None, package_roots: Mapping[str, str],
+                 world_frame: str, counters: dict, drop) -> None:
         self.node = node
-        environment = node.declare_parameter(
+        self._environment = node.declare_parameter(
             "clearance_environment", "",
             "YAML scene or URDF file of obstacles for the clearance table (empty: none).")
         self.influence_distance = float(node.declare_parameter(
@@ -150,15 +152,14 @@ class ClearanceMonitor:
         if not self.influence_distance >= 0:
             raise ParameterError("parameter 'influence_distance' must be >= 0, not "
                                  f"{self.influence_distance}")
-        with tempfile.TemporaryDirectory(prefix="clearance_") as folder:
-            urdf = os.path.join(folder, "robot_description.urdf")
-            with open(urdf, "w", encoding="utf-8") as file:
-                file.write(robot_description)
-            self.checker = CollisionChecker.from_urdf(
-                urdf, srdf=None if srdf is None else srdf[0], srdf_is_text=bool(srdf and srdf[1]),
-                environment=environment or None, package_roots=package_roots)
+        self._package_roots = package_roots
+        self._robot: str | None = None
+        self._srdf = srdf
+        self.checker: CollisionChecker | None = None
+        self.tracker = JointStateTracker([])
+        if robot_description is not None:
+            self.load(robot_description, srdf)
         self.world_frame = world_frame
-        self.tracker = JointStateTracker(self.checker.position_names)
         counters.setdefault("bad_joint_state", 0)
         self._drop = drop
         self.tables = 0
@@ -167,8 +168,44 @@ class ClearanceMonitor:
         node.create_subscription("sensor_msgs/msg/JointState", "joint_states",
                                  self.on_joint_state, SENSOR_DATA)
 
+    def load(self, robot_description: str, srdf: tuple[str, bool] | None) -> None:
+        """Build the checker for this robot and SRDF, replacing the previous one.
+
+        Raises
+        ------
+        ValueError
+            If the robot, its SRDF or the environment cannot be loaded; the
+            previous checker is then kept.
+        """
+        with tempfile.TemporaryDirectory(prefix="clearance_") as folder:
+            urdf = os.path.join(folder, "robot_description.urdf")
+            with open(urdf, "w", encoding="utf-8") as file:
+                file.write(robot_description)
+            checker = CollisionChecker.from_urdf(
+                urdf, srdf=None if srdf is None else srdf[0], srdf_is_text=bool(srdf and srdf[1]),
+                environment=self._environment or None, package_roots=self._package_roots)
+        self.checker, self._robot, self._srdf = checker, robot_description, srdf
+        self.tracker = JointStateTracker(checker.position_names)
+
+    def set_srdf(self, srdf: tuple[str, bool] | None) -> None:
+        """Use a new SRDF: the checker is rebuilt when there is a robot.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`load`; the previous checker and SRDF are then kept.
+        """
+        if self._robot is None:
+            self._srdf = srdf
+        else:
+            self.load(self._robot, srdf)
+
     def on_joint_state(self, msg: Any) -> None:
         """Convert, check and publish; a bad message is counted and dropped."""
+        if self.checker is None:
+            self._drop("joint_state_without_robot", "dropped a joint state: no robot yet "
+                       "(waiting for the robot_description topic)")
+            return
         try:
             positions, velocities = joint_state_to_positions(msg, self.checker)
             tracker = JointStateTracker(self.checker.position_names)

@@ -13,9 +13,10 @@ QoS, keep last 10):
 - ``markers_topic`` (``proximity_markers``): ``visualization_msgs/MarkerArray``
   for RViz, when ``publish_markers`` and a subscriber is matched;
 - ``clearance_table_topic`` (``clearance_table``):
-  ``geometry_core_ros/ClearanceTable`` per ``/joint_states`` message, when
-  the ``robot_description`` parameter is set (see
-  :mod:`geometry_core_nodes.joint_states`).
+  ``geometry_core_ros/ClearanceTable`` per ``/joint_states`` message, for
+  a robot (the ``robot_description`` parameter, or the latched topic once
+  it arrives; not with ``scene_file``), see
+  :mod:`geometry_core_nodes.joint_states`.
 
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
 takes from DDS (on either backend), so a burst of poses costs one query,
@@ -123,18 +124,21 @@ class SceneGraphNode(ServedNode):
             on_set=self._set_publish_markers))
         self._srdf = self._declare_srdf(node)
         self._message_type = CachedMessageType(node.message_type)
-        self.inputs = SceneInputs(node, on_scene=self._apply_srdf)
+        self.clearance_monitor = None
+        self.inputs = SceneInputs(node, on_scene=self._on_scene)
         self._apply_srdf()
         # MoveIt latches the SRDF text on this topic, as robot_state_publisher the URDF.
         node.create_subscription("std_msgs/msg/String", "robot_description_semantic",
                                  self._on_srdf, LATCHED)
         params = self.inputs.params
-        # With a robot_description parameter, /joint_states -> ClearanceTable (joint_states.py).
+        # A robot (robot_description parameter, or the topic when it arrives):
+        # /joint_states -> ClearanceTable (joint_states.py).
         self.clearance_monitor = ClearanceMonitor(
-            node, params.robot_description, self._srdf, params.package_roots,
+            node, params.robot_description or None, self._srdf, params.package_roots,
             params.world_frame, self.inputs.counters, self.inputs._drop,
-        ) if params.robot_description else None
-
+        ) if not params.scene_file else None
+        if self.clearance_monitor is not None and self.inputs.robot_description_text:
+            self._on_scene()  # the latched topic came during set-up
         self._penetration_pub = node.create_publisher(
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
         self._clearance_pub = node.create_publisher(
@@ -177,11 +181,24 @@ class SceneGraphNode(ServedNode):
         for text in issued:
             self.node.get_logger().warning(text)
 
+    def _on_scene(self) -> None:
+        """A new scene from the robot_description topic: filters, then the clearance robot."""
+        self._apply_srdf()
+        monitor, text = self.clearance_monitor, self.inputs.robot_description_text
+        if monitor is None or not text:
+            return
+        try:
+            monitor.load(text, self._srdf)
+        except ValueError as err:  # the node keeps serving, with the previous robot if any
+            self.node.get_logger().error(f"clearance table: robot_description refused: {err}")
+
     def _on_srdf(self, msg: Any) -> None:
         previous = self._srdf
         self._srdf = (str(msg.data), True)
         try:
             self._apply_srdf()
+            if self.clearance_monitor is not None:
+                self.clearance_monitor.set_srdf(self._srdf)
         except ValueError as err:  # a bad SRDF is refused; the node keeps serving
             self._srdf = previous
             self.node.get_logger().error(f"robot_description_semantic refused: {err}")

@@ -244,6 +244,8 @@ class SceneInputs:
         self.coalesced = 0
         self._pending = 0  # pose messages taken since the last apply
         self.scene_graph: SceneGraph | None = None
+        #: The URDF text of the scene when it came from the robot_description topic.
+        self.robot_description_text = ""
         self.names: GeometryNames | None = None
         self._frames: list[_SceneFrame] = []
         self._frame_index: dict[str, int] = {}
@@ -381,6 +383,7 @@ class SceneInputs:
             self._drop("bad_scene", f"robot_description refused: {err}")
             return
         self.scene_graph = scene_graph
+        self.robot_description_text = str(msg.data)
         self._index_scene()
         self._logger.info(f"loaded robot_description: {len(self._frames)} frames")
         if self._on_scene is not None:

@@ -28,6 +28,7 @@ import robots  # noqa: E402
 
 from geometry_core.clearance import CollisionChecker  # noqa: E402
 from geometry_core_nodes.transport import (  # noqa: E402
+    LATCHED,
     RELIABLE_RESULTS,
     create_node,
     loopback_config,
@@ -69,8 +70,7 @@ def test_joint_states_become_clearance_tables_and_bad_ones_are_dropped(tmp_path,
     checker = CollisionChecker.from_urdf(urdf, srdf=srdf)
     q = np.array([0.3, -1.0, 2.6, 0.1, 0.0, 0.0])
     v = np.array([0.0, 0.0, 0.5, 0.0, 0.0, 0.0])
-    expected = checker.calc_robot_clearance(q, 0.2)
-    assert expected.size() > 0
+    assert checker.calc_robot_clearance(q, 0.2).size() > 0
 
     peer = create_node("test_peer", [], backend="dds", domain_id=domain,
                        dds_config=loopback_config())
@@ -98,16 +98,83 @@ def test_joint_states_become_clearance_tables_and_bad_ones_are_dropped(tmp_path,
             node.wait_for_line("bad_joint_state", timeout=10)
         table = tables[0]
         assert table.header.stamp.sec == 7 and table.joint_names == NAMES
-        assert table.collision_free == checker.check_config_collision_free(q)
-        got = sorted((r.robot_link, r.other_link, r.distance, tuple(r.jacobian), r.rate)
-                     for r in table.rows)
-        want = sorted((checker.body_name(a), checker.body_name(b), d, tuple(J), float(J @ v))
-                      for a, b, d, J in zip(expected.robot_indices(), expected.other_indices(),
-                                            expected.distances(), expected.jacobians()))
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert g[:2] == w[:2]
-            np.testing.assert_allclose(g[2:3] + g[3] + g[4:], w[2:3] + w[3] + w[4:],
-                                       atol=1e-12)
+        _assert_table_is(table, checker, q, v)
+    finally:
+        peer.shutdown()
+
+
+def _rows(table):
+    return sorted((r.robot_link, r.other_link, r.distance, tuple(r.jacobian), r.rate)
+                  for r in table.rows)
+
+
+def _assert_table_is(table, checker, q, v):
+    """The node's ClearanceTable message equals the library's table at (q, v)."""
+    expected = checker.calc_robot_clearance(q, 0.2)
+    assert table.collision_free == checker.check_config_collision_free(q)
+    got = _rows(table)
+    want = sorted((checker.body_name(a), checker.body_name(b), d, tuple(J), float(J @ v))
+                  for a, b, d, J in zip(expected.robot_indices(), expected.other_indices(),
+                                        expected.distances(), expected.jacobians()))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g[:2] == w[:2]
+        np.testing.assert_allclose(g[2:3] + g[3] + g[4:], w[2:3] + w[3] + w[4:], atol=1e-12)
+
+
+def test_a_robot_from_the_latched_topics_gets_clearance_tables(tmp_path):
+    # No robot_description parameter: joint states before the robot are
+    # counted and dropped; the URDF on the latched robot_description topic
+    # builds the checker, and an SRDF arriving later on its topic rebuilds
+    # it (the UR5's SRDF removes 4 of 21 rows at this configuration).
+    domain = 115 + next(_DOMAINS) % 5
+    urdf = robots.obj_urdf("ur5", tmp_path)
+    srdf = robots.ARMS["ur5"][1]
+    params = scenario.write_params(tmp_path / "params.yaml", influence_distance=0.2)
+    plain, filtered = CollisionChecker.from_urdf(urdf), CollisionChecker.from_urdf(urdf, srdf=srdf)
+    q = np.array([0.3, -1.0, 2.6, 0.1, 0.0, 0.0])
+    v = np.zeros(6)
+    assert (plain.calc_robot_clearance(q, 0.2).size()
+            > filtered.calc_robot_clearance(q, 0.2).size())
+
+    peer = create_node("test_peer", [], backend="dds", domain_id=domain,
+                       dds_config=loopback_config())
+    tables = []
+    peer.create_subscription("geometry_core_ros/msg/ClearanceTable", "clearance_table",
+                             tables.append, RELIABLE_RESULTS)
+    String = peer.message_type("std_msgs/msg/String")
+    JointState = peer.message_type("sensor_msgs/msg/JointState")
+    joints = peer.create_publisher("sensor_msgs/msg/JointState", "joint_states",
+                                   RELIABLE_RESULTS)
+    description = peer.create_publisher("std_msgs/msg/String", "robot_description", LATCHED)
+    semantic = peer.create_publisher("std_msgs/msg/String", "robot_description_semantic",
+                                     LATCHED)
+    state = JointState(name=NAMES, position=list(q), velocity=list(v))
+
+    def table_after(publish, wanted_rows):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            publish()
+            joints.publish(state)
+            peer.spin_once(0.2)
+            if tables and len(tables[-1].rows) == wanted_rows:
+                return tables[-1]
+        raise AssertionError(f"no table of {wanted_rows} rows: {[len(t.rows) for t in tables]}")
+
+    try:
+        with scenario.NodeProcess("scene_graph_node", params, domain) as node:
+            node.wait_for_line("waiting for the /robot_description topic")
+            deadline = time.monotonic() + 30
+            while "joint_state_without_robot" not in node.output:
+                assert time.monotonic() < deadline, node.output
+                joints.publish(state)
+                peer.spin_once(0.2)
+            assert not tables
+            rows = plain.calc_robot_clearance(q, 0.2).size()
+            table = table_after(lambda: description.publish(String(data=urdf.read_text())), rows)
+            _assert_table_is(table, plain, q, v)
+            rows = filtered.calc_robot_clearance(q, 0.2).size()
+            table = table_after(lambda: semantic.publish(String(data=srdf.read_text())), rows)
+            _assert_table_is(table, filtered, q, v)
     finally:
         peer.shutdown()
