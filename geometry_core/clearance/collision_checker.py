@@ -452,10 +452,11 @@ class CollisionChecker:
         """check_configs_collision_free of validated (K, n) positions."""
         live = ~self._filtered
         if not np.any(self._padding[live]):
-            # No padding anywhere: the compiled overlap test answers every
-            # configuration and stops each at its first overlap.
+            # No padding anywhere: the compiled test answers every
+            # configuration and stops each at its first overlap; a pair that
+            # touches (distance 0) is a collision, as with padding.
             batch, _ = self._posed(qs)
-            return ~batch.has_collisions()
+            return ~batch.has_contacts()
         rows, _ = self._pairs_within(qs, self._max_padding())
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
 

@@ -63,6 +63,21 @@ class BatchQuery:
             out[k] = collisions_exist.has_collisions(self._scenes[k])
         return out
 
+    def has_contacts(self) -> np.ndarray:
+        """Return a (K,) bool array: whether configuration k has a pair touching or overlapping.
+
+        As :meth:`has_collisions`, but a pair at distance exactly zero counts
+        (Drake's collision checkers call a configuration in collision when a
+        distance is at or below its padding, here zero).
+        """
+        found, python = self._min_distances(0.0, True)
+        out = found <= 0.0
+        for k in python:
+            out[k] = any(pair.distance <= 0.0 for pair in
+                         signed_distance.compute_signed_distance_pairwise_closest_points(
+                             self._scenes[k], 0.0))
+        return out
+
     def compute_point_pair_penetration(self) -> list[list[PenetrationAsPointPair]]:
         """Return, for each configuration, what ``compute_point_pair_penetration`` reports."""
         return [penetration.compute_point_pair_penetration(s) for s in self._scenes]

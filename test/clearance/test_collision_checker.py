@@ -128,6 +128,45 @@ def test_padding_is_per_pair_and_separate_for_self_and_environment():
         checker_with(self_padding=math.nan)
 
 
+_SPHERE_ARM = """<?xml version="1.0"?>
+<robot name="sphere_arm">
+  <link name="base"/>
+  <link name="arm">
+    <collision><origin xyz="0.5 0 0"/><geometry><sphere radius="0.25"/></geometry></collision>
+  </link>
+  <joint name="swing" type="revolute">
+    <parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/>
+  </joint>
+</robot>
+"""
+
+
+@pytest.mark.parametrize("padding", [0.0, 0.125])
+def test_touching_is_a_collision_with_or_without_padding(tmp_path, padding):
+    # Drake calls a configuration in collision when a distance is at or below
+    # the pair's padding: with no padding a touching pair (distance exactly
+    # 0: spheres of radius 0.25 with centres 0.5 apart, all exact in binary)
+    # is a collision too, on the fast path as on the padded one.
+    urdf = tmp_path / "sphere_arm.urdf"
+    urdf.write_text(_SPHERE_ARM)
+    sg = SceneGraph()
+    source = sg.register_source("obstacles")
+    ball = GeometryInstance(RigidTransform([1.0, 0.0, 0.0]), Sphere(0.25 - padding), "ball")
+    ball.set_proximity_properties(ProximityProperties())
+    sg.register_anchored_geometry(source, ball)
+    checker = CollisionChecker.from_urdf(urdf, environment=sg, environment_padding=padding)
+    touching, apart = np.zeros(1), np.array([0.5])
+    (distance,) = checker.calc_robot_clearance(touching, 0.1).distances()
+    assert distance == 0.0
+    assert not checker.check_config_collision_free(touching)
+    assert checker.check_config_collision_free(apart)
+    assert checker.check_configs_collision_free(np.stack([touching, apart])).tolist() == [
+        False, True]
+    types = checker.classify_body_collisions(touching)
+    assert types[checker.body_index("arm")] == RobotCollisionType.ENVIRONMENT_COLLISION
+
+
 def test_pairs_of_environment_bodies_take_no_padding_or_filter():
     sg = robots.environment_scene()
     source = sg.register_source("posts")
