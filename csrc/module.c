@@ -318,13 +318,19 @@ static PyObject *py_compose_world(PyObject *self, PyObject *args) {
     Py_buffer xpf, parent, out_view;
     if (gc_get_buffer(parent_o, &parent, 'i', -1, "parent_slot") < 0) return NULL;
     Py_ssize_t F = parent.len / 4;
-    if (gc_get_buffer(xpf_o, &xpf, 'd', 16 * F, "X_PF") < 0) {
+    if (gc_get_buffer(xpf_o, &xpf, 'd', -1, "X_PF") < 0) {
         PyBuffer_Release(&parent);
         return NULL;
     }
     PyObject *result = NULL;
     double *X_WF = NULL;
     const int *p = parent.buf;
+    /* K stacks of F poses, one after the other (K configurations). */
+    Py_ssize_t values = xpf.len / 8, K = F > 0 ? values / (16 * F) : 0;
+    if (F == 0 || values != K * 16 * F || K == 0) {
+        PyErr_Format(PyExc_ValueError, "X_PF must hold K x %zd poses, got %zd values", F, values);
+        goto done;
+    }
     for (Py_ssize_t s = 1; s < F; ++s) {
         if (p[s] < 0 || p[s] >= s) {
             PyErr_Format(PyExc_ValueError, "parent_slot[%zd] = %d does not come before it", s,
@@ -335,21 +341,25 @@ static PyObject *py_compose_world(PyObject *self, PyObject *args) {
     if (out_o != NULL) {
         if (PyObject_GetBuffer(out_o, &out_view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
             goto done;
-        if (out_view.len != F * 16 * (Py_ssize_t)sizeof(double)) {
-            PyErr_Format(PyExc_ValueError, "out must hold %zd float64 values", 16 * F);
+        if (out_view.len != xpf.len || out_view.buf == xpf.buf) {
+            PyErr_Format(PyExc_ValueError, "out must hold %zd float64 values, apart from X_PF",
+                         values);
             PyBuffer_Release(&out_view);
             goto done;
         }
         X_WF = out_view.buf;
     } else {
-        result = PyBytes_FromStringAndSize(NULL, F * 16 * (Py_ssize_t)sizeof(double));
+        result = PyBytes_FromStringAndSize(NULL, xpf.len);
         if (result == NULL) goto done;
         X_WF = (double *)PyBytes_AS_STRING(result);
     }
-    const double *X_PF = xpf.buf;
-    memcpy(X_WF, X_PF, (size_t)F * 16 * sizeof(double));
-    for (Py_ssize_t s = 1; s < F; ++s)
-        if (p[s] != 0) gc_compose(X_WF + 16 * p[s], X_PF + 16 * s, X_WF + 16 * s);
+    memcpy(X_WF, xpf.buf, (size_t)xpf.len);
+    for (Py_ssize_t k = 0; k < K; ++k) {
+        const double *X_PF = (const double *)xpf.buf + 16 * F * k;
+        double *W = X_WF + 16 * F * k;
+        for (Py_ssize_t s = 1; s < F; ++s)
+            if (p[s] != 0) gc_compose(W + 16 * p[s], X_PF + 16 * s, W + 16 * s);
+    }
     if (out_o != NULL) {
         PyBuffer_Release(&out_view);
         result = Py_NewRef(Py_None);
@@ -656,8 +666,8 @@ static PyMethodDef methods[] = {
      "hull_support(spec, d_G (n,3), walk, start=0) -> [vertex index] by the walk (warm "
      "started row to row) or the scan (tests)"},
     {"compose_world", py_compose_world, METH_VARARGS,
-     "compose_world(X_PF (F,4,4), parent_slot int32 (F,)[, out]) -> bytes of X_WF (F,4,4),\n"
-     "or None after writing X_WF into out (a writable float64 buffer of F*16)"},
+     "compose_world(X_PF ([K,]F,4,4), parent_slot int32 (F,)[, out]) -> bytes of X_WF,\n"
+     "or None after writing X_WF into out (a writable float64 buffer the size of X_PF)"},
     {"poses_valid", py_poses_valid, METH_VARARGS,
      "poses_valid(X (N,4,4) float64, tolerance) -> True when every pose is a rigid transform"},
     {"copy_poses", py_copy_poses, METH_VARARGS,

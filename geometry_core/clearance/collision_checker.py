@@ -68,6 +68,10 @@ _WORLD = "world"
 Body = int | str
 
 
+_SELF = RobotCollisionType.SELF_COLLISION
+_ENVIRONMENT = RobotCollisionType.ENVIRONMENT_COLLISION
+
+
 class CollisionChecker:
     """Collision and clearance queries for one URDF robot in a static environment.
 
@@ -528,10 +532,8 @@ class CollisionChecker:
         out = []
         for k, config in enumerate(rows):
             config = [row for row in config if row[2] <= influence_distance]
-            table = RobotClearance(self.num_positions)
-            table.reserve(len(config))
             if not config:
-                out.append(table)
+                out.append(RobotClearance(self.num_positions))
                 continue
             # Both witnesses of every row at once: Ca fixed on A's body and Cb
             # on B's, in W, then their Jacobians in one compiled pass.
@@ -544,12 +546,15 @@ class CollisionChecker:
             J = self._chain.point_jacobians(X_WL[k], links, p_WQ).reshape(len(config), 2, 3, -1)
             nhat = np.array([pair.nhat_BA_W for pair in pairs])
             jacobian_rows = np.einsum("mi,mij->mj", nhat, J[:, 0] - J[:, 1])
-            for (a, b, distance, pair), row in zip(config, jacobian_rows):
-                robot, other = (a, b) if self._is_robot[a] else (b, a)
-                kind = (RobotCollisionType.SELF_COLLISION if self._is_robot[a] and self._is_robot[b]
-                        else RobotCollisionType.ENVIRONMENT_COLLISION)
-                table.append(robot, other, kind, distance, row, (pair.id_A, pair.id_B))
-            out.append(table)
+            robot, other, types = [], [], []
+            is_robot = self._is_robot
+            for a, b, _, _ in config:
+                robot.append(a if is_robot[a] else b)
+                other.append(b if is_robot[a] else a)
+                types.append(_SELF if is_robot[a] and is_robot[b] else _ENVIRONMENT)
+            out.append(RobotClearance._from_rows(
+                self.num_positions, robot, other, types, [row[2] for row in config],
+                jacobian_rows, [(pair.id_A, pair.id_B) for pair in pairs]))
         return out
 
     def _points_in_world(self, X_WL: np.ndarray, bodies: np.ndarray, ids: list,

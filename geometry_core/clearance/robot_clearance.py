@@ -185,6 +185,19 @@ class RobotClearance:
         self._jacobians[self._size] = jacobian
         self._size += 1
 
+    @classmethod
+    def _from_rows(cls, num_positions: int, robot: list[int], other: list[int],
+                   types: list[RobotCollisionType], distances: np.ndarray,
+                   jacobians: np.ndarray, geometry_ids: list[tuple]) -> RobotClearance:
+        """A table of rows the checker computed (checked types, finite values), in one step."""
+        table = cls(num_positions)
+        table._robot, table._other, table._types = robot, other, types
+        table._geometry_ids = geometry_ids
+        table._distances = np.array(distances, dtype=float)
+        table._jacobians = np.array(jacobians, dtype=float).reshape(-1, num_positions)
+        table._size = len(robot)
+        return table
+
     def approach_rates(self, v) -> np.ndarray:
         """Return each row's rate of change of distance ``J v`` (m/s) at joint velocities ``v``.
 

@@ -119,28 +119,33 @@ class PoseTable:
         X_PF = np.asarray(X_PF, dtype=float)
         if X_PF.ndim != 4 or X_PF.shape[1:] != (len(slots), 4, 4):
             raise ValueError(f"X_PF must have shape (K, {len(slots)}, 4, 4), got {X_PF.shape}")
-        self._validate_pose_rows(X_PF.reshape(-1, 4, 4), np.tile(slots, X_PF.shape[0]))
+        K = X_PF.shape[0]
+        self._validate_pose_rows(X_PF.reshape(-1, 4, 4), slots)
         n = self._size
-        has_pose = self._has_pose[:n].copy()
-        has_pose[slots] = True
-        self._require_poses(has_pose)
-        X_WF = np.broadcast_to(self._X_PF[:n], (X_PF.shape[0], n, 4, 4)).copy()
-        X_WF[:, slots] = X_PF
-        # The composition query_object uses, so a batch answer equals a
-        # single query's to the bit.
-        for k in range(X_WF.shape[0]):
-            X_WF[k] = self._compose(X_WF[k])
+        if not self.all_posed():
+            has_pose = self._has_pose[:n].copy()
+            has_pose[slots] = True
+            self._require_poses(has_pose)
+        X_PF_all = np.empty((K, n, 4, 4))
+        if K == 0:
+            return X_PF_all
+        X_PF_all[:] = self._X_PF[:n]
+        X_PF_all[:, slots] = X_PF
+        # The composition query_object uses (csrc compose_world, all K in one
+        # call), so a batch answer equals a single query's to the bit.
+        X_WF = np.empty_like(X_PF_all)
+        compiled.native.compose_world(X_PF_all, self._parents32(n), X_WF)
         return X_WF
 
     def _validate_pose_rows(self, X_PF: np.ndarray, slots: np.ndarray) -> None:
-        """Validate (M, 4, 4) poses; an error names the frame of the first bad row."""
+        """Validate (M, 4, 4) poses, stacks of ``slots``' rows; an error names the frame."""
         try:
             validate_matrix4s(X_PF, name="X_PF", copy=False)
         except ValueError as err:
             row = re.search(r"\[(\d+)\]", str(err))
             if row is None:
                 raise
-            name = self._names[slots[int(row.group(1))]]
+            name = self._names[slots[int(row.group(1)) % len(slots)]]
             raise ValueError(f"{err} (the pose of frame {name!r})") from None
 
     def all_posed(self) -> bool:
@@ -184,14 +189,18 @@ class PoseTable:
         X_PF[unposed] = np.eye(4)  # never read: the caller leaves their geometry out
         return self._compose(X_PF), unposed
 
+    def _parents32(self, n: int) -> np.ndarray:
+        """int32 parent slot of the first n slots, as compose_world reads them (cached)."""
+        parents = self._parent_slot32
+        if parents is None or len(parents) != n:
+            parents = self._parent_slot32 = np.ascontiguousarray(self._parent_slot[:n],
+                                                                 dtype=np.int32)
+        return parents
+
     def _compose(self, X_PF: np.ndarray) -> np.ndarray:
         """World poses of all n frame slots from their poses in their parents (a new array)."""
-        parents = self._parent_slot32
-        if parents is None or len(parents) != len(X_PF):
-            parents = self._parent_slot32 = np.ascontiguousarray(
-                self._parent_slot[:len(X_PF)], dtype=np.int32)
         X_WF = np.empty(X_PF.shape)
-        compiled.native.compose_world(X_PF, parents, X_WF)
+        compiled.native.compose_world(X_PF, self._parents32(len(X_PF)), X_WF)
         return X_WF
 
     def _require_poses(self, has_pose: np.ndarray) -> None:
