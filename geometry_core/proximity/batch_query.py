@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from geometry_core.proximity import collisions_exist, penetration, signed_distance
-from geometry_core.proximity.engine import PosedScene
+from geometry_core.proximity.engine import ModelCache, PosedScene
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.snapshot import SceneSnapshot
@@ -35,11 +35,25 @@ class BatchQuery:
     def __init__(self, model: CollisionModel, X_WF: np.ndarray, frame_slot_of: dict) -> None:
         X_WF.setflags(write=False)
         self._X_WF = X_WF
-        self._scenes = [PosedScene(SceneSnapshot(model, X_WF[k], frame_slot_of))
-                        for k in range(X_WF.shape[0])]
+        self._model = model
+        self._frame_slot_of = frame_slot_of
+        # One posed scene per configuration, made when a query needs it: the
+        # compiled yes/no and minimum-distance answers need none.
+        self._posed: list[PosedScene | None] = [None] * X_WF.shape[0]
+
+    def _scene(self, k: int) -> PosedScene:
+        scene = self._posed[k]
+        if scene is None:
+            scene = self._posed[k] = PosedScene(
+                SceneSnapshot(self._model, self._X_WF[k], self._frame_slot_of))
+        return scene
+
+    @property
+    def _scenes(self) -> list[PosedScene]:
+        return [self._scene(k) for k in range(len(self._posed))]
 
     def __len__(self) -> int:
-        return len(self._scenes)
+        return len(self._posed)
 
     def _min_distances(self, max_distance: float, stop_below_zero: bool):
         """Answer all K configurations in one compiled call.
@@ -47,9 +61,9 @@ class BatchQuery:
         Returns the (K,) smallest distances and the configurations left to
         Python (those with a mesh pair).
         """
-        if not self._scenes:
+        if not self._posed:
             return np.zeros(0), []
-        compiled = self._scenes[0].cache.native
+        compiled = ModelCache.of(self._model).native
         X_WF = np.ascontiguousarray(self._X_WF, dtype=np.float64)
         found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
                                                stop_below_zero)
@@ -60,7 +74,7 @@ class BatchQuery:
         found, python = self._min_distances(0.0, True)
         out = found < 0.0
         for k in python:
-            out[k] = collisions_exist.has_collisions(self._scenes[k])
+            out[k] = collisions_exist.has_collisions(self._scene(k))
         return out
 
     def has_contacts(self) -> np.ndarray:
@@ -75,7 +89,7 @@ class BatchQuery:
         for k in python:
             out[k] = any(pair.distance <= 0.0 for pair in
                          signed_distance.compute_signed_distance_pairwise_closest_points(
-                             self._scenes[k], 0.0))
+                             self._scene(k), 0.0))
         return out
 
     def compute_point_pair_penetration(self) -> list[list[PenetrationAsPointPair]]:
@@ -96,6 +110,6 @@ class BatchQuery:
         out, python = self._min_distances(max_distance, False)
         for k in python:
             pairs = signed_distance.compute_signed_distance_pairwise_closest_points(
-                self._scenes[k], max_distance)
+                self._scene(k), max_distance)
             out[k] = min((p.distance for p in pairs), default=math.inf)
         return out
