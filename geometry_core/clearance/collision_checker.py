@@ -141,6 +141,7 @@ class CollisionChecker:
         env_pair = np.outer(self._is_robot, ~self._is_robot)
         self._padding[robot_pair] = float(self_padding)
         self._padding[env_pair | env_pair.T] = float(environment_padding)
+        self._padding_range: tuple[float, float] | None = None
         np.fill_diagonal(self._padding, 0.0)
         self._apply_filters(np.argwhere(np.triu(self._filtered, 1)), filtered=True)
 
@@ -372,6 +373,7 @@ class CollisionChecker:
             raise ValueError(f"{self.body_names[a]!r} and {self.body_names[b]!r} are both "
                              "welded to the world: their collisions cannot be unfiltered")
         self._filtered[a, b] = self._filtered[b, a] = bool(filtered)
+        self._padding_range = None
         self._apply_filters([(a, b)], bool(filtered))
 
     def get_padding_between(self, body_a: Body, body_b: Body) -> float:
@@ -398,10 +400,18 @@ class CollisionChecker:
         a, b = self._pair(body_a, body_b, "set_padding_between")
         _check_padding("padding", padding)
         self._padding[a, b] = self._padding[b, a] = float(padding)
+        self._padding_range = None
+
+    def _padding_bounds(self) -> tuple[float, float]:
+        """Smallest and largest padding of an unfiltered pair (cached until a setter runs)."""
+        if self._padding_range is None:
+            live = self._padding[~self._filtered]
+            self._padding_range = ((float(live.min()), float(live.max())) if live.size
+                                   else (0.0, 0.0))
+        return self._padding_range
 
     def _max_padding(self) -> float:
-        live = ~self._filtered
-        return float(self._padding[live].max()) if live.any() else 0.0
+        return self._padding_bounds()[1]
 
     # ---------------------------------------------------------------- queries
 
@@ -454,8 +464,7 @@ class CollisionChecker:
 
     def _collision_free(self, qs: np.ndarray) -> np.ndarray:
         """check_configs_collision_free of validated (K, n) positions."""
-        live = ~self._filtered
-        if not np.any(self._padding[live]):
+        if self._padding_bounds() == (0.0, 0.0):
             # No padding anywhere: the compiled test answers every
             # configuration and stops each at its first overlap; a pair that
             # touches (distance 0) is a collision, as with padding.

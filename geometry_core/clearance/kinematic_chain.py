@@ -87,6 +87,8 @@ class KinematicChain:
         self.offset = np.zeros(len(order))
         self.lower = np.array([tree.joint(n).lower for n in self.position_names])
         self.upper = np.array([tree.joint(n).upper for n in self.position_names])
+        self._lowest = self.lower - JOINT_LIMIT_SLACK   # what check_positions accepts
+        self._highest = self.upper + JOINT_LIMIT_SLACK
         for k, link in enumerate(order):
             joint = joint_of.get(link)
             if joint is None:
@@ -219,6 +221,8 @@ class KinematicChain:
         ValueError
             Naming the first bad entry's joint and value.
         """
+        if ((qs >= self._lowest) & (qs <= self._highest)).all() and np.isfinite(qs).all():
+            return qs
         bad = ~np.isfinite(qs)
         if bad.any():
             k, j = np.argwhere(bad)[0]
