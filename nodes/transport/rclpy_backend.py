@@ -102,7 +102,6 @@ def _to_rosidl(value: Any, cls: type) -> Any:
     return cls(**kwargs)
 
 
-
 def _emit(logger: Any, level: str, message: str) -> None:
     """Log ``message`` at ``level`` on an rclpy logger, one call site per severity.
 
@@ -122,6 +121,7 @@ def _emit(logger: Any, level: str, message: str) -> None:
         logger.error(message)
     else:
         logger.fatal(message)
+
 
 class _RclpyPublisher(Publisher):
     def __init__(self, publisher: Any, msg_type: type, topic: str) -> None:
