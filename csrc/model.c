@@ -689,15 +689,19 @@ static PyObject *model_points(ModelObject *self, PyObject *args) {
 /* For K configurations at once (a planner's batch): the smallest signed
  * distance of any unfiltered pair within report_max in each (inf if none),
  * with the broadphase, filters and kernels of pairs(). With stop_below_zero a
- * configuration stops at its first overlapping pair (has_collisions). A
- * configuration with a pair the kernels leave to Python is listed, for the
- * caller to answer there. */
+ * configuration stops at its first overlapping pair (has_collisions); with
+ * first_contact (optional) the whole batch stops after the first
+ * configuration at or below zero, and the later ones read NaN (a discrete
+ * edge check needs no more). A configuration with a pair the kernels leave
+ * to Python is listed, for the caller to answer there. */
 static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
     PyObject *xwf_o;
     Py_ssize_t F;
     double report_max;
-    int stop_below_zero;
-    if (!PyArg_ParseTuple(args, "Ondp", &xwf_o, &F, &report_max, &stop_below_zero)) return NULL;
+    int stop_below_zero, first_contact = 0;
+    if (!PyArg_ParseTuple(args, "Ondp|p", &xwf_o, &F, &report_max, &stop_below_zero,
+                          &first_contact))
+        return NULL;
     if (isnan(report_max)) {
         PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
         return NULL;
@@ -754,6 +758,10 @@ static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
             if (stop_below_zero && best < 0.0) break;
         }
         out[k] = best;
+        if (first_contact && best <= 0.0 && !python[k]) {
+            for (Py_ssize_t rest = k + 1; rest < K; ++rest) out[rest] = NAN;
+            break;
+        }
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);

@@ -55,7 +55,8 @@ class BatchQuery:
     def __len__(self) -> int:
         return len(self._posed)
 
-    def _min_distances(self, max_distance: float, stop_below_zero: bool):
+    def _min_distances(self, max_distance: float, stop_below_zero: bool,
+                       first_contact: bool = False):
         """Answer all K configurations in one compiled call.
 
         Returns the (K,) smallest distances and the configurations left to
@@ -66,7 +67,7 @@ class BatchQuery:
         compiled = ModelCache.of(self._model).native
         X_WF = np.ascontiguousarray(self._X_WF, dtype=np.float64)
         found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
-                                               stop_below_zero)
+                                               stop_below_zero, first_contact)
         return np.frombuffer(found, dtype=np.float64).copy(), python
 
     def has_collisions(self) -> np.ndarray:
@@ -91,6 +92,19 @@ class BatchQuery:
                          signed_distance.compute_signed_distance_pairwise_closest_points(
                              self._scene(k), 0.0))
         return out
+
+    def any_contact(self) -> bool:
+        """Whether any configuration has a pair touching or overlapping.
+
+        :meth:`has_contacts` reduced to one answer, which stops at the first
+        such configuration (in order): a discrete edge check in one call.
+        """
+        found, python = self._min_distances(0.0, True, first_contact=True)
+        if bool(np.any(found <= 0.0)):  # NaN (not reached) compares False
+            return True
+        return any(pair.distance <= 0.0 for k in python for pair in
+                   signed_distance.compute_signed_distance_pairwise_closest_points(
+                       self._scene(k), 0.0))
 
     def compute_point_pair_penetration(self) -> list[list[PenetrationAsPointPair]]:
         """Return, for each configuration, what ``compute_point_pair_penetration`` reports."""

@@ -113,3 +113,25 @@ def test_batch_with_a_mesh_matches_single_queries_config_by_config(arm, tmp_path
         assert collisions[k] == q.has_collisions(), k
         pairs = q.compute_signed_distance_pairwise_closest_points(0.15)
         assert minimum[k] == min((p.distance for p in pairs), default=np.inf), k
+
+
+def test_contacts_count_touching_and_any_contact_stops_at_the_first(arm):
+    sg, src, frames = arm
+    X_PF = configurations(40, seed=3)
+    contacts = sg.query_batch(src, frames, X_PF).has_contacts()
+    collisions = sg.query_batch(src, frames, X_PF).has_collisions()
+    assert 0 < contacts.sum() < len(contacts)
+    assert np.array_equal(contacts, collisions)  # no pair touches exactly in this sample
+    free = X_PF[~contacts]
+    assert not sg.query_batch(src, frames, free).any_contact()
+    for k in np.flatnonzero(contacts)[:5]:
+        mixed = np.concatenate([free[:7], X_PF[k:k + 1], free[7:]])
+        assert sg.query_batch(src, frames, mixed).any_contact()
+    # The compiled loop stops after the first configuration in contact: the
+    # rest are not evaluated (NaN), the ones before are.
+    first = int(np.flatnonzero(contacts)[0])
+    batch = sg.query_batch(src, frames, np.concatenate([free[:3], X_PF[first:first + 1],
+                                                        free[3:6]]))
+    found, python = batch._min_distances(0.0, True, first_contact=True)
+    assert not python and np.all(found[:3] > 0.0) and found[3] <= 0.0
+    assert np.all(np.isnan(found[4:]))
