@@ -144,6 +144,10 @@ class CollisionChecker:
         self._padding_range: tuple[float, float] | None = None
         np.fill_diagonal(self._padding, 0.0)
         self._apply_filters(np.argwhere(np.triu(self._filtered, 1)), filtered=True)
+        # Every geometry's row in arrays the queries gather from at once.
+        self._geometry_row = {g: k for k, g in enumerate(self._body_of)}
+        self._body_rows = np.array(list(self._body_of.values()), dtype=np.intp)
+        self._X_BG_rows = np.array([self._X_BG[g] for g in self._body_of])
 
     @classmethod
     def from_urdf(cls, urdf: str | os.PathLike, srdf: str | os.PathLike | None = None,
@@ -438,13 +442,17 @@ class CollisionChecker:
         """Per configuration: unfiltered pairs as (body_a, body_b, padded distance, pair)."""
         batch, X_WL = self._posed(qs)
         out = []
+        row_of, body_rows = self._geometry_row, self._body_rows
         for pairs in batch.compute_signed_distance_pairwise_closest_points(max_distance):
-            rows = []
-            for pair in pairs:
-                a, b = self._body_of[pair.id_A], self._body_of[pair.id_B]
-                if not self._filtered[a, b]:
-                    rows.append((a, b, pair.distance - self._padding[a, b], pair))
-            out.append(rows)
+            if not pairs:
+                out.append([])
+                continue
+            a = body_rows[[row_of[pair.id_A] for pair in pairs]]
+            b = body_rows[[row_of[pair.id_B] for pair in pairs]]
+            distance = np.array([pair.distance for pair in pairs]) - self._padding[a, b]
+            keep = np.flatnonzero(~self._filtered[a, b])
+            out.append(list(zip(a[keep].tolist(), b[keep].tolist(), distance[keep].tolist(),
+                                [pairs[k] for k in keep])))
         return out, X_WL
 
     def check_configs_collision_free(self, qs) -> np.ndarray:
@@ -548,9 +556,9 @@ class CollisionChecker:
             # on B's, in W, then their Jacobians in one compiled pass.
             pairs = [pair for _, _, _, pair in config]
             bodies = np.array([[a, b] for a, b, _, _ in config]).reshape(-1)
-            ids = [g for pair in pairs for g in (pair.id_A, pair.id_B)]
+            rows = [self._geometry_row[g] for pair in pairs for g in (pair.id_A, pair.id_B)]
             p_GQ = np.array([p for pair in pairs for p in (pair.p_ACa, pair.p_BCb)])
-            p_WQ = self._points_in_world(X_WL[k], bodies, ids, p_GQ)
+            p_WQ = self._points_in_world(X_WL[k], bodies, rows, p_GQ)
             links = np.where(self._is_robot[bodies], bodies - 1, -1)
             J = self._chain.point_jacobians(X_WL[k], links, p_WQ).reshape(len(config), 2, 3, -1)
             nhat = np.array([pair.nhat_BA_W for pair in pairs])
@@ -566,10 +574,10 @@ class CollisionChecker:
                 jacobian_rows, [(pair.id_A, pair.id_B) for pair in pairs]))
         return out
 
-    def _points_in_world(self, X_WL: np.ndarray, bodies: np.ndarray, ids: list,
+    def _points_in_world(self, X_WL: np.ndarray, bodies: np.ndarray, rows: list,
                          p_GQ: np.ndarray) -> np.ndarray:
-        """p_WQ of M points, point m at ``p_GQ[m]`` in geometry ``ids[m]`` of ``bodies[m]``."""
-        X_BG = np.array([self._X_BG[g] for g in ids])
+        """p_WQ of M points, point m at ``p_GQ[m]`` in geometry row ``rows[m]`` of ``bodies[m]``."""
+        X_BG = self._X_BG_rows[rows]
         p_BQ = np.einsum("mij,mj->mi", X_BG[:, :3, :3], p_GQ) + X_BG[:, :3, 3]
         # Environment bodies are welded to the world: their frame is W.
         robot = self._is_robot[bodies]
