@@ -68,10 +68,13 @@ __all__ = [
     "rigid_transform_from_transform",
     "short_name",
     "signed_distances_to_msg",
+    "stamp_fields",
     "stamp_to_ns",
     "tf_arrays_to_transforms",
     "tf_message_to_frame_poses",
     "transform_stamped_to_frame_pose",
+    "valid_pose_rows",
+    "witness_arrays",
 ]
 
 #: ``message_type("pkg/msg/Name") -> class``; ``node.message_type`` or the
@@ -123,12 +126,18 @@ def ns_to_stamp(stamp_ns: int, message_type: MessageType) -> Any:
     representable nanosecond (:data:`~geometry_core_nodes.limits.MAX_STAMP_SEC`),
     so an output never fails to serialise.
     """
+    seconds, nanoseconds = stamp_fields(stamp_ns)
+    return message_type("builtin_interfaces/msg/Time")(sec=seconds, nanosec=nanoseconds)
+
+
+def stamp_fields(stamp_ns: int) -> tuple[int, int]:
+    """``(sec, nanosec)`` of integer nanoseconds, clamped as :func:`ns_to_stamp` says."""
     seconds, nanoseconds = divmod(int(stamp_ns), _NS_PER_S)
     if seconds > MAX_STAMP_SEC:
-        seconds, nanoseconds = MAX_STAMP_SEC, _NS_PER_S - 1
-    elif seconds < MIN_STAMP_SEC:
-        seconds, nanoseconds = MIN_STAMP_SEC, 0
-    return message_type("builtin_interfaces/msg/Time")(sec=int(seconds), nanosec=int(nanoseconds))
+        return MAX_STAMP_SEC, _NS_PER_S - 1
+    if seconds < MIN_STAMP_SEC:
+        return MIN_STAMP_SEC, 0
+    return seconds, nanoseconds
 
 
 def make_header(stamp_ns: int, frame_id: str, message_type: MessageType) -> Any:
@@ -305,7 +314,7 @@ def _transform_names(frame_id: Any, child_frame_id: Any) -> tuple[str, str]:
 
 
 def _bad_values(frame: str, values: np.ndarray, translation: str, rotation: str) -> PoseError:
-    """The error of seven numbers that failed :func:`_valid_rows`, worded as the object path."""
+    """The error of seven numbers that failed :func:`valid_pose_rows`, worded as the object path."""
     p = values[:3]
     if not np.all(np.isfinite(p)):
         return PoseError(frame, f"frame {frame!r}: {translation} is not finite: {p.tolist()}")
@@ -317,8 +326,8 @@ def _bad_values(frame: str, values: np.ndarray, translation: str, rotation: str)
                             "which is no rotation")
 
 
-def _valid_rows(values: np.ndarray) -> np.ndarray:
-    """Rows of ``(N, 7)`` numbers that are finite with a non-zero quaternion, in one pass."""
+def valid_pose_rows(values: np.ndarray) -> np.ndarray:
+    """Rows of ``(N, 7)`` poses (translation, quaternion): finite, quaternion not zero."""
     return np.isfinite(values).all(axis=1) & values[:, 3:].any(axis=1)
 
 
@@ -345,7 +354,7 @@ def tf_arrays_to_transforms(arrays: TfArrays, max_transforms: int | None = None,
     """
     count = len(arrays) if max_transforms is None else min(len(arrays), max_transforms)
     values = arrays.values[:count]
-    valid = _valid_rows(values).tolist()
+    valid = valid_pose_rows(values).tolist()
     transforms: list[Transform] = []
     errors: list[PoseError] = []
     for n in range(count):
@@ -407,7 +416,7 @@ def pose_stamped_to_transform(msg: Any, frame: str, default_parent: str) -> Tran
         raise PoseError(frame, f"frame {frame!r}: header.frame_id names the frame itself")
     p, q = msg.pose.position, msg.pose.orientation
     values = np.array([p.x, p.y, p.z, q.x, q.y, q.z, q.w], dtype=float)
-    if not _valid_rows(values[np.newaxis])[0]:
+    if not valid_pose_rows(values[np.newaxis])[0]:
         raise _bad_values(frame, values, "pose.position", "pose.orientation")
     return parent, frame, _stamp_ns(msg.header.stamp, frame), values
 
@@ -610,14 +619,7 @@ def signed_distances_to_msg(
     Vector3 = message_type("geometry_msgs/msg/Vector3")
     pairs = []
     if distances:
-        # All witness points to W in one batch: p_WCa = R_WA p_ACa + p_WA.
-        p_ACa = np.array([d.p_ACa for d in distances], dtype=float)
-        p_BCb = np.array([d.p_BCb for d in distances], dtype=float)
-        X_WA = np.array([pose(d.id_A).get_as_matrix34() for d in distances])
-        X_WB = np.array([pose(d.id_B).get_as_matrix34() for d in distances])
-        p_WCa = np.einsum("kij,kj->ki", X_WA[:, :, :3], p_ACa) + X_WA[:, :, 3]
-        p_WCb = np.einsum("kij,kj->ki", X_WB[:, :, :3], p_BCb) + X_WB[:, :, 3]
-        nhat = np.array([d.nhat_BA_W for d in distances], dtype=float)
+        p_ACa, p_BCb, nhat, p_WCa, p_WCb = witness_arrays(distances, pose)
         for d, a, b, n, wa, wb in zip(distances, p_ACa.tolist(), p_BCb.tolist(),
                                       nhat.tolist(), p_WCa.tolist(), p_WCb.tolist()):
             geometry_a, frame_a = names(d.id_A)
@@ -633,6 +635,38 @@ def signed_distances_to_msg(
         header=make_header(stamp_ns, names.world_frame, message_type),
         max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames),
         lost_frames=sorted(lost_frames))
+
+
+def witness_arrays(distances: Sequence[SignedDistancePair],
+                   X_WG: Callable[[GeometryId], RigidTransform],
+                   ) -> tuple[np.ndarray, ...]:
+    """Witness points of signed-distance results, in their geometries' frames and in W.
+
+    Parameters
+    ----------
+    distances : non-empty sequence of SignedDistancePair
+    X_WG : callable
+        Pose of a geometry's frame G in W (``query_object.get_pose_in_world``),
+        asked once per geometry.
+
+    Returns
+    -------
+    p_ACa, p_BCb, nhat_BA_W, p_WCa, p_WCb : (N, 3) float ndarray
+        ``p_WCa = R_WA p_ACa + p_WA`` (and for B), all pairs in one batch.
+    """
+    matrices: dict[GeometryId, np.ndarray] = {}
+    for d in distances:
+        for g in (d.id_A, d.id_B):
+            if g not in matrices:
+                matrices[g] = X_WG(g).get_as_matrix34()
+    p_ACa = np.array([d.p_ACa for d in distances], dtype=float)
+    p_BCb = np.array([d.p_BCb for d in distances], dtype=float)
+    X_WA = np.array([matrices[d.id_A] for d in distances])
+    X_WB = np.array([matrices[d.id_B] for d in distances])
+    p_WCa = np.einsum("kij,kj->ki", X_WA[:, :, :3], p_ACa) + X_WA[:, :, 3]
+    p_WCb = np.einsum("kij,kj->ki", X_WB[:, :, :3], p_BCb) + X_WB[:, :, 3]
+    nhat = np.array([d.nhat_BA_W for d in distances], dtype=float)
+    return p_ACa, p_BCb, nhat, p_WCa, p_WCb
 
 
 def clearance_table_to_msg(
