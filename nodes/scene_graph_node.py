@@ -47,6 +47,7 @@ from geometry_core_nodes.conversions import (
     signed_distances_to_msg,
 )
 from geometry_core_nodes.joint_states import ClearanceMonitor
+from geometry_core_nodes.result_encoder import ResultEncoder
 from geometry_core_nodes.scene_inputs import SceneInputs
 from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
@@ -143,6 +144,11 @@ class SceneGraphNode(ServedNode):
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
         self._clearance_pub = node.create_publisher(
             "geometry_core_ros/msg/SignedDistancePairArray", clearance_topic, RELIABLE_RESULTS)
+        # Where both publishers take the flat writers' bytes (the DDS backend),
+        # results are encoded from the query's records; else as message objects.
+        self._serialized = (self._penetration_pub.accepts_serialized()
+                            and self._clearance_pub.accepts_serialized())
+        self._encoder: ResultEncoder | None = None
         self._set_publish_markers(self.publish_markers)
         self._set_rate_hz(self.rate_hz)
         self.queries = 0
@@ -251,6 +257,21 @@ class SceneGraphNode(ServedNode):
         distances = state.keep(
             query.compute_signed_distance_pairwise_closest_points(self.max_distance))
         names = self.inputs.names
+        # Markers cost as much to serialise as the results: only for a listening RViz.
+        markers = (self.publish_markers and self._markers_pub is not None
+                   and self._markers_pub.get_subscription_count() > 0)
+        if self._serialized and not markers:
+            # The bytes straight from the results: no message object per pair.
+            encoder = self._encoder
+            if encoder is None or encoder.names is not names:
+                encoder = self._encoder = ResultEncoder(names)
+            self._penetration_pub.publish_serialized(encoder.penetrations(
+                penetrations, state.stamp_ns, state.stale_frames, state.missing_frames))
+            self._clearance_pub.publish_serialized(encoder.signed_distances(
+                distances, query.get_pose_in_world, self.max_distance, state.stamp_ns,
+                state.stale_frames, state.missing_frames))
+            self.queries += 1
+            return True
         message_type = self._message_type
         self._penetration_pub.publish(penetrations_to_msg(
             penetrations, names, state.stamp_ns, state.stale_frames, message_type,
@@ -259,9 +280,7 @@ class SceneGraphNode(ServedNode):
             distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
             state.stale_frames, message_type, state.missing_frames)
         self._clearance_pub.publish(clearance)
-        # Markers cost as much to serialise as the results: only for a listening RViz.
-        if (self.publish_markers and self._markers_pub is not None
-                and self._markers_pub.get_subscription_count() > 0):
+        if markers:
             self._markers_pub.publish(results_to_markers(
                 penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,
                 message_type))

@@ -188,7 +188,15 @@ class _DdsPublisher(Publisher):
         if self._serialize is None:
             self._writer.write(msg)
             return
-        ret = ddspy_write(self._writer._ref, self._serialize(msg))
+        self.publish_serialized(self._serialize(msg))
+
+    def accepts_serialized(self) -> bool:
+        return self._serialize is not None
+
+    def publish_serialized(self, data: bytes) -> None:
+        if self._serialize is None:
+            super().publish_serialized(data)
+        ret = ddspy_write(self._writer._ref, data)
         if ret < 0:
             raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
 
