@@ -30,6 +30,7 @@ cyclonedds, rclpy, fcl or lcm.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,7 @@ from geometry_core_nodes.transport.tf_arrays import TfArrays
 
 __all__ = [
     "ARROW_LENGTH_M",
+    "all_pose_rows_valid",
     "MARKER_NAMESPACES",
     "CachedMessageType",
     "FramePose",
@@ -74,7 +76,7 @@ __all__ = [
     "tf_message_to_frame_poses",
     "transform_stamped_to_frame_pose",
     "valid_pose_rows",
-    "witness_arrays",
+    "witness_points",
 ]
 
 #: ``message_type("pkg/msg/Name") -> class``; ``node.message_type`` or the
@@ -331,6 +333,18 @@ def valid_pose_rows(values: np.ndarray) -> np.ndarray:
     return np.isfinite(values).all(axis=1) & values[:, 3:].any(axis=1)
 
 
+def all_pose_rows_valid(values: Sequence[Sequence[float]]) -> bool:
+    """Whether every row of seven numbers passes :func:`valid_pose_rows`, in plain Python.
+
+    For the few transforms of a message this costs a fraction of the array
+    operations. A NaN or an infinity makes the sum non-finite; so can finite
+    numbers near the float64 limit, which are then reported invalid here
+    (and judged row by row by :func:`valid_pose_rows`).
+    """
+    return math.isfinite(sum(map(sum, values))) and all(
+        q[3] or q[4] or q[5] or q[6] for q in values)
+
+
 def tf_arrays_to_transforms(arrays: TfArrays, max_transforms: int | None = None,
                             ) -> tuple[list[Transform], list[PoseError]]:
     """The transforms of a TFMessage (as arrays), checked: the valid ones and one error per other.
@@ -353,7 +367,7 @@ def tf_arrays_to_transforms(arrays: TfArrays, max_transforms: int | None = None,
     errors : list of PoseError
     """
     count = len(arrays) if max_transforms is None else min(len(arrays), max_transforms)
-    values = arrays.values[:count]
+    values = np.array(arrays.values[:count], dtype=float).reshape(count, 7)
     valid = valid_pose_rows(values).tolist()
     transforms: list[Transform] = []
     errors: list[PoseError] = []
@@ -618,55 +632,56 @@ def signed_distances_to_msg(
     Point = message_type("geometry_msgs/msg/Point")
     Vector3 = message_type("geometry_msgs/msg/Vector3")
     pairs = []
-    if distances:
-        p_ACa, p_BCb, nhat, p_WCa, p_WCb = witness_arrays(distances, pose)
-        for d, a, b, n, wa, wb in zip(distances, p_ACa.tolist(), p_BCb.tolist(),
-                                      nhat.tolist(), p_WCa.tolist(), p_WCb.tolist()):
-            geometry_a, frame_a = names(d.id_A)
-            geometry_b, frame_b = names(d.id_B)
-            pairs.append(Pair(
-                geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a,
-                frame_b=frame_b, distance=float(d.distance),
-                p_aca=Point(x=a[0], y=a[1], z=a[2]), p_bcb=Point(x=b[0], y=b[1], z=b[2]),
-                nhat_ba_w=Vector3(x=n[0], y=n[1], z=n[2]),
-                is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
-                p_wca=Point(x=wa[0], y=wa[1], z=wa[2]), p_wcb=Point(x=wb[0], y=wb[1], z=wb[2])))
+    for d, (a, b, n, wa, wb) in zip(distances, witness_points(distances, pose)):
+        geometry_a, frame_a = names(d.id_A)
+        geometry_b, frame_b = names(d.id_B)
+        pairs.append(Pair(
+            geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a,
+            frame_b=frame_b, distance=float(d.distance),
+            p_aca=Point(x=a[0], y=a[1], z=a[2]), p_bcb=Point(x=b[0], y=b[1], z=b[2]),
+            nhat_ba_w=Vector3(x=n[0], y=n[1], z=n[2]),
+            is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
+            p_wca=Point(x=wa[0], y=wa[1], z=wa[2]), p_wcb=Point(x=wb[0], y=wb[1], z=wb[2])))
     return message_type("geometry_core_ros/msg/SignedDistancePairArray")(
         header=make_header(stamp_ns, names.world_frame, message_type),
         max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames),
         lost_frames=sorted(lost_frames))
 
 
-def witness_arrays(distances: Sequence[SignedDistancePair],
+def witness_points(distances: Sequence[SignedDistancePair],
                    X_WG: Callable[[GeometryId], RigidTransform],
-                   ) -> tuple[np.ndarray, ...]:
+                   ) -> list[tuple[list[float], ...]]:
     """Witness points of signed-distance results, in their geometries' frames and in W.
 
     Parameters
     ----------
-    distances : non-empty sequence of SignedDistancePair
+    distances : sequence of SignedDistancePair
     X_WG : callable
         Pose of a geometry's frame G in W (``query_object.get_pose_in_world``),
         asked once per geometry.
 
     Returns
     -------
-    p_ACa, p_BCb, nhat_BA_W, p_WCa, p_WCb : (N, 3) float ndarray
-        ``p_WCa = R_WA p_ACa + p_WA`` (and for B), all pairs in one batch.
+    list of (p_ACa, p_BCb, nhat_BA_W, p_WCa, p_WCb)
+        Per result, five lists of three floats; ``p_WCa = R_WA p_ACa + p_WA``
+        (and for B). Plain Python: a result message holds a few pairs, for
+        which numpy's per-call cost exceeds the arithmetic.
     """
-    matrices: dict[GeometryId, np.ndarray] = {}
+    matrices: dict[GeometryId, list[list[float]]] = {}
+    points = []
     for d in distances:
-        for g in (d.id_A, d.id_B):
-            if g not in matrices:
-                matrices[g] = X_WG(g).get_as_matrix34()
-    p_ACa = np.array([d.p_ACa for d in distances], dtype=float)
-    p_BCb = np.array([d.p_BCb for d in distances], dtype=float)
-    X_WA = np.array([matrices[d.id_A] for d in distances])
-    X_WB = np.array([matrices[d.id_B] for d in distances])
-    p_WCa = np.einsum("kij,kj->ki", X_WA[:, :, :3], p_ACa) + X_WA[:, :, 3]
-    p_WCb = np.einsum("kij,kj->ki", X_WB[:, :, :3], p_BCb) + X_WB[:, :, 3]
-    nhat = np.array([d.nhat_BA_W for d in distances], dtype=float)
-    return p_ACa, p_BCb, nhat, p_WCa, p_WCb
+        X_WA = matrices.get(d.id_A)
+        if X_WA is None:
+            X_WA = matrices[d.id_A] = X_WG(d.id_A).get_as_matrix34().tolist()
+        X_WB = matrices.get(d.id_B)
+        if X_WB is None:
+            X_WB = matrices[d.id_B] = X_WG(d.id_B).get_as_matrix34().tolist()
+        a0, a1, a2 = p_ACa = d.p_ACa.tolist()
+        b0, b1, b2 = p_BCb = d.p_BCb.tolist()
+        points.append((p_ACa, p_BCb, d.nhat_BA_W.tolist(),
+                       [r[0] * a0 + r[1] * a1 + r[2] * a2 + r[3] for r in X_WA],
+                       [r[0] * b0 + r[1] * b1 + r[2] * b2 + r[3] for r in X_WB]))
+    return points
 
 
 def clearance_table_to_msg(

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from geometry_core.math import RigidTransform
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId
-from geometry_core_nodes.conversions import GeometryNames, stamp_fields, witness_arrays
+from geometry_core_nodes.conversions import GeometryNames, stamp_fields, witness_points
 from geometry_core_nodes.transport.result_cdr import (
     PENETRATION_NUMBERS,
     SIGNED_DISTANCE_NUMBERS,
@@ -98,15 +98,10 @@ class ResultEncoder:
         KeyError
             If a result names a geometry the scene or ``X_WG`` does not know.
         """
-        pairs = []
-        if distances:
-            pack = SIGNED_DISTANCE_NUMBERS.pack
-            p_ACa, p_BCb, nhat, p_WCa, p_WCb = witness_arrays(distances, X_WG)
-            for d, a, b, n, wa, wb in zip(distances, p_ACa.tolist(), p_BCb.tolist(),
-                                          nhat.tolist(), p_WCa.tolist(), p_WCb.tolist()):
-                pairs.append((self._names_of(d.id_A, d.id_B),
-                              pack(d.distance, *a, *b, *n, bool(d.is_nhat_BA_W_unique),
-                                   *wa, *wb)))
+        pack = SIGNED_DISTANCE_NUMBERS.pack
+        pairs = [(self._names_of(d.id_A, d.id_B),
+                  pack(d.distance, *a, *b, *n, bool(d.is_nhat_BA_W_unique), *wa, *wb))
+                 for d, (a, b, n, wa, wb) in zip(distances, witness_points(distances, X_WG))]
         sec, nanosec = stamp_fields(stamp_ns)
         return write_signed_distance_array(sec, nanosec, self._names.world_frame,
                                            float(max_distance), pairs, sorted(stale_frames),

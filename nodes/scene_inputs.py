@@ -52,13 +52,13 @@ from geometry_core_nodes.conversions import (
     GeometryNames,
     PoseError,
     Transform,
+    all_pose_rows_valid,
     pose_stamped_to_transform,
     short_name,
     tf_arrays_to_transforms,
-    valid_pose_rows,
 )
 from geometry_core_nodes.limits import LOG_PERIOD_S, MAX_TRANSFORMS_PER_MESSAGE
-from geometry_core_nodes.tf_buffer import TfBuffer
+from geometry_core_nodes.tf_buffer import PoseLookup, TfBuffer
 from geometry_core_nodes.transport import (
     LATCHED,
     SENSOR_DATA,
@@ -456,8 +456,15 @@ class SceneInputs:
         if len(self._layouts) >= _MAX_LAYOUTS:
             self._layouts.clear()  # many publishers, or one that renames: start over
         foreign = [c for c in arrays.children if not self.buffer.is_protected(c)]
-        self._layouts[(tuple(arrays.parents), tuple(arrays.children), static)] = _Layout(
+        self._layouts[self._layout_key(arrays, static)] = _Layout(
             self.buffer.structure, rows, foreign)
+
+    @staticmethod
+    def _layout_key(arrays: TfArrays, static: bool) -> tuple:
+        # A decoder's layout stands for its names; else the names themselves.
+        if arrays.layout is not None:
+            return arrays.layout, static
+        return tuple(arrays.parents), tuple(arrays.children), static
 
     def _store_known(self, arrays: TfArrays, static: bool) -> bool:
         """Store a message of a remembered layout whose numbers and stamps are all valid.
@@ -465,16 +472,16 @@ class SceneInputs:
         Returns False (nothing stored) for any other message: the general
         path checks it transform by transform and says what is wrong.
         """
-        layout = self._layouts.get((tuple(arrays.parents), tuple(arrays.children), static))
+        layout = self._layouts.get(self._layout_key(arrays, static))
         if layout is None or layout.structure != self.buffer.structure:
             return False
-        values = arrays.values
         nanosec = arrays.nanosec
-        if not (valid_pose_rows(values).all() and 0 <= min(nanosec) and max(nanosec) < _NS_PER_S):
+        if not (0 <= min(nanosec) and max(nanosec) < _NS_PER_S
+                and all_pose_rows_valid(arrays.values)):
             return False
-        stamps_ns = np.array(arrays.sec, dtype=np.int64) * _NS_PER_S + np.array(
-            nanosec, dtype=np.int64)
-        self.buffer.store_rows(layout.rows, values, stamps_ns, layout.foreign)
+        self.buffer.store_rows(layout.rows, arrays.values,
+                               [s * _NS_PER_S + n for s, n in zip(arrays.sec, nanosec)],
+                               layout.foreign)
         return True
 
     def _pose_callback(self, frame: str) -> Callable[[Any], None]:
@@ -550,52 +557,58 @@ class SceneInputs:
         poses = self.buffer.lookup_poses(self._lookup_pairs)
         for _, error in poses.errors:
             self._drop("disconnected", str(error))
-        found = poses.found
-        all_found = poses.complete or bool(found.all())
-        if all_found:
-            usable = found
-        else:
-            # A frame is usable when its own pose and its scene parent's are.
-            usable = found.copy()
-            for n, frame in enumerate(frames):
-                if frame.parent_index is not None and not usable[frame.parent_index]:
-                    usable[n] = False
+        if poses.complete:
+            # Every scene frame has a pose: no masks, plain Python on a few numbers.
+            for source_id, ids, indices in self._by_source:
+                self._set_poses(source_id, ids, indices, poses)
+            stamp_ns = max(poses.newest_ns)
+            stale = self._stale(stamp_ns, poses.oldest_dynamic_ns, range(len(frames)))
+            self._state = PoseState(stamp_ns, stale, [])
+            return self._state
+        found = np.array(poses.found, dtype=bool)
+        # A frame is usable when its own pose and its scene parent's are.
+        usable = found.copy()
+        for n, frame in enumerate(frames):
+            if frame.parent_index is not None and not usable[frame.parent_index]:
+                usable[n] = False
         for source_id, ids, indices in self._by_source:
-            if not all_found:
-                kept = [k for k, n in enumerate(indices) if found[n]]
-                ids, indices = [ids[k] for k in kept], [indices[k] for k in kept]
-                if not ids:
-                    continue
-            if poses.X_PC is not None:
-                X_PC = poses.X_PC
-                self.scene_graph.set_poses(source_id, {f: X_PC[n] for f, n in zip(ids, indices)})
-            else:
-                self.scene_graph.set_poses_array(source_id, ids, poses.X_PC_array[indices])
-        if all_found:
-            newest, oldest = poses.newest_ns, poses.oldest_dynamic_ns
-        else:
-            self._report_missing(usable)
-            if not usable.any():
-                self._state = None
-                return None
-            newest, oldest = poses.newest_ns[usable], poses.oldest_dynamic_ns[usable]
-        stamp_ns = int(newest.max())
-        limit_ns = round(self.params.stale_after_s * _NS_PER_S)
-        stale: list[str] = []
-        # Static chains carry NO_DYNAMIC_NS: never stale.
-        if limit_ns > 0 and int(oldest.min()) < stamp_ns - limit_ns:
-            late = usable & (poses.oldest_dynamic_ns < stamp_ns - limit_ns)
-            stale = sorted(frames[n].name for n in np.flatnonzero(late))
-        missing: list[str] = []
+            kept = [k for k, n in enumerate(indices) if found[n]]
+            if kept:
+                self._set_poses(source_id, [ids[k] for k in kept], [indices[k] for k in kept],
+                                poses)
+        self._report_missing(usable)
+        if not usable.any():
+            self._state = None
+            return None
+        in_use = np.flatnonzero(usable).tolist()
+        stamp_ns = max(poses.newest_ns[n] for n in in_use)
+        stale = self._stale(stamp_ns, [poses.oldest_dynamic_ns[n] for n in in_use], in_use)
+        missing = sorted(frames[n].name for n in np.flatnonzero(~usable))
         kept = None
-        if not all_found:
-            missing = sorted(frames[n].name for n in np.flatnonzero(~usable))
-            if missing:
-                usable_ids = {frames[n].id for n in np.flatnonzero(usable)}
-                usable_ids.add(self.scene_graph.world_frame_id())
-                kept = frozenset(g for g, f in self._geometry_frame.items() if f in usable_ids)
+        if missing:
+            usable_ids = {frames[n].id for n in in_use}
+            usable_ids.add(self.scene_graph.world_frame_id())
+            kept = frozenset(g for g, f in self._geometry_frame.items() if f in usable_ids)
         self._state = PoseState(stamp_ns, stale, missing, kept)
         return self._state
+
+    def _set_poses(self, source_id: SourceId, ids: list[FrameId], indices: list[int],
+                   poses: PoseLookup) -> None:
+        if poses.X_PC is not None:
+            X_PC = poses.X_PC
+            self.scene_graph.set_poses(source_id, {f: X_PC[n] for f, n in zip(ids, indices)})
+        else:
+            self.scene_graph.set_poses_array(source_id, ids, poses.X_PC_array[indices])
+
+    def _stale(self, stamp_ns: int, oldest_dynamic_ns: Sequence[int],
+               indices: Sequence[int]) -> list[str]:
+        """Names of the frames ``indices`` whose oldest dynamic stamp is too old (sorted)."""
+        limit_ns = round(self.params.stale_after_s * _NS_PER_S)
+        # Static chains carry NO_DYNAMIC_NS: never stale.
+        if limit_ns <= 0 or min(oldest_dynamic_ns) >= stamp_ns - limit_ns:
+            return []
+        return sorted(self._frames[n].name for n, oldest in zip(indices, oldest_dynamic_ns)
+                      if oldest < stamp_ns - limit_ns)
 
     def _report_missing(self, usable: np.ndarray) -> None:
         new = [f.name for f, ok in zip(self._frames, usable)

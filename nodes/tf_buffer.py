@@ -29,6 +29,7 @@ This module is pure (no transport, no node); it uses the library's math only.
 
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -59,6 +60,14 @@ _BATCH_FROM = 32
 #: (never stale), and of a pair without a chain.
 NO_DYNAMIC_NS = np.iinfo(np.int64).max
 
+#: A stored transform (translation, then the quaternion in ROS's x y z w)
+#: reordered to translation then w x y z, the order RigidTransform takes. The
+#: reordering is quaternion_xyzw_to_wxyz's, read off once (STYLE rule 7: one
+#: conversion of the quaternion order per boundary), so that a lookup does
+#: it inside the one array it builds anyway.
+_LIBRARY_ORDER = operator.itemgetter(
+    0, 1, 2, *(3 + int(k) for k in quaternion_xyzw_to_wxyz(np.arange(4.0))))
+
 
 @dataclass(frozen=True)
 class ChainPose:
@@ -86,7 +95,7 @@ class PoseLookup:
 
     Attributes
     ----------
-    found : (N,) bool ndarray
+    found : list of bool
         Whether the pair has a pose: its child was heard of and its chain
         reaches the parent.
     X_PC : list of RigidTransform or None, or None
@@ -95,9 +104,9 @@ class PoseLookup:
     X_PC_array : (N, 4, 4) float ndarray or None
         The poses as matrices (identity where not found) when the batched
         kernel converted them; else None.
-    newest_ns : (N,) int64 ndarray
+    newest_ns : list of int
         Newest stamp of each chain; -1 where not found.
-    oldest_dynamic_ns : (N,) int64 ndarray
+    oldest_dynamic_ns : list of int
         Oldest stamp of the chain's dynamic transforms; :data:`NO_DYNAMIC_NS`
         for a static chain or where not found.
     errors : list of (int, LookupError)
@@ -107,11 +116,11 @@ class PoseLookup:
         Every pair was found, each from one transform.
     """
 
-    found: np.ndarray
+    found: list[bool]
     X_PC: list[RigidTransform | None] | None
     X_PC_array: np.ndarray | None
-    newest_ns: np.ndarray
-    oldest_dynamic_ns: np.ndarray
+    newest_ns: list[int]
+    oldest_dynamic_ns: list[int]
     errors: list[tuple[int, LookupError]]
     complete: bool
 
@@ -122,12 +131,14 @@ class _ChainPlan:
 
     structure: int
     pairs: tuple[tuple[str, str], ...]
-    found: np.ndarray  # (N,) bool
+    found: list[bool]
+    found_pairs: list[int]  # indices of the found pairs
     errors: list[tuple[int, LookupError]]
-    edge_rows: np.ndarray  # rows of every chain, child first, chains one after the other
-    first_edge: np.ndarray  # (N,) index in edge_rows of each found chain's first edge
+    edge_rows: list[int]  # rows of every chain, child first, chains one after the other
+    first_edge: list[int]  # index in edge_rows of each found chain's first edge
     lengths: list[int]  # edges per pair (0 where not found)
     complete: bool  # every pair found, with a chain of one edge
+    any_static: bool  # a static transform among the edges
 
 
 class TfBuffer:
@@ -153,11 +164,14 @@ class TfBuffer:
     """
 
     def __init__(self, max_foreign_frames: int = MAX_FOREIGN_FRAMES) -> None:
+        # One row per child frame, in plain lists: a message writes a few
+        # rows, a query reads a few, and numpy's per-call cost would exceed
+        # the work.
         self._row_of: dict[str, int] = {}
         self._parents: list[str | None] = []
-        self._values = np.zeros((0, 7))
-        self._stamps = np.zeros(0, dtype=np.int64)
-        self._static = np.zeros(0, dtype=bool)
+        self._values: list[Sequence[float]] = []
+        self._stamps: list[int] = []
+        self._static: list[bool] = []
         self._free: list[int] = []
         # Frames outside the protected set, least recently updated first:
         # the eviction order.
@@ -216,12 +230,12 @@ class TfBuffer:
         self.version += 1
 
     def rows_of(self, parents: Sequence[str], children: Sequence[str],
-                static: bool) -> np.ndarray | None:
+                static: bool) -> list[int] | None:
         """Rows of transforms ``parents[k] -> children[k]``, if storing them keeps the structure.
 
         Returns
         -------
-        (N,) intp ndarray or None
+        list of int or None
             The rows, valid for :meth:`store_rows` until :attr:`structure`
             changes; None when a child is new, named twice, or stored with
             another parent or static flag (store those with
@@ -236,24 +250,26 @@ class TfBuffer:
             rows.append(row)
         if len(set(rows)) != len(rows):
             return None
-        return np.array(rows, dtype=np.intp)
+        return rows
 
-    def store_rows(self, rows: np.ndarray, values: np.ndarray, stamps_ns: np.ndarray,
-                   children: Sequence[str] = ()) -> None:
+    def store_rows(self, rows: Sequence[int], values: Sequence[Sequence[float]],
+                   stamps_ns: Sequence[int], children: Sequence[str] = ()) -> None:
         """Store validated transforms into rows from :meth:`rows_of` (same structure).
 
         Parameters
         ----------
-        rows : (N,) intp ndarray
-        values : (N, 7) float ndarray
+        rows : sequence of int
+        values : sequence of 7 floats each
             Translation, then rotation x y z w, of each transform.
-        stamps_ns : (N,) int64 ndarray
+        stamps_ns : sequence of int
         children : sequence of str
             The children among them that are not protected, which become
             the most recently updated.
         """
-        self._values[rows] = values
-        self._stamps[rows] = stamps_ns
+        table, stamps = self._values, self._stamps
+        for row, row_values, stamp_ns in zip(rows, values, stamps_ns):
+            table[row] = row_values
+            stamps[row] = stamp_ns
         for child in children:
             self._lru.move_to_end(child)
         self.version += 1
@@ -267,12 +283,10 @@ class TfBuffer:
             row = self._free.pop()
         else:
             row = len(self._parents)
-            if row == len(self._values):
-                capacity = max(8, 2 * row)
-                self._values = np.resize(self._values, (capacity, 7))
-                self._stamps = np.resize(self._stamps, capacity)
-                self._static = np.resize(self._static, capacity)
             self._parents.append(None)
+            self._values.append(())
+            self._stamps.append(0)
+            self._static.append(False)
         self._row_of[child] = row
         self._parents[row] = None  # set by the caller, which counts the structure change
         return row
@@ -327,12 +341,13 @@ class TfBuffer:
         results: list[ChainPose | LookupError | None] = [None] * len(pairs)
         for n, error in poses.errors:
             results[n] = error
-        for n in np.flatnonzero(poses.found):
-            X_PC = (poses.X_PC[n].get_as_matrix4() if poses.X_PC is not None
-                    else poses.X_PC_array[n])
-            oldest = int(poses.oldest_dynamic_ns[n])
-            results[n] = ChainPose(X_PC, int(poses.newest_ns[n]),
-                                   None if oldest == NO_DYNAMIC_NS else oldest)
+        for n, found in enumerate(poses.found):
+            if found:
+                X_PC = (poses.X_PC[n].get_as_matrix4() if poses.X_PC is not None
+                        else poses.X_PC_array[n])
+                oldest = poses.oldest_dynamic_ns[n]
+                results[n] = ChainPose(X_PC, poses.newest_ns[n],
+                                       None if oldest == NO_DYNAMIC_NS else oldest)
         return results
 
     def lookup_poses(self, pairs: Sequence[tuple[str, str]]) -> PoseLookup:
@@ -345,31 +360,36 @@ class TfBuffer:
         if plan is None or plan.structure != self.structure or (
                 plan.pairs is not pairs and plan.pairs != tuple(pairs)):
             plan = self._plan = self._make_plan(tuple(pairs))
-        n_pairs = len(plan.pairs)
         rows = plan.edge_rows
-        values = self._values[rows]
-        stamps = self._stamps[rows]
-        dynamic = np.where(self._static[rows], NO_DYNAMIC_NS, stamps)
-        q_wxyz = quaternion_xyzw_to_wxyz(values[:, 3:]) if len(rows) else values[:, 3:]
-        p = values[:, :3]
+        table, stamp_table = self._values, self._stamps
+        stamps = [stamp_table[row] for row in rows]
+        if plan.any_static:
+            static = self._static
+            dynamic = [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
+        else:
+            dynamic = stamps
         if plan.complete:
             # Every pair is one transform (the usual case): its stamps are the chain's.
             newest, oldest = stamps, dynamic
         else:
             newest, oldest = self._chain_stamps(plan, stamps, dynamic)
+        # Translation then quaternion in the library's order, all edges in one array.
+        values = np.array([_LIBRARY_ORDER(table[row]) for row in rows],
+                          dtype=float).reshape(len(rows), 7)
+        p, q_wxyz = values[:, :3], values[:, 3:]
         if len(rows) < _BATCH_FROM:
             X = [RigidTransform(quaternion=q, p=t) for q, t in zip(q_wxyz, p)]
             if plan.complete:
                 return PoseLookup(plan.found, X, None, newest, oldest, plan.errors, True)
-            X_PC: list[RigidTransform | None] = [None] * n_pairs
-            for n, k in zip(np.flatnonzero(plan.found).tolist(), plan.first_edge.tolist()):
+            X_PC: list[RigidTransform | None] = [None] * len(plan.pairs)
+            for n, k in zip(plan.found_pairs, plan.first_edge):
                 X_PC[n] = self._compose(X, k, plan.lengths[n])
             return PoseLookup(plan.found, X_PC, None, newest, oldest, plan.errors, False)
         X_array = matrix4_from_quaternions_and_positions(q_wxyz, p)
         if plan.complete:
             return PoseLookup(plan.found, None, X_array, newest, oldest, plan.errors, True)
-        X_PC_array = np.tile(np.eye(4), (n_pairs, 1, 1))
-        for n, k in zip(np.flatnonzero(plan.found).tolist(), plan.first_edge.tolist()):
+        X_PC_array = np.tile(np.eye(4), (len(plan.pairs), 1, 1))
+        for n, k in zip(plan.found_pairs, plan.first_edge):
             X_PC_array[n] = self._compose(X_array, k, plan.lengths[n])
         return PoseLookup(plan.found, None, X_PC_array, newest, oldest, plan.errors, False)
 
@@ -382,18 +402,18 @@ class TfBuffer:
         return X_PC
 
     @staticmethod
-    def _chain_stamps(plan: _ChainPlan, stamps: np.ndarray,
-                      dynamic: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        newest = np.full(len(plan.pairs), -1, dtype=np.int64)
-        oldest = np.full(len(plan.pairs), NO_DYNAMIC_NS, dtype=np.int64)
-        for n, k in zip(np.flatnonzero(plan.found).tolist(), plan.first_edge.tolist()):
+    def _chain_stamps(plan: _ChainPlan, stamps: list[int],
+                      dynamic: list[int]) -> tuple[list[int], list[int]]:
+        newest = [-1] * len(plan.pairs)
+        oldest = [NO_DYNAMIC_NS] * len(plan.pairs)
+        for n, k in zip(plan.found_pairs, plan.first_edge):
             end = k + plan.lengths[n]
-            newest[n] = stamps[k:end].max()
-            oldest[n] = dynamic[k:end].min()
+            newest[n] = max(stamps[k:end])
+            oldest[n] = min(dynamic[k:end])
         return newest, oldest
 
     def _make_plan(self, pairs: tuple[tuple[str, str], ...]) -> _ChainPlan:
-        found = np.zeros(len(pairs), dtype=bool)
+        found = [False] * len(pairs)
         errors: list[tuple[int, LookupError]] = []
         edge_rows: list[int] = []
         first_edge: list[int] = []
@@ -407,10 +427,10 @@ class TfBuffer:
                 first_edge.append(len(edge_rows))
                 lengths[n] = len(chain)
                 edge_rows += chain
-        return _ChainPlan(self.structure, pairs, found, errors,
-                          np.array(edge_rows, dtype=np.intp),
-                          np.array(first_edge, dtype=np.intp), lengths,
-                          all(length == 1 for length in lengths))
+        return _ChainPlan(self.structure, pairs, found,
+                          [n for n, ok in enumerate(found) if ok], errors, edge_rows,
+                          first_edge, lengths, all(length == 1 for length in lengths),
+                          any(self._static[row] for row in edge_rows))
 
     def _chain(self, parent: str, child: str) -> list[int] | LookupError | None:
         """Rows from ``child`` up to (not including) ``parent``; None if ``child`` is unknown."""

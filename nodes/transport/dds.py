@@ -59,7 +59,7 @@ from .params import ParameterStore, RemapRule, parse_ros_args
 from .qos import Durability, History, QoSProfile, Reliability
 from .result_cdr import serializer_for
 from .ros_discovery import DiscoveryAnnouncer
-from .tf_arrays import TfArrays, decode_tf_message
+from .tf_arrays import TfArrays, TfDecoder
 
 __all__ = ["DdsNode", "DdsSecurityError", "check_security_environment", "dds_qos",
            "ros_domain_id"]
@@ -427,9 +427,8 @@ class DdsNode(TransportNode):
                                qos: QoSProfile) -> Subscription:
         # The bytes straight into arrays: no message object per transform.
         cls = self.message_type("tf2_msgs/msg/TFMessage")
-        return self.create_subscription(
-            cls, topic, callback, qos,
-            decode=lambda data: decode_tf_message(data, cls.deserialize))
+        return self.create_subscription(cls, topic, callback, qos,
+                                        decode=TfDecoder(cls.deserialize))
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
         self._check_ok()

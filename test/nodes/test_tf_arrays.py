@@ -60,7 +60,7 @@ def test_decoder_reads_what_cyclone_reads(version_2):
         data = msg.serialize(use_version_2=version_2)
         decoded = decode_tf_message(data, TFMessage.deserialize)
         _assert_same(decoded, tf_arrays_from_message(TFMessage.deserialize(data)))
-    assert decoded.values.shape == (0, 7)
+    assert decoded.values == []
     assert len(decode_tf_message(_MIXED.serialize(use_version_2=version_2),
                                  TFMessage.deserialize)) == 4
 
