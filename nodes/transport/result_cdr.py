@@ -22,6 +22,7 @@ This module must never import cyclonedds, rclpy or ``geometry_core``.
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -46,6 +47,7 @@ _ZEROS = tuple(b"\x00" * n for n in range(8))
 _NO_STRINGS = _U32.pack(0)
 
 
+@functools.lru_cache(maxsize=64)
 def cdr_string(value: str) -> bytes:
     """A CDR string: its length (with the terminating zero) as a uint32, the UTF-8, a zero."""
     encoded = value.encode("utf-8")
@@ -78,26 +80,35 @@ def _joined(values: list[str]) -> bytes:
     return b"".join(parts)
 
 
-class _Writer:
-    """Parts of one sample; offsets (for alignment) count from the end of the 4-byte header."""
+def _sample(head: list[bytes], pairs: list[tuple[bytes, bytes]], stale_frames: list[str],
+            lost_frames: list[str]) -> bytes:
+    """Join a sample: ``head`` (header to pair count), the pairs, the two name lists.
 
-    __slots__ = ("parts", "offset")
+    Offsets (for alignment) count from the end of the 4-byte encapsulation
+    header. The head ends 4-aligned, a pair's names start 4-aligned and its
+    numbers 8-aligned and a multiple of 4 long, so only the padding before
+    the numbers varies.
+    """
+    parts = head
+    offset = sum(map(len, head)) - 4
+    for names, numbers in pairs:
+        offset += len(names)
+        pad = -offset % 8
+        parts += (names, _ZEROS[pad], numbers)
+        offset += pad + len(numbers)
+    parts.append(cdr_strings(stale_frames))
+    offset += len(parts[-1])
+    parts.append(_ZEROS[-offset % 4])
+    parts.append(cdr_strings(lost_frames))
+    offset += len(parts[-2]) + len(parts[-1])
+    # DataWriter.write pads every sample to a multiple of 4 bytes.
+    parts.append(_ZEROS[-offset % 4])
+    return b"".join(parts)
 
-    def __init__(self) -> None:
-        self.parts = [_HEADER]
-        self.offset = 0
 
-    def add(self, data: bytes, align: int) -> None:
-        pad = -self.offset % align
-        if pad:
-            self.parts.append(_ZEROS[pad])
-        self.parts.append(data)
-        self.offset += pad + len(data)
-
-    def result(self) -> bytes:
-        # DataWriter.write pads every sample to a multiple of 4 bytes.
-        self.parts.append(_ZEROS[-self.offset % 4])
-        return b"".join(self.parts)
+def _header(sec: int, nanosec: int, frame_id: str) -> list[bytes]:
+    frame = cdr_string(frame_id)
+    return [_HEADER, _STAMP.pack(sec, nanosec), frame, _ZEROS[-(8 + len(frame)) % 4]]
 
 
 def write_penetration_array(sec: int, nanosec: int, frame_id: str,
@@ -115,16 +126,9 @@ def write_penetration_array(sec: int, nanosec: int, frame_id: str,
         Per pair, :func:`pair_names` and :data:`PENETRATION_NUMBERS` packed.
     stale_frames, lost_frames : list of str
     """
-    w = _Writer()
-    w.add(_STAMP.pack(sec, nanosec), 4)
-    w.add(cdr_string(frame_id), 4)
-    w.add(_U32.pack(len(pairs)), 4)
-    for names, numbers in pairs:
-        w.add(names, 4)
-        w.add(numbers, 8)
-    w.add(cdr_strings(stale_frames), 4)
-    w.add(cdr_strings(lost_frames), 4)
-    return w.result()
+    head = _header(sec, nanosec, frame_id)
+    head.append(_U32.pack(len(pairs)))
+    return _sample(head, pairs, stale_frames, lost_frames)
 
 
 def write_signed_distance_array(sec: int, nanosec: int, frame_id: str, max_distance: float,
@@ -136,17 +140,10 @@ def write_signed_distance_array(sec: int, nanosec: int, frame_id: str, max_dista
     :data:`SIGNED_DISTANCE_NUMBERS` packed; the rest as
     :func:`write_penetration_array`.
     """
-    w = _Writer()
-    w.add(_STAMP.pack(sec, nanosec), 4)
-    w.add(cdr_string(frame_id), 4)
-    w.add(_F64.pack(max_distance), 8)
-    w.add(_U32.pack(len(pairs)), 4)
-    for names, numbers in pairs:
-        w.add(names, 4)
-        w.add(numbers, 8)
-    w.add(cdr_strings(stale_frames), 4)
-    w.add(cdr_strings(lost_frames), 4)
-    return w.result()
+    head = _header(sec, nanosec, frame_id)
+    head += (_ZEROS[-(sum(map(len, head)) - 4) % 8], _F64.pack(max_distance),
+             _U32.pack(len(pairs)))
+    return _sample(head, pairs, stale_frames, lost_frames)
 
 
 def _names_of(pair: Any) -> bytes:
