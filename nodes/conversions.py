@@ -678,9 +678,13 @@ def witness_points(distances: Sequence[SignedDistancePair],
             X_WB = matrices[d.id_B] = X_WG(d.id_B).get_as_matrix34().tolist()
         a0, a1, a2 = p_ACa = d.p_ACa.tolist()
         b0, b1, b2 = p_BCb = d.p_BCb.tolist()
-        points.append((p_ACa, p_BCb, d.nhat_BA_W.tolist(),
-                       [r[0] * a0 + r[1] * a1 + r[2] * a2 + r[3] for r in X_WA],
-                       [r[0] * b0 + r[1] * b1 + r[2] * b2 + r[3] for r in X_WB]))
+        (r00, r01, r02, t0), (r10, r11, r12, t1), (r20, r21, r22, t2) = X_WA
+        p_WCa = [r00 * a0 + r01 * a1 + r02 * a2 + t0, r10 * a0 + r11 * a1 + r12 * a2 + t1,
+                 r20 * a0 + r21 * a1 + r22 * a2 + t2]
+        (r00, r01, r02, t0), (r10, r11, r12, t1), (r20, r21, r22, t2) = X_WB
+        p_WCb = [r00 * b0 + r01 * b1 + r02 * b2 + t0, r10 * b0 + r11 * b1 + r12 * b2 + t1,
+                 r20 * b0 + r21 * b1 + r22 * b2 + t2]
+        points.append((p_ACa, p_BCb, d.nhat_BA_W.tolist(), p_WCa, p_WCb))
     return points
 
 

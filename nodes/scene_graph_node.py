@@ -253,9 +253,10 @@ class SceneGraphNode(ServedNode):
         if state is None:
             return False
         query = self.inputs.scene_graph.query_object()
-        penetrations = state.keep(query.compute_point_pair_penetration())
-        distances = state.keep(
-            query.compute_signed_distance_pairwise_closest_points(self.max_distance))
+        penetrations = query.compute_point_pair_penetration()
+        distances = query.compute_signed_distance_pairwise_closest_points(self.max_distance)
+        if state.usable_geometries is not None:
+            penetrations, distances = state.keep(penetrations), state.keep(distances)
         names = self.inputs.names
         # Markers cost as much to serialise as the results: only for a listening RViz.
         markers = (self.publish_markers and self._markers_pub is not None

@@ -472,7 +472,8 @@ class SceneInputs:
         Returns False (nothing stored) for any other message: the general
         path checks it transform by transform and says what is wrong.
         """
-        layout = self._layouts.get(self._layout_key(arrays, static))
+        layout = self._layouts.get((arrays.layout, static) if arrays.layout is not None
+                                   else self._layout_key(arrays, static))
         if layout is None or layout.structure != self.buffer.structure:
             return False
         nanosec = arrays.nanosec

@@ -141,6 +141,10 @@ class _ChainPlan:
     any_static: bool  # a static transform among the edges
 
 
+def _rigid_transform(q_wxyz: np.ndarray, p: np.ndarray) -> RigidTransform:
+    return RigidTransform(quaternion=q_wxyz, p=p)
+
+
 class TfBuffer:
     """Newest transform per child frame, and chains of them.
 
@@ -368,30 +372,27 @@ class TfBuffer:
             dynamic = [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
         else:
             dynamic = stamps
-        if plan.complete:
-            # Every pair is one transform (the usual case): its stamps are the chain's.
-            newest, oldest = stamps, dynamic
-        else:
-            newest, oldest = self._chain_stamps(plan, stamps, dynamic)
         # Translation then quaternion in the library's order, all edges in one array.
         values = np.array([_LIBRARY_ORDER(table[row]) for row in rows],
                           dtype=float).reshape(len(rows), 7)
-        p, q_wxyz = values[:, :3], values[:, 3:]
         if len(rows) < _BATCH_FROM:
-            X = [RigidTransform(quaternion=q, p=t) for q, t in zip(q_wxyz, p)]
+            X = list(map(_rigid_transform, values[:, 3:], values[:, :3]))
             if plan.complete:
-                return PoseLookup(plan.found, X, None, newest, oldest, plan.errors, True)
+                # Every pair is one transform (the usual case): its stamps are the chain's.
+                return PoseLookup(plan.found, X, None, stamps, dynamic, plan.errors, True)
             X_PC: list[RigidTransform | None] = [None] * len(plan.pairs)
             for n, k in zip(plan.found_pairs, plan.first_edge):
                 X_PC[n] = self._compose(X, k, plan.lengths[n])
-            return PoseLookup(plan.found, X_PC, None, newest, oldest, plan.errors, False)
-        X_array = matrix4_from_quaternions_and_positions(q_wxyz, p)
+            return PoseLookup(plan.found, X_PC, None, *self._chain_stamps(plan, stamps, dynamic),
+                              plan.errors, False)
+        X_array = matrix4_from_quaternions_and_positions(values[:, 3:], values[:, :3])
         if plan.complete:
-            return PoseLookup(plan.found, None, X_array, newest, oldest, plan.errors, True)
+            return PoseLookup(plan.found, None, X_array, stamps, dynamic, plan.errors, True)
         X_PC_array = np.tile(np.eye(4), (len(plan.pairs), 1, 1))
         for n, k in zip(plan.found_pairs, plan.first_edge):
             X_PC_array[n] = self._compose(X_array, k, plan.lengths[n])
-        return PoseLookup(plan.found, None, X_PC_array, newest, oldest, plan.errors, False)
+        return PoseLookup(plan.found, None, X_PC_array,
+                          *self._chain_stamps(plan, stamps, dynamic), plan.errors, False)
 
     @staticmethod
     def _compose(X: Sequence, first: int, length: int):
