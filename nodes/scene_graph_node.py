@@ -21,7 +21,11 @@ QoS, keep last 10):
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
 takes from DDS (on either backend), so a burst of poses costs one query,
 not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
-when new poses arrived. The header stamp of every output is the newest pose
+when new poses arrived. ``min_query_period_s > 0`` (with ``rate_hz: 0``)
+answers a pose at once when the last query is at least that long ago, else
+at that time, with the newest poses: fewer queries at high /tf rates (the
+poses in between are counted as coalesced), the first pose after a pause
+answered without delay. The header stamp of every output is the newest pose
 stamp used; frames whose pose is older than ``stale_after_s`` are listed in
 ``stale_frames``, and scene frames without a usable pose (none yet, or a
 /tf chain that stopped reaching the world) in ``lost_frames``.
@@ -35,7 +39,9 @@ This module must never import cyclonedds, rclpy, fcl or lcm directly.
 
 from __future__ import annotations
 
+import math
 import sys
+import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -111,6 +117,14 @@ class SceneGraphNode(ServedNode):
             "Query rate (Hz). 0: query after every batch of pose updates; > 0: query at this "
             "rate when new poses arrived. Settable at run time.",
             check=at_least("rate_hz", 0.0), on_set=self._set_rate_hz))
+        self.min_query_period_s = float(node.declare_parameter(
+            "min_query_period_s", 0.0,
+            "With rate_hz 0: at least this long (seconds) between two queries; poses that "
+            "arrive sooner are answered together at the end of the period, the ones a newer "
+            "pose replaced counted as coalesced. 0: a query after every batch. Settable at run "
+            "time.", check=at_least("min_query_period_s", 0.0),
+            on_set=self._set_min_query_period_s))
+        self._last_query_s = -math.inf
         penetration_topic = node.declare_parameter(
             "penetration_topic", "penetrations",
             "Topic of geometry_core_ros/PenetrationPairArray results.")
@@ -224,6 +238,9 @@ class SceneGraphNode(ServedNode):
         if self.rate_hz > 0:
             self._timer = self.node.create_timer(1.0 / self.rate_hz, self._on_timer)
 
+    def _set_min_query_period_s(self, value: object) -> None:
+        self.min_query_period_s = float(value)  # type: ignore[arg-type]
+
     def _set_publish_markers(self, value: object) -> None:
         self.publish_markers = bool(value)
         if self.publish_markers and self._markers_pub is None:
@@ -290,8 +307,18 @@ class SceneGraphNode(ServedNode):
 
     def spin_once(self, timeout_s: float | None = None) -> None:
         """Take what arrived (waiting up to ``timeout_s``), then query if due."""
+        period = self.min_query_period_s
+        if period > 0 and self.rate_hz == 0 and self.inputs.changed:
+            # Poses wait for the end of the period: wake up for it.
+            due = max(0.0, self._last_query_s + period - time.monotonic())
+            timeout_s = due if timeout_s is None else min(timeout_s, due)
         self.node.spin_once(timeout_s)
         if self.rate_hz == 0 and self.inputs.changed and self.node.ok:
+            if period > 0:
+                now = time.monotonic()
+                if now < self._last_query_s + period:
+                    return
+                self._last_query_s = now
             self.publish_results()
 
     def spin(self) -> None:
