@@ -4,6 +4,7 @@ Usage::
 
     python -m bench.node_latency                   # 100 Hz and 1 kHz, 5 s each
     python -m bench.node_latency --rates 100 --duration 10
+    python -m bench.node_latency --set min_query_period_s=0.002   # a node parameter
 
 Starts ``python -m geometry_core_nodes.scene_graph_node`` on the built-in
 demo arm (six moving frames, 17 geometries) on the Cyclone DDS backend with
@@ -193,16 +194,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="input rates in Hz (default 100 1000)")
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per rate")
     parser.add_argument("--domain", type=int, default=200 + os.getpid() % 30)
+    parser.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
+                        help="a scene_graph_node parameter (YAML value) besides the defaults "
+                             "above; repeatable")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the node under cProfile and write its stats to FILE "
                              "(read with python -m pstats FILE); the figures then include "
                              "the profiler's own cost")
     args = parser.parse_args(argv)
+    settings = [tuple(item.split("=", 1)) for item in args.set]
+    if any(len(setting) != 2 or not setting[0] for setting in settings):
+        parser.error("--set takes NAME=VALUE")
 
     query_p50, query_p99 = _library_query_ms()
     with tempfile.TemporaryDirectory() as folder:
         params = Path(folder) / "params.yaml"
-        params.write_text(_PARAMS)
+        params.write_text(_PARAMS + "".join(f"    {name}: {value}\n" for name, value in settings))
         profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
         node = subprocess.Popen(
             [sys.executable, *profile, "-m", "geometry_core_nodes.scene_graph_node", "--ros-args",
@@ -235,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             talker.shutdown()
             node.terminate()
             _, log = node.communicate(timeout=20)
-    _print(rows, query_p50, query_p99, args.duration)
+    _print(rows, query_p50, query_p99, args.duration, settings)
     # The node's own account of its inputs, logged at exit (SceneInputs.report_dropped).
     for line in log.splitlines():
         if "messages taken" in line or "coalesced" in line or "dropped inputs" in line:
@@ -243,9 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float) -> None:
+def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float,
+           settings: list[tuple[str, str]]) -> None:
     print(f"\nscene_graph_node latency, demo arm (6 frames on /tf), {duration:g} s per rate, "
           "Cyclone DDS backend over loopback")
+    print("node parameters: rate_hz 0, publish_markers true (no markers subscriber), "
+          + (", ".join(f"{name} {value}" for name, value in settings) or "the other defaults"))
     print(f"library query alone (penetration + clearance): p50 {query_p50:.2f} ms, "
           f"p99 {query_p99:.2f} ms\n")
     header = ("input Hz", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",

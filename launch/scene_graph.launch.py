@@ -23,6 +23,7 @@ SCENE_ARGUMENTS = (
     ("stale_after_s", float, "poses older than this relative to the newest are stale"),
     ("max_distance", float, "clearance threshold in metres (default 0.1)"),
     ("rate_hz", float, "query rate; 0 = after every batch of pose updates (default)"),
+    ("min_query_period_s", float, "with rate_hz 0: shortest time between two queries"),
     ("penetration_topic", str, "PenetrationPairArray topic (default penetrations)"),
     ("clearance_topic", str, "SignedDistancePairArray topic (default clearance)"),
     ("markers_topic", str, "MarkerArray topic (default proximity_markers)"),

@@ -30,6 +30,7 @@ cyclonedds, rclpy, fcl or lcm.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +50,7 @@ from geometry_core_nodes.transport.tf_arrays import TfArrays
 
 __all__ = [
     "ARROW_LENGTH_M",
+    "all_pose_rows_valid",
     "MARKER_NAMESPACES",
     "CachedMessageType",
     "FramePose",
@@ -68,10 +70,13 @@ __all__ = [
     "rigid_transform_from_transform",
     "short_name",
     "signed_distances_to_msg",
+    "stamp_fields",
     "stamp_to_ns",
     "tf_arrays_to_transforms",
     "tf_message_to_frame_poses",
     "transform_stamped_to_frame_pose",
+    "valid_pose_rows",
+    "witness_points",
 ]
 
 #: ``message_type("pkg/msg/Name") -> class``; ``node.message_type`` or the
@@ -123,12 +128,18 @@ def ns_to_stamp(stamp_ns: int, message_type: MessageType) -> Any:
     representable nanosecond (:data:`~geometry_core_nodes.limits.MAX_STAMP_SEC`),
     so an output never fails to serialise.
     """
+    seconds, nanoseconds = stamp_fields(stamp_ns)
+    return message_type("builtin_interfaces/msg/Time")(sec=seconds, nanosec=nanoseconds)
+
+
+def stamp_fields(stamp_ns: int) -> tuple[int, int]:
+    """``(sec, nanosec)`` of integer nanoseconds, clamped as :func:`ns_to_stamp` says."""
     seconds, nanoseconds = divmod(int(stamp_ns), _NS_PER_S)
     if seconds > MAX_STAMP_SEC:
-        seconds, nanoseconds = MAX_STAMP_SEC, _NS_PER_S - 1
-    elif seconds < MIN_STAMP_SEC:
-        seconds, nanoseconds = MIN_STAMP_SEC, 0
-    return message_type("builtin_interfaces/msg/Time")(sec=int(seconds), nanosec=int(nanoseconds))
+        return MAX_STAMP_SEC, _NS_PER_S - 1
+    if seconds < MIN_STAMP_SEC:
+        return MIN_STAMP_SEC, 0
+    return seconds, nanoseconds
 
 
 def make_header(stamp_ns: int, frame_id: str, message_type: MessageType) -> Any:
@@ -305,7 +316,7 @@ def _transform_names(frame_id: Any, child_frame_id: Any) -> tuple[str, str]:
 
 
 def _bad_values(frame: str, values: np.ndarray, translation: str, rotation: str) -> PoseError:
-    """The error of seven numbers that failed :func:`_valid_rows`, worded as the object path."""
+    """The error of seven numbers that failed :func:`valid_pose_rows`, worded as the object path."""
     p = values[:3]
     if not np.all(np.isfinite(p)):
         return PoseError(frame, f"frame {frame!r}: {translation} is not finite: {p.tolist()}")
@@ -317,9 +328,21 @@ def _bad_values(frame: str, values: np.ndarray, translation: str, rotation: str)
                             "which is no rotation")
 
 
-def _valid_rows(values: np.ndarray) -> np.ndarray:
-    """Rows of ``(N, 7)`` numbers that are finite with a non-zero quaternion, in one pass."""
+def valid_pose_rows(values: np.ndarray) -> np.ndarray:
+    """Rows of ``(N, 7)`` poses (translation, quaternion): finite, quaternion not zero."""
     return np.isfinite(values).all(axis=1) & values[:, 3:].any(axis=1)
+
+
+def all_pose_rows_valid(values: Sequence[Sequence[float]]) -> bool:
+    """Whether every row of seven numbers passes :func:`valid_pose_rows`, in plain Python.
+
+    For the few transforms of a message this costs a fraction of the array
+    operations. A NaN or an infinity makes the sum non-finite; so can finite
+    numbers near the float64 limit, which are then reported invalid here
+    (and judged row by row by :func:`valid_pose_rows`).
+    """
+    return math.isfinite(sum(map(sum, values))) and all(
+        q[3] or q[4] or q[5] or q[6] for q in values)
 
 
 def tf_arrays_to_transforms(arrays: TfArrays, max_transforms: int | None = None,
@@ -344,8 +367,8 @@ def tf_arrays_to_transforms(arrays: TfArrays, max_transforms: int | None = None,
     errors : list of PoseError
     """
     count = len(arrays) if max_transforms is None else min(len(arrays), max_transforms)
-    values = arrays.values[:count]
-    valid = _valid_rows(values).tolist()
+    values = np.array(arrays.values[:count], dtype=float).reshape(count, 7)
+    valid = valid_pose_rows(values).tolist()
     transforms: list[Transform] = []
     errors: list[PoseError] = []
     for n in range(count):
@@ -407,7 +430,7 @@ def pose_stamped_to_transform(msg: Any, frame: str, default_parent: str) -> Tran
         raise PoseError(frame, f"frame {frame!r}: header.frame_id names the frame itself")
     p, q = msg.pose.position, msg.pose.orientation
     values = np.array([p.x, p.y, p.z, q.x, q.y, q.z, q.w], dtype=float)
-    if not _valid_rows(values[np.newaxis])[0]:
+    if not valid_pose_rows(values[np.newaxis])[0]:
         raise _bad_values(frame, values, "pose.position", "pose.orientation")
     return parent, frame, _stamp_ns(msg.header.stamp, frame), values
 
@@ -609,30 +632,60 @@ def signed_distances_to_msg(
     Point = message_type("geometry_msgs/msg/Point")
     Vector3 = message_type("geometry_msgs/msg/Vector3")
     pairs = []
-    if distances:
-        # All witness points to W in one batch: p_WCa = R_WA p_ACa + p_WA.
-        p_ACa = np.array([d.p_ACa for d in distances], dtype=float)
-        p_BCb = np.array([d.p_BCb for d in distances], dtype=float)
-        X_WA = np.array([pose(d.id_A).get_as_matrix34() for d in distances])
-        X_WB = np.array([pose(d.id_B).get_as_matrix34() for d in distances])
-        p_WCa = np.einsum("kij,kj->ki", X_WA[:, :, :3], p_ACa) + X_WA[:, :, 3]
-        p_WCb = np.einsum("kij,kj->ki", X_WB[:, :, :3], p_BCb) + X_WB[:, :, 3]
-        nhat = np.array([d.nhat_BA_W for d in distances], dtype=float)
-        for d, a, b, n, wa, wb in zip(distances, p_ACa.tolist(), p_BCb.tolist(),
-                                      nhat.tolist(), p_WCa.tolist(), p_WCb.tolist()):
-            geometry_a, frame_a = names(d.id_A)
-            geometry_b, frame_b = names(d.id_B)
-            pairs.append(Pair(
-                geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a,
-                frame_b=frame_b, distance=float(d.distance),
-                p_aca=Point(x=a[0], y=a[1], z=a[2]), p_bcb=Point(x=b[0], y=b[1], z=b[2]),
-                nhat_ba_w=Vector3(x=n[0], y=n[1], z=n[2]),
-                is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
-                p_wca=Point(x=wa[0], y=wa[1], z=wa[2]), p_wcb=Point(x=wb[0], y=wb[1], z=wb[2])))
+    for d, (a, b, n, wa, wb) in zip(distances, witness_points(distances, pose)):
+        geometry_a, frame_a = names(d.id_A)
+        geometry_b, frame_b = names(d.id_B)
+        pairs.append(Pair(
+            geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a,
+            frame_b=frame_b, distance=float(d.distance),
+            p_aca=Point(x=a[0], y=a[1], z=a[2]), p_bcb=Point(x=b[0], y=b[1], z=b[2]),
+            nhat_ba_w=Vector3(x=n[0], y=n[1], z=n[2]),
+            is_nhat_ba_w_unique=bool(d.is_nhat_BA_W_unique),
+            p_wca=Point(x=wa[0], y=wa[1], z=wa[2]), p_wcb=Point(x=wb[0], y=wb[1], z=wb[2])))
     return message_type("geometry_core_ros/msg/SignedDistancePairArray")(
         header=make_header(stamp_ns, names.world_frame, message_type),
         max_distance=float(max_distance), pairs=pairs, stale_frames=sorted(stale_frames),
         lost_frames=sorted(lost_frames))
+
+
+def witness_points(distances: Sequence[SignedDistancePair],
+                   X_WG: Callable[[GeometryId], RigidTransform],
+                   ) -> list[tuple[list[float], ...]]:
+    """Witness points of signed-distance results, in their geometries' frames and in W.
+
+    Parameters
+    ----------
+    distances : sequence of SignedDistancePair
+    X_WG : callable
+        Pose of a geometry's frame G in W (``query_object.get_pose_in_world``),
+        asked once per geometry.
+
+    Returns
+    -------
+    list of (p_ACa, p_BCb, nhat_BA_W, p_WCa, p_WCb)
+        Per result, five lists of three floats; ``p_WCa = R_WA p_ACa + p_WA``
+        (and for B). Plain Python: a result message holds a few pairs, for
+        which numpy's per-call cost exceeds the arithmetic.
+    """
+    matrices: dict[GeometryId, list[list[float]]] = {}
+    points = []
+    for d in distances:
+        X_WA = matrices.get(d.id_A)
+        if X_WA is None:
+            X_WA = matrices[d.id_A] = X_WG(d.id_A).get_as_matrix34().tolist()
+        X_WB = matrices.get(d.id_B)
+        if X_WB is None:
+            X_WB = matrices[d.id_B] = X_WG(d.id_B).get_as_matrix34().tolist()
+        a0, a1, a2 = p_ACa = d.p_ACa.tolist()
+        b0, b1, b2 = p_BCb = d.p_BCb.tolist()
+        (r00, r01, r02, t0), (r10, r11, r12, t1), (r20, r21, r22, t2) = X_WA
+        p_WCa = [r00 * a0 + r01 * a1 + r02 * a2 + t0, r10 * a0 + r11 * a1 + r12 * a2 + t1,
+                 r20 * a0 + r21 * a1 + r22 * a2 + t2]
+        (r00, r01, r02, t0), (r10, r11, r12, t1), (r20, r21, r22, t2) = X_WB
+        p_WCb = [r00 * b0 + r01 * b1 + r02 * b2 + t0, r10 * b0 + r11 * b1 + r12 * b2 + t1,
+                 r20 * b0 + r21 * b1 + r22 * b2 + t2]
+        points.append((p_ACa, p_BCb, d.nhat_BA_W.tolist(), p_WCa, p_WCb))
+    return points
 
 
 def clearance_table_to_msg(

@@ -21,7 +21,11 @@ QoS, keep last 10):
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
 takes from DDS (on either backend), so a burst of poses costs one query,
 not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
-when new poses arrived. The header stamp of every output is the newest pose
+when new poses arrived. ``min_query_period_s > 0`` (with ``rate_hz: 0``)
+answers a pose at once when the last query is at least that long ago, else
+at that time, with the newest poses: fewer queries at high /tf rates (the
+poses in between are counted as coalesced), the first pose after a pause
+answered without delay. The header stamp of every output is the newest pose
 stamp used; frames whose pose is older than ``stale_after_s`` are listed in
 ``stale_frames``, and scene frames without a usable pose (none yet, or a
 /tf chain that stopped reaching the world) in ``lost_frames``.
@@ -35,7 +39,9 @@ This module must never import cyclonedds, rclpy, fcl or lcm directly.
 
 from __future__ import annotations
 
+import math
 import sys
+import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -47,6 +53,7 @@ from geometry_core_nodes.conversions import (
     signed_distances_to_msg,
 )
 from geometry_core_nodes.joint_states import ClearanceMonitor
+from geometry_core_nodes.result_encoder import ResultEncoder
 from geometry_core_nodes.scene_inputs import SceneInputs
 from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
@@ -110,6 +117,14 @@ class SceneGraphNode(ServedNode):
             "Query rate (Hz). 0: query after every batch of pose updates; > 0: query at this "
             "rate when new poses arrived. Settable at run time.",
             check=at_least("rate_hz", 0.0), on_set=self._set_rate_hz))
+        self.min_query_period_s = float(node.declare_parameter(
+            "min_query_period_s", 0.0,
+            "With rate_hz 0: at least this long (seconds) between two queries; poses that "
+            "arrive sooner are answered together at the end of the period, the ones a newer "
+            "pose replaced counted as coalesced. 0: a query after every batch. Settable at run "
+            "time.", check=at_least("min_query_period_s", 0.0),
+            on_set=self._set_min_query_period_s))
+        self._last_query_s = -math.inf
         penetration_topic = node.declare_parameter(
             "penetration_topic", "penetrations",
             "Topic of geometry_core_ros/PenetrationPairArray results.")
@@ -143,6 +158,11 @@ class SceneGraphNode(ServedNode):
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
         self._clearance_pub = node.create_publisher(
             "geometry_core_ros/msg/SignedDistancePairArray", clearance_topic, RELIABLE_RESULTS)
+        # Where both publishers take the flat writers' bytes (the DDS backend),
+        # results are encoded from the query's records; else as message objects.
+        self._serialized = (self._penetration_pub.accepts_serialized()
+                            and self._clearance_pub.accepts_serialized())
+        self._encoder: ResultEncoder | None = None
         self._set_publish_markers(self.publish_markers)
         self._set_rate_hz(self.rate_hz)
         self.queries = 0
@@ -218,6 +238,9 @@ class SceneGraphNode(ServedNode):
         if self.rate_hz > 0:
             self._timer = self.node.create_timer(1.0 / self.rate_hz, self._on_timer)
 
+    def _set_min_query_period_s(self, value: object) -> None:
+        self.min_query_period_s = float(value)  # type: ignore[arg-type]
+
     def _set_publish_markers(self, value: object) -> None:
         self.publish_markers = bool(value)
         if self.publish_markers and self._markers_pub is None:
@@ -247,10 +270,26 @@ class SceneGraphNode(ServedNode):
         if state is None:
             return False
         query = self.inputs.scene_graph.query_object()
-        penetrations = state.keep(query.compute_point_pair_penetration())
-        distances = state.keep(
-            query.compute_signed_distance_pairwise_closest_points(self.max_distance))
+        penetrations = query.compute_point_pair_penetration()
+        distances = query.compute_signed_distance_pairwise_closest_points(self.max_distance)
+        if state.usable_geometries is not None:
+            penetrations, distances = state.keep(penetrations), state.keep(distances)
         names = self.inputs.names
+        # Markers cost as much to serialise as the results: only for a listening RViz.
+        markers = (self.publish_markers and self._markers_pub is not None
+                   and self._markers_pub.get_subscription_count() > 0)
+        if self._serialized and not markers:
+            # The bytes straight from the results: no message object per pair.
+            encoder = self._encoder
+            if encoder is None or encoder.names is not names:
+                encoder = self._encoder = ResultEncoder(names)
+            self._penetration_pub.publish_serialized(encoder.penetrations(
+                penetrations, state.stamp_ns, state.stale_frames, state.missing_frames))
+            self._clearance_pub.publish_serialized(encoder.signed_distances(
+                distances, query.get_pose_in_world, self.max_distance, state.stamp_ns,
+                state.stale_frames, state.missing_frames))
+            self.queries += 1
+            return True
         message_type = self._message_type
         self._penetration_pub.publish(penetrations_to_msg(
             penetrations, names, state.stamp_ns, state.stale_frames, message_type,
@@ -259,9 +298,7 @@ class SceneGraphNode(ServedNode):
             distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
             state.stale_frames, message_type, state.missing_frames)
         self._clearance_pub.publish(clearance)
-        # Markers cost as much to serialise as the results: only for a listening RViz.
-        if (self.publish_markers and self._markers_pub is not None
-                and self._markers_pub.get_subscription_count() > 0):
+        if markers:
             self._markers_pub.publish(results_to_markers(
                 penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,
                 message_type))
@@ -270,8 +307,18 @@ class SceneGraphNode(ServedNode):
 
     def spin_once(self, timeout_s: float | None = None) -> None:
         """Take what arrived (waiting up to ``timeout_s``), then query if due."""
+        period = self.min_query_period_s
+        if period > 0 and self.rate_hz == 0 and self.inputs.changed:
+            # Poses wait for the end of the period: wake up for it.
+            due = max(0.0, self._last_query_s + period - time.monotonic())
+            timeout_s = due if timeout_s is None else min(timeout_s, due)
         self.node.spin_once(timeout_s)
         if self.rate_hz == 0 and self.inputs.changed and self.node.ok:
+            if period > 0:
+                now = time.monotonic()
+                if now < self._last_query_s + period:
+                    return
+                self._last_query_s = now
             self.publish_results()
 
     def spin(self) -> None:

@@ -52,12 +52,13 @@ from geometry_core_nodes.conversions import (
     GeometryNames,
     PoseError,
     Transform,
+    all_pose_rows_valid,
     pose_stamped_to_transform,
     short_name,
     tf_arrays_to_transforms,
 )
 from geometry_core_nodes.limits import LOG_PERIOD_S, MAX_TRANSFORMS_PER_MESSAGE
-from geometry_core_nodes.tf_buffer import TfBuffer
+from geometry_core_nodes.tf_buffer import PoseLookup, TfBuffer
 from geometry_core_nodes.transport import (
     LATCHED,
     SENSOR_DATA,
@@ -75,6 +76,8 @@ __all__ = ["BUILTIN_DEMO", "InputParameters", "PoseState", "SceneInputs", "load_
 BUILTIN_DEMO = "builtin:demo"
 
 _NS_PER_S = 1_000_000_000
+#: Message layouts remembered at once (see ``SceneInputs._store_known``).
+_MAX_LAYOUTS = 16
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,15 @@ class _SceneFrame:
     source_id: SourceId
     parent_name: str
     parent_index: int | None  # index in the frame table; None for a frame on the world
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """The buffer rows of a /tf message layout (parents, children), for one buffer structure."""
+
+    structure: int
+    rows: np.ndarray
+    foreign: list[str]  # children outside the scene, moved to the end of the eviction order
 
 
 @dataclass
@@ -251,6 +263,9 @@ class SceneInputs:
         self._frame_index: dict[str, int] = {}
         self._applied_version = -1
         self._state: PoseState | None = None
+        self._lookup_pairs: tuple[tuple[str, str], ...] = ()
+        self._by_source: list[tuple[SourceId, list[FrameId], list[int]]] = []
+        self._layouts: dict[tuple, _Layout] = {}
 
         self.scene_graph = load_scene_graph(self.params.scene_file, self.params.robot_description,
                                             self.params.package_roots)
@@ -368,6 +383,15 @@ class SceneInputs:
                                       None if on_world else index[parent_name]))
         self._frames = frames
         self._frame_index = index
+        self._lookup_pairs = tuple((frame.parent_name, frame.name) for frame in frames)
+        by_source: dict[SourceId, tuple[list[FrameId], list[int]]] = {}
+        for n, frame in enumerate(frames):
+            ids, indices = by_source.setdefault(frame.source_id, ([], []))
+            ids.append(frame.id)
+            indices.append(n)
+        self._by_source = [(source_id, ids, indices)
+                           for source_id, (ids, indices) in by_source.items()]
+        self._layouts.clear()  # the parent checks depend on the scene
         self.buffer.protect([*index, self.params.world_frame])
         self._geometry_frame = {
             g: inspector.get_frame_id(g) for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
@@ -403,6 +427,8 @@ class SceneInputs:
 
     def _store_tf(self, msg: TfArrays | Any, static: bool) -> None:
         arrays = msg if isinstance(msg, TfArrays) else tf_arrays_from_message(msg)
+        if self._store_known(arrays, static):
+            return
         extra = len(arrays) - MAX_TRANSFORMS_PER_MESSAGE
         if extra > 0:
             # Each transform costs a few µs to check and store: a huge message
@@ -413,8 +439,51 @@ class SceneInputs:
         transforms, errors = tf_arrays_to_transforms(arrays, MAX_TRANSFORMS_PER_MESSAGE)
         for err in errors:
             self._drop(err.kind, f"dropped a transform: {err}")
-        for transform in transforms:
-            self._store(transform, static)
+        stored = [self._store(transform, static) for transform in transforms]
+        if not errors and extra <= 0 and all(stored):
+            self._remember_layout(arrays, static)
+
+    # A publisher sends the same frames with the same parents in every
+    # message: what the names decide (their checks, the parent checks, the
+    # buffer rows) is worked out for the first message of such a layout and
+    # reused for the next ones, which then cost a few array operations.
+
+    def _remember_layout(self, arrays: TfArrays, static: bool) -> None:
+        """Keep the buffer rows of a message whose every transform was stored as it came."""
+        rows = self.buffer.rows_of(arrays.parents, arrays.children, static)
+        if rows is None or not len(rows):
+            return
+        if len(self._layouts) >= _MAX_LAYOUTS:
+            self._layouts.clear()  # many publishers, or one that renames: start over
+        foreign = [c for c in arrays.children if not self.buffer.is_protected(c)]
+        self._layouts[self._layout_key(arrays, static)] = _Layout(
+            self.buffer.structure, rows, foreign)
+
+    @staticmethod
+    def _layout_key(arrays: TfArrays, static: bool) -> tuple:
+        # A decoder's layout stands for its names; else the names themselves.
+        if arrays.layout is not None:
+            return arrays.layout, static
+        return tuple(arrays.parents), tuple(arrays.children), static
+
+    def _store_known(self, arrays: TfArrays, static: bool) -> bool:
+        """Store a message of a remembered layout whose numbers and stamps are all valid.
+
+        Returns False (nothing stored) for any other message: the general
+        path checks it transform by transform and says what is wrong.
+        """
+        layout = self._layouts.get((arrays.layout, static) if arrays.layout is not None
+                                   else self._layout_key(arrays, static))
+        if layout is None or layout.structure != self.buffer.structure:
+            return False
+        nanosec = arrays.nanosec
+        if not (0 <= min(nanosec) and max(nanosec) < _NS_PER_S
+                and all_pose_rows_valid(arrays.values)):
+            return False
+        self.buffer.store_rows(layout.rows, arrays.values,
+                               [s * _NS_PER_S + n for s, n in zip(arrays.sec, nanosec)],
+                               layout.foreign)
+        return True
 
     def _pose_callback(self, frame: str) -> Callable[[Any], None]:
         def on_pose(msg: Any) -> None:
@@ -432,13 +501,14 @@ class SceneInputs:
             self._store(pose, static=False)
         return on_pose
 
-    def _store(self, transform: Transform, static: bool) -> None:
+    def _store(self, transform: Transform, static: bool) -> bool:
+        """Check ``transform``'s parent and store it; False when it was dropped."""
         parent, child = transform[0], transform[1]
         if child == self.params.world_frame:
             self._drop("wrong_parent",
                        f"transform gives world_frame {child!r} a parent ({parent!r}); "
                        "the scene's world has none")
-            return
+            return False
         index = self._frame_index.get(child)
         if index is not None:
             expected = self._frames[index].parent_name
@@ -447,12 +517,13 @@ class SceneInputs:
                 self._drop("wrong_parent",
                            f"frame {child!r} is given in {short_name(parent)!r}, "
                            f"but its parent in the scene is {expected!r}")
-                return
+                return False
         evicted = self.buffer.evicted
         self.buffer.set_transform(transform, static)
         if self.buffer.evicted != evicted:
             self._drop("evicted_frame", f"more than {self.buffer.max_foreign_frames} frames "
                        "outside the scene on /tf: forgot the one updated least recently")
+        return True
 
     def _drop(self, kind: str, message: str, count: int = 1) -> None:
         self.counters[kind] += count
@@ -484,42 +555,61 @@ class SceneInputs:
         self.coalesced += max(0, self._pending - 1)
         self._pending = 0
         frames = self._frames
-        usable = np.zeros(len(frames), dtype=bool)
-        newest = np.full(len(frames), -1, dtype=np.int64)
-        oldest: list[int | None] = [None] * len(frames)
-        by_source: dict[SourceId, tuple[list[FrameId], list[np.ndarray]]] = {}
-        chains = self.buffer.lookup_all([(frame.parent_name, frame.name) for frame in frames])
-        for n, (frame, chain) in enumerate(zip(frames, chains)):
-            if isinstance(chain, LookupError):
-                self._drop("disconnected", str(chain))
-                chain = None
-            if chain is None:
-                continue
-            ids, matrices = by_source.setdefault(frame.source_id, ([], []))
-            ids.append(frame.id)
-            matrices.append(chain.X_PC)
-            newest[n] = chain.newest_ns
-            oldest[n] = chain.oldest_dynamic_ns
-            usable[n] = frame.parent_index is None or usable[frame.parent_index]
-        for source_id, (ids, matrices) in by_source.items():
-            self.scene_graph.set_poses_array(source_id, ids, np.stack(matrices))
+        poses = self.buffer.lookup_poses(self._lookup_pairs)
+        for _, error in poses.errors:
+            self._drop("disconnected", str(error))
+        if poses.complete:
+            # Every scene frame has a pose: no masks, plain Python on a few numbers.
+            for source_id, ids, indices in self._by_source:
+                self._set_poses(source_id, ids, indices, poses)
+            stamp_ns = max(poses.newest_ns)
+            stale = self._stale(stamp_ns, poses.oldest_dynamic_ns, range(len(frames)))
+            self._state = PoseState(stamp_ns, stale, [])
+            return self._state
+        found = np.array(poses.found, dtype=bool)
+        # A frame is usable when its own pose and its scene parent's are.
+        usable = found.copy()
+        for n, frame in enumerate(frames):
+            if frame.parent_index is not None and not usable[frame.parent_index]:
+                usable[n] = False
+        for source_id, ids, indices in self._by_source:
+            kept = [k for k, n in enumerate(indices) if found[n]]
+            if kept:
+                self._set_poses(source_id, [ids[k] for k in kept], [indices[k] for k in kept],
+                                poses)
         self._report_missing(usable)
         if not usable.any():
             self._state = None
             return None
-        stamp_ns = int(newest[usable].max())
-        limit_ns = round(self.params.stale_after_s * _NS_PER_S)
-        stale = sorted(frames[n].name for n in np.flatnonzero(usable)
-                       if limit_ns > 0 and oldest[n] is not None
-                       and stamp_ns - oldest[n] > limit_ns)
+        in_use = np.flatnonzero(usable).tolist()
+        stamp_ns = max(poses.newest_ns[n] for n in in_use)
+        stale = self._stale(stamp_ns, [poses.oldest_dynamic_ns[n] for n in in_use], in_use)
         missing = sorted(frames[n].name for n in np.flatnonzero(~usable))
         kept = None
         if missing:
-            usable_ids = {frames[n].id for n in np.flatnonzero(usable)}
+            usable_ids = {frames[n].id for n in in_use}
             usable_ids.add(self.scene_graph.world_frame_id())
             kept = frozenset(g for g, f in self._geometry_frame.items() if f in usable_ids)
         self._state = PoseState(stamp_ns, stale, missing, kept)
         return self._state
+
+    def _set_poses(self, source_id: SourceId, ids: list[FrameId], indices: list[int],
+                   poses: PoseLookup) -> None:
+        if poses.X_PC is not None:
+            X_PC = poses.X_PC
+            self.scene_graph.set_poses(source_id, {f: X_PC[n] for f, n in zip(ids, indices)})
+        else:
+            self.scene_graph.set_poses_array(source_id, ids, poses.X_PC_array[indices])
+
+    def _stale(self, stamp_ns: int, oldest_dynamic_ns: Sequence[int],
+               indices: Sequence[int]) -> list[str]:
+        """Names of the frames ``indices`` whose oldest dynamic stamp is too old (sorted)."""
+        limit_ns = round(self.params.stale_after_s * _NS_PER_S)
+        # Static chains carry NO_DYNAMIC_NS: never stale.
+        if limit_ns <= 0 or min(oldest_dynamic_ns) >= stamp_ns - limit_ns:
+            return []
+        return sorted(self._frames[n].name for n, oldest in zip(indices, oldest_dynamic_ns)
+                      if oldest < stamp_ns - limit_ns)
 
     def _report_missing(self, usable: np.ndarray) -> None:
         new = [f.name for f, ok in zip(self._frames, usable)

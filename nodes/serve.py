@@ -7,6 +7,7 @@ Imports only the standard library.
 
 from __future__ import annotations
 
+import gc
 import signal
 from typing import Any, Protocol
 
@@ -63,6 +64,10 @@ def serve(served: Servable, period_s: float = 0.1) -> int:
     # inside Cyclone's Python layer or a callback could leave a take or an
     # update half done (a 10-minute soak's node then hung on shutdown).
     signal.signal(signal.SIGINT, lambda *_: stop.append(True))
+    # What set-up made (the scene, modules, DDS entities) lives as long as the
+    # node: out of the collector's generations, a full collection no longer
+    # walks it, a pause of 15-20 ms at 1 kHz /tf that showed in the latency tail.
+    gc.freeze()
     try:
         while served.node.ok and not stop:
             served.spin_once(period_s)

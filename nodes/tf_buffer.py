@@ -8,9 +8,14 @@ P. Scene frames usually arrive with their scene parent as ``header.frame_id``
 have in between (``world -> odom -> base_link``).
 
 Transforms are stored as received (translation and ROS-order quaternion,
-seven numbers, see :data:`Transform`) and turned into matrices only when
-asked, all frames at once (:meth:`TfBuffer.lookup_all`): at 1 kHz /tf most
-stored transforms are replaced before any query reads them.
+seven numbers, see :data:`Transform`), one row per child frame of a table
+(:meth:`TfBuffer.store_rows` writes many rows at once), and turned into
+poses only when asked, all frames at once (:meth:`TfBuffer.lookup_poses`):
+at 1 kHz /tf most stored transforms are replaced before any query reads
+them. Which rows a set of frames occupies, and which chain of rows leads
+from a frame to a parent, change only when a frame is added, evicted or
+re-parented (:attr:`TfBuffer.structure`), so both are worked out once and
+reused while the structure stays the same.
 
 Static transforms (/tf_static) never go stale; a chain's age is that of its
 oldest dynamic transform.
@@ -24,10 +29,10 @@ This module is pure (no transport, no node); it uses the library's math only.
 
 from __future__ import annotations
 
+import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -39,7 +44,7 @@ from geometry_core.math import (
 from geometry_core_nodes.conversions import Transform
 from geometry_core_nodes.limits import MAX_FOREIGN_FRAMES
 
-__all__ = ["ChainPose", "TfBuffer"]
+__all__ = ["NO_DYNAMIC_NS", "ChainPose", "PoseLookup", "TfBuffer"]
 
 #: Longest parent chain followed; a longer one is treated as a cycle. Real
 #: tf trees are a few levels deep between a scene frame and its parent.
@@ -47,16 +52,21 @@ MAX_CHAIN = 64
 
 #: From this many transforms on, a lookup converts them with the batched
 #: kernel; below, one RigidTransform each (its compiled scalar path): for the
-#: six frames of an arm that is 18 µs against 55 µs of numpy's per-call
+#: six frames of an arm that is 8 µs against 33 µs of numpy's per-call
 #: overhead, while the batch wins for hundreds of frames.
 _BATCH_FROM = 32
 
+#: ``PoseLookup.oldest_dynamic_ns`` of a chain of static transforms only
+#: (never stale), and of a pair without a chain.
+NO_DYNAMIC_NS = np.iinfo(np.int64).max
 
-class _Edge(NamedTuple):
-    parent: str
-    values: np.ndarray  # (7,): translation x y z, rotation x y z w (ROS order)
-    stamp_ns: int
-    static: bool
+#: A stored transform (translation, then the quaternion in ROS's x y z w)
+#: reordered to translation then w x y z, the order RigidTransform takes. The
+#: reordering is quaternion_xyzw_to_wxyz's, read off once (STYLE rule 7: one
+#: conversion of the quaternion order per boundary), so that a lookup does
+#: it inside the one array it builds anyway.
+_LIBRARY_ORDER = operator.itemgetter(
+    0, 1, 2, *(3 + int(k) for k in quaternion_xyzw_to_wxyz(np.arange(4.0))))
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,62 @@ class ChainPose:
     oldest_dynamic_ns: int | None
 
 
+@dataclass(frozen=True)
+class PoseLookup:
+    """Poses of many frames in their parents (:meth:`TfBuffer.lookup_poses`), pair by pair.
+
+    Attributes
+    ----------
+    found : list of bool
+        Whether the pair has a pose: its child was heard of and its chain
+        reaches the parent.
+    X_PC : list of RigidTransform or None, or None
+        The pose of each pair (None where not found) when fewer than
+        ``_BATCH_FROM`` transforms were converted; else None.
+    X_PC_array : (N, 4, 4) float ndarray or None
+        The poses as matrices (identity where not found) when the batched
+        kernel converted them; else None.
+    newest_ns : list of int
+        Newest stamp of each chain; -1 where not found.
+    oldest_dynamic_ns : list of int
+        Oldest stamp of the chain's dynamic transforms; :data:`NO_DYNAMIC_NS`
+        for a static chain or where not found.
+    errors : list of (int, LookupError)
+        The pairs whose child is known but whose chain does not reach the
+        parent, with the reason.
+    complete : bool
+        Every pair was found, each from one transform.
+    """
+
+    found: list[bool]
+    X_PC: list[RigidTransform | None] | None
+    X_PC_array: np.ndarray | None
+    newest_ns: list[int]
+    oldest_dynamic_ns: list[int]
+    errors: list[tuple[int, LookupError]]
+    complete: bool
+
+
+@dataclass(frozen=True)
+class _ChainPlan:
+    """How to answer one sequence of pairs while the buffer's structure stays the same."""
+
+    structure: int
+    pairs: tuple[tuple[str, str], ...]
+    found: list[bool]
+    found_pairs: list[int]  # indices of the found pairs
+    errors: list[tuple[int, LookupError]]
+    edge_rows: list[int]  # rows of every chain, child first, chains one after the other
+    first_edge: list[int]  # index in edge_rows of each found chain's first edge
+    lengths: list[int]  # edges per pair (0 where not found)
+    complete: bool  # every pair found, with a chain of one edge
+    any_static: bool  # a static transform among the edges
+
+
+def _rigid_transform(q_wxyz: np.ndarray, p: np.ndarray) -> RigidTransform:
+    return RigidTransform(quaternion=q_wxyz, p=p)
+
+
 class TfBuffer:
     """Newest transform per child frame, and chains of them.
 
@@ -90,32 +156,49 @@ class TfBuffer:
     Attributes
     ----------
     version : int
-        Incremented by every :meth:`set_transform`; lets a caller skip work
-        when nothing arrived.
+        Incremented by every change of a stored transform; lets a caller
+        skip work when nothing arrived.
+    structure : int
+        Incremented when a frame is added, evicted, re-parented or turns
+        static or dynamic: rows (:meth:`rows_of`) and chains worked out
+        for one structure hold until it changes.
     max_foreign_frames : int
     evicted : int
         Frames forgotten to stay within ``max_foreign_frames``.
     """
 
     def __init__(self, max_foreign_frames: int = MAX_FOREIGN_FRAMES) -> None:
-        # Least recently updated first: the eviction order.
-        self._edges: OrderedDict[str, _Edge] = OrderedDict()
+        # One row per child frame, in plain lists: a message writes a few
+        # rows, a query reads a few, and numpy's per-call cost would exceed
+        # the work.
+        self._row_of: dict[str, int] = {}
+        self._parents: list[str | None] = []
+        self._values: list[Sequence[float]] = []
+        self._stamps: list[int] = []
+        self._static: list[bool] = []
+        self._free: list[int] = []
+        # Frames outside the protected set, least recently updated first:
+        # the eviction order.
+        self._lru: OrderedDict[str, None] = OrderedDict()
         self._protected: frozenset[str] = frozenset()
+        self._plan: _ChainPlan | None = None
         self.max_foreign_frames = max_foreign_frames
-        self._foreign = 0
         self.version = 0
+        self.structure = 0
         self.evicted = 0
 
     def __len__(self) -> int:
-        return len(self._edges)
+        return len(self._row_of)
 
     def __contains__(self, child: str) -> bool:
-        return child in self._edges
+        return child in self._row_of
 
     def protect(self, names: Iterable[str]) -> None:
         """Never evict these frames (the scene's); they do not count against the cap."""
         self._protected = frozenset(names)
-        self._foreign = sum(name not in self._protected for name in self._edges)
+        self._lru = OrderedDict((name, None) for name in self._lru if name not in self._protected)
+
+    # --------------------------------------------------------------- storing
 
     def set_transform(self, transform: Transform, static: bool) -> None:
         """Store ``transform`` as the newest transform of its child frame.
@@ -131,31 +214,103 @@ class TfBuffer:
         one parent per frame; the static tree wins).
         """
         parent, child, stamp_ns, values = transform
-        existing = self._edges.get(child)
-        if existing is not None and existing.static and not static \
-                and existing.parent != parent:
-            return
-        if existing is None and child not in self._protected:
-            self._foreign += 1
-            self._evict_beyond_cap()
-        self._edges[child] = _Edge(parent, values, stamp_ns, static)
-        self._edges.move_to_end(child)
+        row = self._row_of.get(child)
+        if row is None:
+            if child not in self._protected:
+                self._evict_beyond_cap(len(self._lru) + 1)
+                self._lru[child] = None
+            row = self._new_row(child)
+        else:
+            if self._static[row] and not static and self._parents[row] != parent:
+                return
+            if child in self._lru:
+                self._lru.move_to_end(child)
+        if self._parents[row] != parent or self._static[row] != static:
+            self._parents[row] = parent
+            self._static[row] = static
+            self.structure += 1
+        self._values[row] = values
+        self._stamps[row] = stamp_ns
         self.version += 1
 
-    def _evict_beyond_cap(self) -> None:
-        if self._foreign <= self.max_foreign_frames:
+    def rows_of(self, parents: Sequence[str], children: Sequence[str],
+                static: bool) -> list[int] | None:
+        """Rows of transforms ``parents[k] -> children[k]``, if storing them keeps the structure.
+
+        Returns
+        -------
+        list of int or None
+            The rows, valid for :meth:`store_rows` until :attr:`structure`
+            changes; None when a child is new, named twice, or stored with
+            another parent or static flag (store those with
+            :meth:`set_transform`, which updates the structure).
+        """
+        rows = []
+        row_of, stored = self._row_of, self._parents
+        for parent, child in zip(parents, children):
+            row = row_of.get(child)
+            if row is None or stored[row] != parent or self._static[row] != static:
+                return None
+            rows.append(row)
+        if len(set(rows)) != len(rows):
+            return None
+        return rows
+
+    def store_rows(self, rows: Sequence[int], values: Sequence[Sequence[float]],
+                   stamps_ns: Sequence[int], children: Sequence[str] = ()) -> None:
+        """Store validated transforms into rows from :meth:`rows_of` (same structure).
+
+        Parameters
+        ----------
+        rows : sequence of int
+        values : sequence of 7 floats each
+            Translation, then rotation x y z w, of each transform.
+        stamps_ns : sequence of int
+        children : sequence of str
+            The children among them that are not protected, which become
+            the most recently updated.
+        """
+        table, stamps = self._values, self._stamps
+        for row, row_values, stamp_ns in zip(rows, values, stamps_ns):
+            table[row] = row_values
+            stamps[row] = stamp_ns
+        for child in children:
+            self._lru.move_to_end(child)
+        self.version += 1
+
+    def is_protected(self, child: str) -> bool:
+        """Whether ``child`` is a protected frame (see :meth:`protect`)."""
+        return child in self._protected
+
+    def _new_row(self, child: str) -> int:
+        if self._free:
+            row = self._free.pop()
+        else:
+            row = len(self._parents)
+            self._parents.append(None)
+            self._values.append(())
+            self._stamps.append(0)
+            self._static.append(False)
+        self._row_of[child] = row
+        self._parents[row] = None  # set by the caller, which counts the structure change
+        return row
+
+    def _evict_beyond_cap(self, foreign: int) -> None:
+        if foreign <= self.max_foreign_frames or not self._lru:
             return
-        for name in self._edges:
-            if name not in self._protected:
-                del self._edges[name]
-                self._foreign -= 1
-                self.evicted += 1
-                return
+        name, _ = self._lru.popitem(last=False)
+        row = self._row_of.pop(name)
+        self._parents[row] = None
+        self._free.append(row)
+        self.evicted += 1
+        self.structure += 1
+
+    # ------------------------------------------------------------- looking up
 
     def parent_of(self, child: str) -> str | None:
         """The parent of ``child`` in the newest transform, or None if never heard."""
-        edge = self._edges.get(child)
-        return None if edge is None else edge.parent
+        row = self._row_of.get(child)
+        return None if row is None else self._parents[row]
 
     def lookup(self, parent: str, child: str) -> ChainPose | None:
         """Pose of ``child`` in ``parent`` through the chain of stored transforms.
@@ -186,51 +341,114 @@ class TfBuffer:
             Per pair, in order: its ChainPose, None when the child has never
             been heard of, or the LookupError :meth:`lookup` would raise.
         """
-        chains: list[list[_Edge] | LookupError | None] = [
-            self._chain(parent, child) for parent, child in pairs]
-        edges = [edge for chain in chains if isinstance(chain, list) for edge in chain]
-        if not edges:
-            return list(chains)  # type: ignore[arg-type]
-        values = np.array([edge.values for edge in edges])
-        q_wxyz = quaternion_xyzw_to_wxyz(values[:, 3:])
-        p = values[:, :3]
-        if len(edges) < _BATCH_FROM:
-            X = [RigidTransform(quaternion=q_wxyz[k], p=p[k]).get_as_matrix4()
-                 for k in range(len(edges))]
-        else:
-            X = matrix4_from_quaternions_and_positions(q_wxyz, p)
-        results: list[ChainPose | LookupError | None] = []
-        k = 0
-        for chain in chains:
-            if not isinstance(chain, list):
-                results.append(chain)
-                continue
-            # The chain runs from the child up: X_PC = X_P..A @ ... @ X_BC.
-            X_PC = X[k]
-            newest = chain[0].stamp_ns
-            dynamic = [edge.stamp_ns for edge in chain if not edge.static]
-            for n, edge in enumerate(chain[1:], start=k + 1):
-                X_PC = X[n] @ X_PC
-                newest = max(newest, edge.stamp_ns)
-            k += len(chain)
-            results.append(ChainPose(X_PC, newest, min(dynamic) if dynamic else None))
+        poses = self.lookup_poses(pairs)
+        results: list[ChainPose | LookupError | None] = [None] * len(pairs)
+        for n, error in poses.errors:
+            results[n] = error
+        for n, found in enumerate(poses.found):
+            if found:
+                X_PC = (poses.X_PC[n].get_as_matrix4() if poses.X_PC is not None
+                        else poses.X_PC_array[n])
+                oldest = poses.oldest_dynamic_ns[n]
+                results[n] = ChainPose(X_PC, poses.newest_ns[n],
+                                       None if oldest == NO_DYNAMIC_NS else oldest)
         return results
 
-    def _chain(self, parent: str, child: str) -> list[_Edge] | LookupError | None:
-        edge = self._edges.get(child)
-        if edge is None:
+    def lookup_poses(self, pairs: Sequence[tuple[str, str]]) -> PoseLookup:
+        """Pose of each ``(parent, child)`` in one pass, the quaternions converted together.
+
+        Pass the same sequence (say, a tuple the caller keeps) on every call:
+        the chains are worked out again only when it or the structure changed.
+        """
+        plan = self._plan
+        if plan is None or plan.structure != self.structure or (
+                plan.pairs is not pairs and plan.pairs != tuple(pairs)):
+            plan = self._plan = self._make_plan(tuple(pairs))
+        rows = plan.edge_rows
+        table, stamp_table = self._values, self._stamps
+        stamps = [stamp_table[row] for row in rows]
+        if plan.any_static:
+            static = self._static
+            dynamic = [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
+        else:
+            dynamic = stamps
+        # Translation then quaternion in the library's order, all edges in one array.
+        values = np.array([_LIBRARY_ORDER(table[row]) for row in rows],
+                          dtype=float).reshape(len(rows), 7)
+        if len(rows) < _BATCH_FROM:
+            X = list(map(_rigid_transform, values[:, 3:], values[:, :3]))
+            if plan.complete:
+                # Every pair is one transform (the usual case): its stamps are the chain's.
+                return PoseLookup(plan.found, X, None, stamps, dynamic, plan.errors, True)
+            X_PC: list[RigidTransform | None] = [None] * len(plan.pairs)
+            for n, k in zip(plan.found_pairs, plan.first_edge):
+                X_PC[n] = self._compose(X, k, plan.lengths[n])
+            return PoseLookup(plan.found, X_PC, None, *self._chain_stamps(plan, stamps, dynamic),
+                              plan.errors, False)
+        X_array = matrix4_from_quaternions_and_positions(values[:, 3:], values[:, :3])
+        if plan.complete:
+            return PoseLookup(plan.found, None, X_array, stamps, dynamic, plan.errors, True)
+        X_PC_array = np.tile(np.eye(4), (len(plan.pairs), 1, 1))
+        for n, k in zip(plan.found_pairs, plan.first_edge):
+            X_PC_array[n] = self._compose(X_array, k, plan.lengths[n])
+        return PoseLookup(plan.found, None, X_PC_array,
+                          *self._chain_stamps(plan, stamps, dynamic), plan.errors, False)
+
+    @staticmethod
+    def _compose(X: Sequence, first: int, length: int):
+        # The chain runs from the child up: X_PC = X_P..A @ ... @ X_BC.
+        X_PC = X[first]
+        for k in range(first + 1, first + length):
+            X_PC = X[k] @ X_PC
+        return X_PC
+
+    @staticmethod
+    def _chain_stamps(plan: _ChainPlan, stamps: list[int],
+                      dynamic: list[int]) -> tuple[list[int], list[int]]:
+        newest = [-1] * len(plan.pairs)
+        oldest = [NO_DYNAMIC_NS] * len(plan.pairs)
+        for n, k in zip(plan.found_pairs, plan.first_edge):
+            end = k + plan.lengths[n]
+            newest[n] = max(stamps[k:end])
+            oldest[n] = min(dynamic[k:end])
+        return newest, oldest
+
+    def _make_plan(self, pairs: tuple[tuple[str, str], ...]) -> _ChainPlan:
+        found = [False] * len(pairs)
+        errors: list[tuple[int, LookupError]] = []
+        edge_rows: list[int] = []
+        first_edge: list[int] = []
+        lengths = [0] * len(pairs)
+        for n, (parent, child) in enumerate(pairs):
+            chain = self._chain(parent, child)
+            if isinstance(chain, LookupError):
+                errors.append((n, chain))
+            elif chain is not None:
+                found[n] = True
+                first_edge.append(len(edge_rows))
+                lengths[n] = len(chain)
+                edge_rows += chain
+        return _ChainPlan(self.structure, pairs, found,
+                          [n for n, ok in enumerate(found) if ok], errors, edge_rows,
+                          first_edge, lengths, all(length == 1 for length in lengths),
+                          any(self._static[row] for row in edge_rows))
+
+    def _chain(self, parent: str, child: str) -> list[int] | LookupError | None:
+        """Rows from ``child`` up to (not including) ``parent``; None if ``child`` is unknown."""
+        row = self._row_of.get(child)
+        if row is None:
             return None
-        chain = [edge]
-        frame = edge.parent
+        chain = [row]
+        first_parent = frame = self._parents[row]
         while frame != parent:
-            above = self._edges.get(frame)
+            above = self._row_of.get(frame)
             if above is None:
-                return LookupError(f"frame {child!r} is given in {edge.parent!r}, whose chain "
+                return LookupError(f"frame {child!r} is given in {first_parent!r}, whose chain "
                                    f"of parents stops at {frame!r} without reaching {parent!r}")
             if len(chain) >= MAX_CHAIN:
                 return LookupError(f"frame {child!r}: the chain of parents from "
-                                   f"{edge.parent!r} loops or is longer than {MAX_CHAIN} "
+                                   f"{first_parent!r} loops or is longer than {MAX_CHAIN} "
                                    f"without reaching {parent!r}")
             chain.append(above)
-            frame = above.parent
+            frame = self._parents[above]
         return chain

@@ -205,6 +205,24 @@ class Publisher(ABC):
     def get_subscription_count(self) -> int:
         """Number of matched subscriptions (in any process)."""
 
+    def accepts_serialized(self) -> bool:
+        """Whether :meth:`publish_serialized` takes this type's bytes from the flat writers.
+
+        True only where the writers of :mod:`.result_cdr` were checked to
+        give the bytes this publisher would send for a message object.
+        """
+        return False
+
+    def publish_serialized(self, data: bytes) -> None:
+        """Send one message already serialized (XCDR1 with its 4-byte header).
+
+        Raises
+        ------
+        NotImplementedError
+            If :meth:`accepts_serialized` is False.
+        """
+        raise NotImplementedError(f"publisher on {self.topic} takes message objects only")
+
 
 class Subscription(ABC):
     """Delivers messages of one topic to a callback while the node spins."""

@@ -18,6 +18,7 @@ This module must never import rclpy or ``geometry_core``.
 
 from __future__ import annotations
 
+import ctypes as ct
 import math
 import os
 import sys
@@ -59,7 +60,7 @@ from .params import ParameterStore, RemapRule, parse_ros_args
 from .qos import Durability, History, QoSProfile, Reliability
 from .result_cdr import serializer_for
 from .ros_discovery import DiscoveryAnnouncer
-from .tf_arrays import TfArrays, decode_tf_message
+from .tf_arrays import TfArrays, TfDecoder
 
 __all__ = ["DdsNode", "DdsSecurityError", "check_security_environment", "dds_qos",
            "ros_domain_id"]
@@ -188,7 +189,15 @@ class _DdsPublisher(Publisher):
         if self._serialize is None:
             self._writer.write(msg)
             return
-        ret = ddspy_write(self._writer._ref, self._serialize(msg))
+        self.publish_serialized(self._serialize(msg))
+
+    def accepts_serialized(self) -> bool:
+        return self._serialize is not None
+
+    def publish_serialized(self, data: bytes) -> None:
+        if self._serialize is None:
+            super().publish_serialized(data)
+        ret = ddspy_write(self._writer._ref, data)
         if ret < 0:
             raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
 
@@ -353,6 +362,11 @@ class DdsNode(TransportNode):
         self._topics: dict[str, Topic] = {}
         self._entities: list[Entity] = []
         self._subscriptions: list[_DdsSubscription] = []
+        # What a wait reports: the attach values of the conditions that
+        # triggered, each standing for a subscription (or the guard).
+        self._triggered = (ct.c_void_p * 1)()
+        self._attached: dict[int, _DdsSubscription | None] = {}
+        self._index_attached()
         self._timers: list[_DdsTimer] = []
         self._ok = True
         self._released = False
@@ -413,15 +427,24 @@ class DdsNode(TransportNode):
         subscription = _DdsSubscription(reader, condition, cls, resolved, callback,
                                         self._logger, decode)
         self._subscriptions.append(subscription)
+        self._index_attached()
         return subscription
+
+    def _index_attached(self) -> None:
+        # WaitSet.attach gives each condition the address of a value of its
+        # own as attach value: that address tells which condition triggered.
+        by_condition = {id(s.condition): s for s in self._subscriptions}
+        attached = self._waitset.attached
+        self._attached = {ct.addressof(value): by_condition.get(id(entity))
+                          for entity, value in attached}
+        self._triggered = (ct.c_void_p * len(attached))()
 
     def create_tf_subscription(self, topic: str, callback: Callable[[TfArrays], None],
                                qos: QoSProfile) -> Subscription:
         # The bytes straight into arrays: no message object per transform.
         cls = self.message_type("tf2_msgs/msg/TFMessage")
-        return self.create_subscription(
-            cls, topic, callback, qos,
-            decode=lambda data: decode_tf_message(data, cls.deserialize))
+        return self.create_subscription(cls, topic, callback, qos,
+                                        decode=TfDecoder(cls.deserialize))
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
         self._check_ok()
@@ -473,19 +496,32 @@ class DdsNode(TransportNode):
 
     def _spin_once_locked(self, timeout_s: float | None) -> None:
         self._warn_undeclared_overrides()
-        self._timers = [t for t in self._timers if not t.is_canceled()]
-        now_ns = time.monotonic_ns()
         wait_ns = None if timeout_s is None else max(0, round(timeout_s * 1e9))
         if self._timers:
-            until_timer = max(0, min(t.next_ns for t in self._timers) - now_ns)
+            self._timers = [t for t in self._timers if not t.is_canceled()]
+        if self._timers:
+            until_timer = max(0, min(t.next_ns for t in self._timers) - time.monotonic_ns())
             wait_ns = until_timer if wait_ns is None else min(wait_ns, until_timer)
-        self._waitset.wait(duration(infinite=True) if wait_ns is None else wait_ns)
-        self._guard.take()
-        for subscription in self._subscriptions:
+        # One wait says which conditions triggered: only their readers are
+        # taken, and the guard only when it was set.
+        triggered = self._triggered
+        count = self._waitset._waitset_wait(
+            self._waitset._ref, triggered, len(triggered),
+            duration(infinite=True) if wait_ns is None else wait_ns)
+        if count < 0:
+            raise DDSException(count, f"Occurred while waiting in {self.fully_qualified_name}")
+        attached = self._attached
+        for k in range(min(count, len(triggered))):
+            subscription = attached.get(triggered[k])
+            if subscription is None:
+                self._guard.take()
+                continue
             for sample in subscription.take():
                 if not self._ok:
                     return
                 subscription.callback(sample)
+        if not self._timers:
+            return
         now_ns = time.monotonic_ns()
         for timer in list(self._timers):
             if self._ok and not timer.is_canceled() and timer.next_ns <= now_ns:

@@ -10,105 +10,170 @@ them with Cyclone's for every field); the DDS backend uses these writers
 only after checking that they reproduce Cyclone's bytes for its writer's
 encoding (:func:`serializer_for`).
 
+Two ways in: from a message object (:func:`serialize_penetrations`,
+:func:`serialize_signed_distances`), or from the pieces
+(:func:`write_penetration_array`, :func:`write_signed_distance_array`),
+which the node fills from query results without making message objects
+(:mod:`geometry_core_nodes.result_encoder`). Both share one writer, so one
+check covers both.
+
 This module must never import cyclonedds, rclpy or ``geometry_core``.
 """
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "PENETRATION_NUMBERS", "SIGNED_DISTANCE_NUMBERS", "cdr_string", "cdr_strings", "pair_names",
     "sample_message", "serialize_penetrations", "serialize_signed_distances", "serializer_for",
+    "write_penetration_array", "write_signed_distance_array",
 ]
 
 _HEADER = b"\x00\x01\x00\x00"  # XCDR1, little endian, no options
 _U32 = struct.Struct("<I")
 _STAMP = struct.Struct("<iI")
 _F64 = struct.Struct("<d")
-_PENETRATION = struct.Struct("<10d")  # depth, p_wca, p_wcb, nhat_ba_w
-_DISTANCE = struct.Struct("<10d")  # distance, p_aca, p_bcb, nhat_ba_w
-_WORLD_POINTS = struct.Struct("<6d")  # p_wca, p_wcb
+#: A PenetrationPair after its names: depth, p_wca, p_wcb, nhat_ba_w.
+PENETRATION_NUMBERS = struct.Struct("<10d")
+#: A SignedDistancePair after its names: distance, p_aca, p_bcb, nhat_ba_w,
+#: is_nhat_ba_w_unique, the padding to the next float64, p_wca, p_wcb. The
+#: first float64 is 8-aligned, so the padding is always 7 bytes.
+SIGNED_DISTANCE_NUMBERS = struct.Struct("<10d?7x6d")
+_ZEROS = tuple(b"\x00" * n for n in range(8))
+_NO_STRINGS = _U32.pack(0)
 
 
-class _Writer:
-    """A growing buffer; offsets (for alignment) count from the end of the 4-byte header."""
+@functools.lru_cache(maxsize=64)
+def cdr_string(value: str) -> bytes:
+    """A CDR string: its length (with the terminating zero) as a uint32, the UTF-8, a zero."""
+    encoded = value.encode("utf-8")
+    return _U32.pack(len(encoded) + 1) + encoded + b"\x00"
 
-    def __init__(self) -> None:
-        self.data = bytearray(_HEADER)
 
-    def align(self, n: int) -> None:
-        pad = -(len(self.data) - 4) % n
-        if pad:
-            self.data += b"\x00" * pad
+def cdr_strings(values: list[str]) -> bytes:
+    """A ``string[]`` that starts 4-aligned: its count, then each string 4-aligned."""
+    if not values:
+        return _NO_STRINGS
+    return _U32.pack(len(values)) + _joined(values)
 
-    def u32(self, value: int) -> None:
-        self.align(4)
-        self.data += _U32.pack(value)
 
-    def string(self, value: str) -> None:
-        encoded = value.encode("utf-8")
-        self.u32(len(encoded) + 1)
-        self.data += encoded
-        self.data += b"\x00"
+def pair_names(geometry_a: str, geometry_b: str, frame_a: str, frame_b: str) -> bytes:
+    """The four name fields of a result pair, for a pair that starts 4-aligned."""
+    return _joined([geometry_a, geometry_b, frame_a, frame_b])
 
-    def strings(self, values: list[str]) -> None:
-        self.u32(len(values))
-        for value in values:
-            self.string(value)
 
-    def packed(self, layout: struct.Struct, *values: float) -> None:
-        self.align(8)
-        self.data += layout.pack(*values)
+def _joined(values: list[str]) -> bytes:
+    # Each string after the first starts 4-aligned; nothing pads the last.
+    parts = []
+    offset = 0
+    for value in values:
+        if offset % 4:
+            parts.append(_ZEROS[-offset % 4])
+            offset += -offset % 4
+        encoded = cdr_string(value)
+        parts.append(encoded)
+        offset += len(encoded)
+    return b"".join(parts)
 
-    def header(self, header: Any) -> None:
-        self.align(4)
-        self.data += _STAMP.pack(header.stamp.sec, header.stamp.nanosec)
-        self.string(header.frame_id)
 
-    def names(self, pair: Any) -> None:
-        self.string(pair.geometry_a)
-        self.string(pair.geometry_b)
-        self.string(pair.frame_a)
-        self.string(pair.frame_b)
+def _sample(head: list[bytes], pairs: list[tuple[bytes, bytes]], stale_frames: list[str],
+            lost_frames: list[str]) -> bytes:
+    """Join a sample: ``head`` (header to pair count), the pairs, the two name lists.
 
-    def result(self) -> bytes:
-        # DataWriter.write pads every sample to a multiple of 4 bytes.
-        self.data += b"\x00" * (-len(self.data) % 4)
-        return bytes(self.data)
+    Offsets (for alignment) count from the end of the 4-byte encapsulation
+    header. The head ends 4-aligned, a pair's names start 4-aligned and its
+    numbers 8-aligned and a multiple of 4 long, so only the padding before
+    the numbers varies.
+    """
+    parts = head
+    offset = sum(map(len, head)) - 4
+    for names, numbers in pairs:
+        offset += len(names)
+        pad = -offset % 8
+        parts += (names, _ZEROS[pad], numbers)
+        offset += pad + len(numbers)
+    parts.append(cdr_strings(stale_frames))
+    offset += len(parts[-1])
+    parts.append(_ZEROS[-offset % 4])
+    parts.append(cdr_strings(lost_frames))
+    offset += len(parts[-2]) + len(parts[-1])
+    # DataWriter.write pads every sample to a multiple of 4 bytes.
+    parts.append(_ZEROS[-offset % 4])
+    return b"".join(parts)
+
+
+def _header(sec: int, nanosec: int, frame_id: str) -> list[bytes]:
+    frame = cdr_string(frame_id)
+    return [_HEADER, _STAMP.pack(sec, nanosec), frame, _ZEROS[-(8 + len(frame)) % 4]]
+
+
+def write_penetration_array(sec: int, nanosec: int, frame_id: str,
+                            pairs: list[tuple[bytes, bytes]], stale_frames: list[str],
+                            lost_frames: list[str]) -> bytes:
+    """XCDR1 bytes of a ``geometry_core_ros/PenetrationPairArray``.
+
+    Parameters
+    ----------
+    sec, nanosec : int
+        The header stamp.
+    frame_id : str
+        The header frame.
+    pairs : list of (bytes, bytes)
+        Per pair, :func:`pair_names` and :data:`PENETRATION_NUMBERS` packed.
+    stale_frames, lost_frames : list of str
+    """
+    head = _header(sec, nanosec, frame_id)
+    head.append(_U32.pack(len(pairs)))
+    return _sample(head, pairs, stale_frames, lost_frames)
+
+
+def write_signed_distance_array(sec: int, nanosec: int, frame_id: str, max_distance: float,
+                                pairs: list[tuple[bytes, bytes]], stale_frames: list[str],
+                                lost_frames: list[str]) -> bytes:
+    """XCDR1 bytes of a ``geometry_core_ros/SignedDistancePairArray``.
+
+    ``pairs`` holds, per pair, :func:`pair_names` and
+    :data:`SIGNED_DISTANCE_NUMBERS` packed; the rest as
+    :func:`write_penetration_array`.
+    """
+    head = _header(sec, nanosec, frame_id)
+    head += (_ZEROS[-(sum(map(len, head)) - 4) % 8], _F64.pack(max_distance),
+             _U32.pack(len(pairs)))
+    return _sample(head, pairs, stale_frames, lost_frames)
+
+
+def _names_of(pair: Any) -> bytes:
+    return pair_names(pair.geometry_a, pair.geometry_b, pair.frame_a, pair.frame_b)
 
 
 def serialize_penetrations(msg: Any) -> bytes:
     """XCDR1 bytes of a ``geometry_core_ros/PenetrationPairArray`` (with the header)."""
-    w = _Writer()
-    w.header(msg.header)
-    w.u32(len(msg.pairs))
+    pairs = []
     for pair in msg.pairs:
-        w.names(pair)
         a, b, n = pair.p_wca, pair.p_wcb, pair.nhat_ba_w
-        w.packed(_PENETRATION, pair.depth, a.x, a.y, a.z, b.x, b.y, b.z, n.x, n.y, n.z)
-    w.strings(msg.stale_frames)
-    w.strings(msg.lost_frames)
-    return w.result()
+        pairs.append((_names_of(pair), PENETRATION_NUMBERS.pack(
+            pair.depth, a.x, a.y, a.z, b.x, b.y, b.z, n.x, n.y, n.z)))
+    stamp = msg.header.stamp
+    return write_penetration_array(stamp.sec, stamp.nanosec, msg.header.frame_id, pairs,
+                                   list(msg.stale_frames), list(msg.lost_frames))
 
 
 def serialize_signed_distances(msg: Any) -> bytes:
     """XCDR1 bytes of a ``geometry_core_ros/SignedDistancePairArray`` (with the header)."""
-    w = _Writer()
-    w.header(msg.header)
-    w.packed(_F64, msg.max_distance)
-    w.u32(len(msg.pairs))
+    pairs = []
     for pair in msg.pairs:
-        w.names(pair)
-        a, b, n = pair.p_aca, pair.p_bcb, pair.nhat_ba_w
-        w.packed(_DISTANCE, pair.distance, a.x, a.y, a.z, b.x, b.y, b.z, n.x, n.y, n.z)
-        w.data += b"\x01" if pair.is_nhat_ba_w_unique else b"\x00"
-        a, b = pair.p_wca, pair.p_wcb
-        w.packed(_WORLD_POINTS, a.x, a.y, a.z, b.x, b.y, b.z)
-    w.strings(msg.stale_frames)
-    w.strings(msg.lost_frames)
-    return w.result()
+        a, b, n, wa, wb = pair.p_aca, pair.p_bcb, pair.nhat_ba_w, pair.p_wca, pair.p_wcb
+        pairs.append((_names_of(pair), SIGNED_DISTANCE_NUMBERS.pack(
+            pair.distance, a.x, a.y, a.z, b.x, b.y, b.z, n.x, n.y, n.z,
+            bool(pair.is_nhat_ba_w_unique), wa.x, wa.y, wa.z, wb.x, wb.y, wb.z)))
+    stamp = msg.header.stamp
+    return write_signed_distance_array(stamp.sec, stamp.nanosec, msg.header.frame_id,
+                                       msg.max_distance, pairs, list(msg.stale_frames),
+                                       list(msg.lost_frames))
 
 
 _SERIALIZERS: dict[str, Callable[[Any], bytes]] = {

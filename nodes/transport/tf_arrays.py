@@ -3,10 +3,19 @@
 A node on /tf at 1 kHz spends most of its time building message objects
 (six per transform: TransformStamped, Header, Time, Transform, Vector3,
 Quaternion) only to read their numbers once. :class:`TfArrays` holds the
-same content as plain lists and one ``(N, 7)`` array;
+same content as plain lists (the seven numbers of a transform as a tuple:
+for the few transforms of a message, plain Python is cheaper than numpy);
 :func:`decode_tf_message` fills it straight from the XCDR1 bytes a DDS
 reader takes, :func:`tf_arrays_from_message` from a message object of
 either backend.
+
+A publisher sends the same frames in every message: only the stamps and
+the numbers change. A :class:`TfDecoder` (one per subscription) remembers
+where those sit in the bytes of the messages it decoded; a message whose
+every other byte (sequence length, string lengths, names, padding) equals a
+remembered one is read with one ``struct`` call, and its :class:`TfArrays`
+carries that layout (:attr:`TfArrays.layout`), so that what depends on the
+names alone can be worked out once per layout.
 
 Nothing is validated here beyond decoding (truncated bytes, a string
 without its terminating zero, invalid UTF-8 raise, as Cyclone's own
@@ -18,14 +27,13 @@ This module must never import cyclonedds, rclpy or ``geometry_core``.
 
 from __future__ import annotations
 
+import operator
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-__all__ = ["TfArrays", "decode_tf_message", "tf_arrays_from_message"]
+__all__ = ["TfArrays", "TfDecoder", "TfLayout", "decode_tf_message", "tf_arrays_from_message"]
 
 #: XCDR1 encapsulation identifiers (big and little endian, no options); the
 #: bytes of any other encoding are left to the message class's deserializer.
@@ -35,6 +43,9 @@ _XCDR1 = {b"\x00\x00": ">", b"\x00\x01": "<"}
 #: seven float64 (56). A sequence length claiming more than fits is refused
 #: before anything is allocated for it.
 _MIN_TRANSFORM_BYTES = 74
+#: Layouts a TfDecoder remembers (one per message size): a /tf topic has a
+#: few publishers, each sending its own frames.
+_MAX_LAYOUTS = 8
 
 
 @dataclass
@@ -49,16 +60,21 @@ class TfArrays:
         ``child_frame_id`` of each transform, as received.
     sec, nanosec : list of int
         ``header.stamp`` of each transform, as received.
-    values : (N, 7) float ndarray
+    values : list of tuple of 7 float
         ``transform.translation`` x, y, z then ``transform.rotation`` x, y,
         z, w (ROS order) of each transform.
+    layout : TfLayout or None
+        The layout a :class:`TfDecoder` read the message with: the same
+        object for every message with the same names (``parents`` and
+        ``children`` are then that layout's lists, not to be changed).
     """
 
     parents: list[str]
     children: list[str]
     sec: list[int]
     nanosec: list[int]
-    values: np.ndarray
+    values: list[tuple[float, ...]]
+    layout: TfLayout | None = None
 
     def __len__(self) -> int:
         return len(self.children)
@@ -67,10 +83,11 @@ class TfArrays:
 def tf_arrays_from_message(msg: Any) -> TfArrays:
     """A TFMessage object (DDS-backend or rclpy class) as :class:`TfArrays`."""
     transforms = msg.transforms
-    values = np.array([
-        (t.transform.translation.x, t.transform.translation.y, t.transform.translation.z,
-         t.transform.rotation.x, t.transform.rotation.y, t.transform.rotation.z,
-         t.transform.rotation.w) for t in transforms], dtype=float).reshape(-1, 7)
+    values = [
+        (float(t.transform.translation.x), float(t.transform.translation.y),
+         float(t.transform.translation.z), float(t.transform.rotation.x),
+         float(t.transform.rotation.y), float(t.transform.rotation.z),
+         float(t.transform.rotation.w)) for t in transforms]
     return TfArrays(
         parents=[str(t.header.frame_id) for t in transforms],
         children=[str(t.child_frame_id) for t in transforms],
@@ -112,9 +129,72 @@ def decode_tf_message(data: bytes, deserialize: Callable[[bytes], Any]) -> TfArr
     struct.error
         For a field cut off by the end of the sample.
     """
+    return _decode(data, deserialize)[0]
+
+
+@dataclass(frozen=True, eq=False)
+class TfLayout:
+    """Where stamps and numbers sit in the XCDR1 bytes of TFMessages with given names.
+
+    Attributes
+    ----------
+    size : int
+        Length of such a message's bytes.
+    parents, children : list of str
+        The names, in message order.
+    """
+
+    size: int
+    parents: list[str]
+    children: list[str]
+    _fixed: tuple[bytes, ...]  # every byte but stamps and numbers, in segments
+    _segments: Callable[[bytes], tuple[bytes, ...]]  # cuts those segments from a message
+    _numbers: struct.Struct  # per transform: sec, nanosec, then the seven float64
+    _values_at: range  # where each transform's seven float64 start in what _numbers reads
+
+    def read(self, data: bytes) -> TfArrays | None:
+        """``data`` as :class:`TfArrays` if it has this layout, else None."""
+        if len(data) != self.size or self._segments(data) != self._fixed:
+            return None
+        numbers = self._numbers.unpack_from(data, 8)
+        return TfArrays(self.parents, self.children, list(numbers[0::9]),
+                        list(numbers[1::9]), [numbers[k:k + 7] for k in self._values_at], self)
+
+
+class TfDecoder:
+    """:func:`decode_tf_message` that reads messages of a layout it has seen in one call.
+
+    Parameters
+    ----------
+    deserialize : callable
+        As for :func:`decode_tf_message`.
+    """
+
+    def __init__(self, deserialize: Callable[[bytes], Any]) -> None:
+        self._deserialize = deserialize
+        self._layouts: dict[int, TfLayout] = {}
+
+    def __call__(self, data: bytes) -> TfArrays:
+        """Decode one sample, as :func:`decode_tf_message` (and with the same errors)."""
+        layout = self._layouts.get(len(data))
+        if layout is not None:
+            arrays = layout.read(data)
+            if arrays is not None:
+                return arrays
+        arrays, layout = _decode(data, self._deserialize)
+        if layout is not None:
+            if len(self._layouts) >= _MAX_LAYOUTS:
+                self._layouts.clear()
+            self._layouts[layout.size] = layout
+            arrays.layout = layout
+            arrays.parents, arrays.children = layout.parents, layout.children
+        return arrays
+
+
+def _decode(data: bytes, deserialize: Callable[[bytes], Any]) -> tuple[TfArrays, TfLayout | None]:
     order = _XCDR1.get(bytes(data[:2]))
     if order is None:
-        return tf_arrays_from_message(deserialize(data))
+        return tf_arrays_from_message(deserialize(data)), None
     body = bytes(data[4:])  # alignment counts from the end of the encapsulation header
     (count,) = struct.unpack_from(order + "I", body, 0)
     if count * _MIN_TRANSFORM_BYTES > len(body) - 4:
@@ -123,10 +203,13 @@ def decode_tf_message(data: bytes, deserialize: Callable[[bytes], Any]) -> TfArr
     length_of = struct.Struct(order + "I")
     seven = struct.Struct(order + "7d")
     parents, children, secs, nanosecs = [], [], [], []
-    flat: list[float] = []
+    values: list[tuple[float, ...]] = []
+    # Body offsets of each transform's stamp and numbers, for the layout.
+    stamp_at, numbers_at = [], []
     offset = 4
     for _ in range(count):
         offset = (offset + 3) & ~3
+        stamp_at.append(offset)
         sec, nanosec, length = stamp_and_length.unpack_from(body, offset)
         offset += 12
         parents.append(_string(body, offset, length))
@@ -135,9 +218,20 @@ def decode_tf_message(data: bytes, deserialize: Callable[[bytes], Any]) -> TfArr
         offset += 4
         children.append(_string(body, offset, length))
         offset = (offset + length + 7) & ~7
-        flat.extend(seven.unpack_from(body, offset))
+        numbers_at.append(offset)
+        values.append(seven.unpack_from(body, offset))
         offset += 56
         secs.append(sec)
         nanosecs.append(nanosec)
-    return TfArrays(parents, children, secs, nanosecs,
-                    np.array(flat, dtype=float).reshape(count, 7))
+    arrays = TfArrays(parents, children, secs, nanosecs, values)
+    if not count:
+        return arrays, None
+    # In data (4 bytes of header before the body): the header and sequence
+    # length, then per transform the bytes between its stamp and its numbers.
+    segments = [slice(0, 8)] + [slice(4 + s + 8, 4 + v) for s, v in zip(stamp_at, numbers_at)]
+    cut = operator.itemgetter(*segments)
+    gaps = [v - s - 8 for s, v in zip(stamp_at, numbers_at)]
+    layout = TfLayout(len(data), parents, children, cut(data), cut,
+                      struct.Struct(order + "".join(f"iI{gap}x7d" for gap in gaps)),
+                      range(2, 9 * count, 9))
+    return arrays, layout

@@ -73,7 +73,8 @@ def test_scene_graph_node_applies_parameters_set_at_run_time():
     node = SceneGraphNode(["--ros-args", "-p", "scene_file:=builtin:demo"], backend="dds",
                           domain_id=domain, dds_config=loopback_config())
     try:
-        settable = {"max_distance", "rate_hz", "publish_markers", "stale_after_s"}
+        settable = {"max_distance", "rate_hz", "publish_markers", "stale_after_s",
+                    "min_query_period_s"}
         store = node.node.parameters
         assert {n for n in store.describe() if not store.is_read_only(n)} == settable
         node.node.set_parameter("max_distance", 0.3)
@@ -182,5 +183,44 @@ def test_lcm_bridge_node_applies_parameters_set_at_run_time():
         with pytest.raises(ParameterError, match="'role' is read-only"):
             node.node.set_parameter("role", "proximity")
         assert node._timer.period_s == 0.5
+    finally:
+        node.shutdown()
+
+
+@pytest.mark.network
+@pytest.mark.dds
+def test_min_query_period_answers_the_newest_pose_at_the_end_of_the_period():
+    from geometry_core_nodes.scene_graph_node import SceneGraphNode
+    from geometry_core_nodes.transport import loopback_config
+
+    domain = 47 + os.getpid() % 7
+    node = SceneGraphNode(["--ros-args", "-p", "scene_file:=builtin:demo",
+                           "-p", "min_query_period_s:=0.3"], backend="dds",
+                          domain_id=domain, dds_config=loopback_config())
+    published = []
+    node._penetration_pub.publish_serialized = published.append
+    node._penetration_pub.publish = published.append
+    try:
+        def pose(stamp):
+            node.inputs._on_tf(scenario.demo_transforms(node.node.message_type,
+                                                        scenario.T_CONTACT, stamp))
+
+        pose(scenario.STAMP_NS)
+        node.spin_once(0)
+        assert node.queries == 1  # the first pose after a pause: answered at once
+        for k in (1, 2, 3):
+            pose(scenario.STAMP_NS + k)
+            node.spin_once(0)
+        assert node.queries == 1  # within the period: waiting
+        node.spin_once(None)  # wakes up at the end of the period
+        assert node.queries == 2 and node.inputs.coalesced == 2
+        assert node.inputs.apply().stamp_ns == scenario.STAMP_NS + 3
+        assert len(published) == 2
+        node.node.set_parameter("min_query_period_s", 0.0)
+        pose(scenario.STAMP_NS + 4)
+        node.spin_once(0)
+        assert node.queries == 3
+        with pytest.raises(ParameterError, match="'min_query_period_s' must be a finite number"):
+            node.node.set_parameter("min_query_period_s", -1.0)
     finally:
         node.shutdown()

@@ -13,6 +13,7 @@ import math
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from geometry_core_nodes.scene_inputs import SceneInputs, load_scene_graph
@@ -224,3 +225,81 @@ def test_unknown_frames_are_capped_and_scene_frames_never_evicted(make_inputs):
     assert len(inputs.buffer) == len(scenario.ARM_FRAMES) + 50
     assert inputs.counters["evicted_frame"] == 250
     assert inputs.apply().missing_frames == []
+
+
+# A message whose frames and parents repeat an earlier one's takes the short
+# path (SceneInputs._store_known): it must check and store exactly as the
+# first message of its layout did.
+
+
+def test_a_repeated_layout_still_checks_every_transform(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    _tf(inputs, scenario.ARM_FRAMES)
+    _tf(inputs, scenario.ARM_FRAMES, stamp=STAMP + 1)
+    assert inputs.apply().stamp_ns == STAMP + 1 and not inputs.counters
+    msg = scenario.demo_transforms(inputs._node.message_type, T_CONTACT, STAMP + 2)
+    msg.transforms[3].transform.rotation.w = math.nan
+    inputs._on_tf(msg)
+    assert inputs.counters["bad_pose"] == 1
+    assert inputs.buffer.lookup("upper_arm", "forearm").newest_ns == STAMP + 1  # kept the old
+    assert inputs.buffer.lookup("world", "base").newest_ns == STAMP + 2  # the others stored
+    msg = scenario.demo_transforms(inputs._node.message_type, T_CONTACT, STAMP + 3)
+    msg.transforms[0].header.stamp.nanosec = 10**9
+    inputs._on_tf(msg)
+    assert inputs.counters["bad_stamp"] == 1
+    assert inputs.buffer.lookup("world", "base").newest_ns == STAMP + 2
+    _tf(inputs, scenario.ARM_FRAMES, stamp=STAMP + 4)
+    state = inputs.apply()
+    assert state.stamp_ns == STAMP + 4 and state.missing_frames == []
+    assert inputs.taken["tf"] == 5 and inputs.coalesced == 3
+
+
+def test_a_repeated_layout_gives_the_poses_of_the_first_path(make_inputs):
+    fast, slow = make_inputs("scene_file:=builtin:demo"), make_inputs("scene_file:=builtin:demo")
+    for t in (0.3, T_CONTACT, 2.9):
+        _tf(fast, scenario.ARM_FRAMES, t=t)
+        slow._layouts.clear()  # every message of this one takes the general path
+        _tf(slow, scenario.ARM_FRAMES, t=t)
+        fast.apply()
+        slow.apply()
+        assert fast._layouts
+        for frame_fast, frame_slow in zip(fast._frames, slow._frames):
+            X_fast = fast.scene_graph.query_object().get_pose_in_world(frame_fast.id)
+            X_slow = slow.scene_graph.query_object().get_pose_in_world(frame_slow.id)
+            np.testing.assert_array_equal(X_fast.get_as_matrix4(), X_slow.get_as_matrix4())
+
+
+def test_a_static_parent_set_after_a_layout_was_learned_still_wins(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    Tmsg = inputs._node.message_type
+    from geometry_core.math import RigidTransform
+
+    def camera(parent, x, stamp):
+        return Tmsg("tf2_msgs/msg/TFMessage")(transforms=[
+            scenario.make_transform(Tmsg, parent, "camera", RigidTransform([x, 0, 0]), stamp)])
+
+    inputs._on_tf(camera("odom", 1.0, STAMP))
+    inputs._on_tf(camera("odom", 2.0, STAMP + 1))
+    inputs._on_tf_static(camera("world", 3.0, STAMP + 2))
+    inputs._on_tf(camera("odom", 4.0, STAMP + 3))  # tf2 keeps the static parent
+    assert inputs.buffer.parent_of("camera") == "world"
+    assert inputs.buffer.lookup("world", "camera").X_PC[0, 3] == 3.0
+
+
+def test_frames_outside_the_scene_in_a_repeated_layout_stay_recently_updated(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    inputs.buffer.max_foreign_frames = 2
+    Tmsg = inputs._node.message_type
+    from geometry_core.math import RigidTransform
+
+    def send(*children):
+        inputs._on_tf(Tmsg("tf2_msgs/msg/TFMessage")(transforms=[
+            scenario.make_transform(Tmsg, "world", c, RigidTransform(), STAMP)
+            for c in children]))
+
+    send("a")
+    send("b")
+    send("a")  # a repeated layout: "a" is now the most recently updated
+    send("c")  # evicts "b", the least recently updated
+    assert "a" in inputs.buffer and "c" in inputs.buffer and "b" not in inputs.buffer
+    assert inputs.counters["evicted_frame"] == 1

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from geometry_core.math import RigidTransform, RollPitchYaw, quaternion_wxyz_to_xyzw
-from geometry_core_nodes.tf_buffer import MAX_CHAIN, TfBuffer
+from geometry_core_nodes.tf_buffer import MAX_CHAIN, NO_DYNAMIC_NS, TfBuffer
 
 
 def _pose(parent, child, xyz=(0, 0, 0), yaw=0.0, stamp=0):
@@ -88,3 +88,45 @@ def test_many_frames_at_once_give_the_poses_one_lookup_gives():
         np.testing.assert_allclose(chain.X_PC, X_WF, atol=1e-14)
         np.testing.assert_allclose(buffer.lookup("world", f"f{n}").X_PC, X_WF, atol=1e-14)
         assert (chain.newest_ns, chain.oldest_dynamic_ns) == (n, None if n % 2 == 0 else n)
+
+
+def test_rows_of_only_for_transforms_that_change_no_structure():
+    buffer = TfBuffer()
+    for name in ("a", "b"):
+        buffer.set_transform(_pose("world", name, stamp=1), static=False)
+    structure = buffer.structure
+    rows = buffer.rows_of(["world", "world"], ["b", "a"], static=False)
+    assert rows is not None and len(set(rows)) == 2
+    assert buffer.rows_of(["world"], ["new"], static=False) is None
+    assert buffer.rows_of(["odom"], ["a"], static=False) is None  # another parent
+    assert buffer.rows_of(["world"], ["a"], static=True) is None  # static would change
+    assert buffer.rows_of(["world", "world"], ["a", "a"], static=False) is None  # twice
+    values = np.array([_pose("world", "b", (5, 6, 7))[3], _pose("world", "a", (1, 2, 3))[3]])
+    version = buffer.version
+    buffer.store_rows(rows, values, [20, 10])
+    assert buffer.version > version and buffer.structure == structure
+    np.testing.assert_array_equal(buffer.lookup("world", "a").X_PC[:3, 3], [1, 2, 3])
+    assert buffer.lookup("world", "b").newest_ns == 20
+    buffer.set_transform(_pose("odom", "a"), static=False)  # re-parented
+    assert buffer.structure > structure
+    assert buffer.rows_of(["world", "world"], ["b", "a"], static=False) is None
+
+
+def test_lookup_poses_marks_missing_and_broken_chains_and_follows_new_structure():
+    buffer = TfBuffer()
+    buffer.set_transform(_pose("world", "base", (1, 0, 0), stamp=4), static=True)
+    buffer.set_transform(_pose("base", "arm", (0, 1, 0), stamp=9), static=False)
+    buffer.set_transform(_pose("nowhere", "lost", stamp=2), static=False)
+    pairs = (("world", "base"), ("world", "arm"), ("world", "lost"), ("world", "unknown"))
+    poses = buffer.lookup_poses(pairs)
+    assert poses.found == [True, True, False, False] and not poses.complete
+    assert [n for n, _ in poses.errors] == [2]
+    assert "stops at 'nowhere'" in str(poses.errors[0][1])
+    np.testing.assert_allclose(poses.X_PC[1].translation(), [1, 1, 0])
+    assert poses.X_PC[2] is None and poses.X_PC[3] is None
+    assert poses.newest_ns[:2] == [4, 9]
+    assert poses.oldest_dynamic_ns[0] == NO_DYNAMIC_NS and poses.oldest_dynamic_ns[1] == 9
+    buffer.set_transform(_pose("world", "lost", (0, 0, 3), stamp=11), static=False)
+    poses = buffer.lookup_poses(pairs)  # the same pairs, a new structure: chains again
+    assert poses.found == [True, True, True, False] and not poses.errors
+    np.testing.assert_allclose(poses.X_PC[2].translation(), [0, 0, 3])

@@ -1,0 +1,96 @@
+"""Results encoded straight from the query records give the bytes of the message path.
+
+The message path (``penetrations_to_msg`` / ``signed_distances_to_msg``, then
+Cyclone's own serializer) is the reference; the encoder shares no code with
+Cyclone's serializer, so equal bytes mean every field, its order, alignment
+and padding agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from geometry_core.demo import PERIOD_S, make_demo_scene
+from geometry_core.math import RigidTransform
+from geometry_core_nodes.conversions import (
+    GeometryNames,
+    penetrations_to_msg,
+    signed_distances_to_msg,
+)
+from geometry_core_nodes.limits import MAX_STAMP_SEC
+from geometry_core_nodes.result_encoder import ResultEncoder
+from geometry_core_nodes.transport import get_message_type as T
+
+
+def _cyclone(msg) -> bytes:
+    """What DataWriter.write sends: XCDR1, padded to a multiple of 4."""
+    data = msg.serialize(use_version_2=False)
+    return data.ljust((len(data) + 3) & ~3, b"\0")
+
+
+def _queries(demo):
+    """The demo arm along one period of its motion: in contact, near, and apart."""
+    for t in np.linspace(0.0, PERIOD_S, 40, endpoint=False):
+        demo.advance(t)
+        yield demo.scene_graph.query_object()
+
+
+@pytest.mark.parametrize("world_frame", ["world", "wörld_ünïcødé"])
+def test_encoded_results_equal_the_serialized_messages(world_frame):
+    demo = make_demo_scene()
+    names = GeometryNames(demo.scene_graph.model_inspector(), world_frame)
+    encoder = ResultEncoder(names)
+    seen = {"penetrating": 0, "near": 0, "empty": 0}
+    stamps = [1_700_000_000_123_456_789, -5, 0, (MAX_STAMP_SEC + 10) * 10**9]
+    for n, query in enumerate(_queries(demo)):
+        penetrations = query.compute_point_pair_penetration()
+        distances = query.compute_signed_distance_pairwise_closest_points(0.1)
+        stamp = stamps[n % len(stamps)]
+        stale = [["upper_arm"], [], ["b", "a", "ccc"]][n % 3]
+        lost = [[], ["gripper", "wrist"]][n % 2]
+        data = encoder.penetrations(penetrations, stamp, stale, lost)
+        msg = penetrations_to_msg(penetrations, names, stamp, stale, T, lost)
+        assert data == _cyclone(msg)
+        assert type(msg).deserialize(data) == msg
+        data = encoder.signed_distances(distances, query.get_pose_in_world, 0.1, stamp, stale,
+                                        lost)
+        msg = signed_distances_to_msg(distances, names, query.get_pose_in_world, 0.1, stamp,
+                                      stale, T, lost)
+        assert data == _cyclone(msg)
+        seen["penetrating"] += bool(penetrations)
+        seen["near"] += bool(distances)
+        seen["empty"] += not penetrations
+    assert all(seen.values()), seen
+
+
+def test_world_witness_points_are_the_geometry_poses_applied():
+    demo = make_demo_scene()
+    names = GeometryNames(demo.scene_graph.model_inspector(), "world")
+    encoder = ResultEncoder(names)
+    for query in _queries(demo):
+        distances = query.compute_signed_distance_pairwise_closest_points(0.1)
+        if len(distances) >= 2:
+            break
+    msg = T("geometry_core_ros/msg/SignedDistancePairArray").deserialize(
+        encoder.signed_distances(distances, query.get_pose_in_world, 0.1, 7, [], []))
+    assert len(msg.pairs) == len(distances)
+    for d, pair in zip(distances, msg.pairs):
+        X_WA, X_WB = query.get_pose_in_world(d.id_A), query.get_pose_in_world(d.id_B)
+        np.testing.assert_allclose([pair.p_wca.x, pair.p_wca.y, pair.p_wca.z],
+                                   X_WA @ d.p_ACa, atol=1e-12)
+        np.testing.assert_allclose([pair.p_wcb.x, pair.p_wcb.y, pair.p_wcb.z],
+                                   X_WB @ d.p_BCb, atol=1e-12)
+        assert (pair.geometry_a, pair.frame_a) == names(d.id_A)
+        assert pair.distance == d.distance and pair.is_nhat_ba_w_unique == d.is_nhat_BA_W_unique
+
+
+def test_a_geometry_the_scene_does_not_have_raises_key_error():
+    demo = make_demo_scene()
+    encoder = ResultEncoder(GeometryNames(demo.scene_graph.model_inspector(), "world"))
+    # Another scene's ids: the same names, but none of them registered in this one.
+    foreign = make_demo_scene().scene_graph.query_object()
+    distances = foreign.compute_signed_distance_pairwise_closest_points(10.0)
+    assert distances
+    with pytest.raises(KeyError):
+        encoder.signed_distances(distances, lambda g: RigidTransform(), 10.0, 0, [], [])
