@@ -163,19 +163,22 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
 }
 
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]) {
-    return cvx_support_value_W_from(G, X_WG, d_W, 0);
+    int start = 0;
+    return gc_support_value_W_from(G, X_WG, d_W, &start);
 }
 
-double cvx_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
-                                int start) {
+double gc_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
+                               int *start) {
     if (G->kind == GC_HALFSPACE) return INFINITY;
     if (G->kind == GC_MESH) return NAN;
     double d_G[3], s[3];
     /* d_W @ R_WG */
     for (int j = 0; j < 3; ++j)
         d_G[j] = dot3_fma(d_W[0], X_WG[j], d_W[1], X_WG[4 + j], d_W[2], X_WG[8 + j]);
-    if (G->kind == GC_CONVEX)
-        gc_copy(G->v + 3 * gc_hull_support_index(G, d_G, start), s);
+    if (G->kind == GC_CONVEX) {
+        *start = gc_hull_support_index(G, d_G, *start);
+        gc_copy(G->v + 3 * *start, s);
+    }
     else
         gc_support_point_G(G, d_G, s);
     double h_G = d_G[0] * s[0] + d_G[1] * s[1] + d_G[2] * s[2];
@@ -236,18 +239,20 @@ double cvx_bounding_radius(const gc_shape *G) {
     case GC_ELLIPSOID: h[0] = G->s[0]; h[1] = G->s[1]; h[2] = G->s[2]; break;
     case GC_CYLINDER: h[0] = h[1] = G->s[0]; h[2] = G->s[1]; break;
     case GC_CAPSULE: h[0] = h[1] = G->s[0]; h[2] = G->s[1] + G->s[0]; break;
-    default: {
-        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (int i = 0; i < G->nv; ++i)
-            for (int k = 0; k < 3; ++k) {
-                double x = G->v[3 * i + k];
-                if (x < lo[k]) lo[k] = x;
-                if (x > hi[k]) hi[k] = x;
-            }
-        for (int k = 0; k < 3; ++k) h[k] = fabs(0.5 * (lo[k] + hi[k])) + 0.5 * (hi[k] - lo[k]);
-        break;
+    default: return G->bound;
     }
-    }
+    return sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
+}
+
+double gc_hull_bound(const gc_shape *G) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, h[3];
+    for (int i = 0; i < G->nv; ++i)
+        for (int k = 0; k < 3; ++k) {
+            double x = G->v[3 * i + k];
+            if (x < lo[k]) lo[k] = x;
+            if (x > hi[k]) hi[k] = x;
+        }
+    for (int k = 0; k < 3; ++k) h[k] = fabs(0.5 * (lo[k] + hi[k])) + 0.5 * (hi[k] - lo[k]);
     return sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
 }
 

@@ -87,10 +87,6 @@ static inline void poly_vertex_W(const posed *ps, int i, double out[3]) {
 }
 
 void cvx_posed_init(posed *ps, const gc_shape *G, const double X[16]);
-/* gc_support_value_W with a hull's walk starting at vertex start (the
- * solver's last answer makes the certificate's two walks short). */
-double cvx_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
-                                int start);
 double cvx_bounding_radius(const gc_shape *G);
 void cvx_core_point(const posed *ps, const double d[3], double out[3]);
 /* d (W) in a hull's frame G: d @ R_WG, the products as gc_support_value_W's. */
@@ -117,6 +113,7 @@ typedef struct {
     int nW;        /* with overlap: GJK's simplex W (WA, WB its supports) */
     double W[4][3], WA[4][3], WB[4][3];
     int early;     /* stopped at the loose tolerance: gjk_resume can finish the run */
+    int beyond;    /* stopped: the cores proven farther apart than the run's beyond */
     double v[3], p_A[3], p_B[3];
     double gap;
 } gjk_result;
@@ -132,7 +129,7 @@ typedef struct {
 
 void cvx_gjk_init(const posed *A, const posed *B, gjk_state *st);
 void cvx_gjk_run(const posed *A, const posed *B, double scale, gjk_state *st, double early_tol,
-                 gjk_result *res);
+                 double beyond, gjk_result *res);
 
 /* ================================================================ convex_epa.c */
 

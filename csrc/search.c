@@ -160,10 +160,13 @@ static void tangent_basis(const double n[3], double u[3], double v[3]) {
 
 /* ================================================================ the ascent test */
 
+/* g(n) as the certificate computes it; hull walks start at *ia, *ib, which
+ * then hold the supports (the probes turn n by 1e-3 rad at most, so each walk
+ * is a step or two from the last). */
 static double g_exported(const gc_shape *A, const double X_WA[16], const gc_shape *B,
-                         const double X_WB[16], const double n[3]) {
+                         const double X_WB[16], const double n[3], int *ia, int *ib) {
     double m[3] = {-n[0], -n[1], -n[2]};
-    return -gc_support_value_W(A, X_WA, m) - gc_support_value_W(B, X_WB, n);
+    return -gc_support_value_W_from(A, X_WA, m, ia) - gc_support_value_W_from(B, X_WB, n, ib);
 }
 
 double gc_ascent_gap(const gc_shape *A, const double X_WA[16], const gc_shape *B,
@@ -174,7 +177,8 @@ double gc_ascent_gap(const gc_shape *A, const double X_WA[16], const gc_shape *B
     double n[3], u[3], v[3];
     gc_scale(1.0 / norm, r->nhat_BA_W, n);
     tangent_basis(n, u, v);
-    double g0 = g_exported(A, X_WA, B, X_WB, n);
+    int ia = 0, ib = 0;
+    double g0 = g_exported(A, X_WA, B, X_WB, n, &ia, &ib);
     double gap = -INFINITY;
     for (int t = 0; t < 2; ++t) {
         double ct = cos(ascent_angles[t]), st = sin(ascent_angles[t]);
@@ -182,7 +186,7 @@ double gc_ascent_gap(const gc_shape *A, const double X_WA[16], const gc_shape *B
             double alpha = 2.0 * GC_PI * k / ASCENT_DIRECTIONS;
             double ca = cos(alpha), sa = sin(alpha), probe[3];
             for (int i = 0; i < 3; ++i) probe[i] = ct * n[i] + st * (ca * u[i] + sa * v[i]);
-            double rise = g_exported(A, X_WA, B, X_WB, probe) - ct * g0;
+            double rise = g_exported(A, X_WA, B, X_WB, probe, &ia, &ib) - ct * g0;
             if (rise > gap || isnan(rise)) gap = isnan(rise) ? INFINITY : rise;
         }
     }
