@@ -28,16 +28,6 @@ static inline double hull_h(const double *v, int i, const double g[3]) {
     return dot3(v + 3 * i, g);
 }
 
-/* The build targets no FMA unit, so fma() is a library call; on x86-64 the
- * walk and the scan (nearly all of a hull pair's arithmetic) are also built
- * for FMA and picked at load time. fma() is exactly rounded either way, so
- * both builds give the same bits. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GC_FMA_CLONES __attribute__((target_clones("fma", "default")))
-#else
-#define GC_FMA_CLONES
-#endif
-
 GC_FMA_CLONES int gc_hull_support_scan(const gc_shape *G, const double g[3]) {
     int best = 0;
     double top = -INFINITY;
@@ -58,8 +48,21 @@ GC_FMA_CLONES int gc_hull_support_index(const gc_shape *G, const double g[3], in
     if (!(g[0] == g[0] && g[1] == g[1] && g[2] == g[2])) return 0; /* NaN: the scan's 0 */
     const double *v = G->v;
     const int *off = G->adj_start, *nb = G->adj;
-    int best = start >= 0 && start < nv ? start : 0;
-    double top = hull_h(v, best, g);
+    int best = start;
+    double top;
+    if (start >= 0 && start < nv) {
+        top = hull_h(v, best, g);
+    } else {
+        best = G->starts[0];
+        top = hull_h(v, best, g);
+        for (int k = 1; k < 14; ++k) {
+            double h = hull_h(v, G->starts[k], g);
+            if (h > top) {
+                top = h;
+                best = G->starts[k];
+            }
+        }
+    }
     double tol = GC_CONVEX_HULL_WALK_TIE * G->size * (fabs(g[0]) + fabs(g[1]) + fabs(g[2]));
     int level; /* a neighbour of the stop within tol of the top: a flood is due */
     for (;;) {
@@ -101,6 +104,20 @@ GC_FMA_CLONES int gc_hull_support_index(const gc_shape *G, const double g[3], in
         }
     }
     return best;
+}
+
+void gc_hull_starts(gc_shape *G) {
+    for (int k = 0; k < 14; ++k) {
+        double d[3] = {0.0, 0.0, 0.0};
+        if (k < 6) {
+            d[k / 2] = k % 2 ? -1.0 : 1.0;
+        } else {
+            d[0] = (k - 6) & 1 ? -1.0 : 1.0;
+            d[1] = (k - 6) & 2 ? -1.0 : 1.0;
+            d[2] = (k - 6) & 4 ? -1.0 : 1.0;
+        }
+        G->starts[k] = G->nv > 0 ? gc_hull_support_scan(G, d) : 0;
+    }
 }
 
 /* ================================================================ support functions in G */
@@ -154,7 +171,7 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
         return;
     }
     case GC_CONVEX:
-        gc_copy(G->v + 3 * gc_hull_support_index(G, d, 0), s);
+        gc_copy(G->v + 3 * gc_hull_support_index(G, d, -1), s);
         return;
     default:
         s[0] = s[1] = s[2] = NAN;
@@ -163,7 +180,7 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
 }
 
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]) {
-    int start = 0;
+    int start = -1;
     return gc_support_value_W_from(G, X_WG, d_W, &start);
 }
 
@@ -198,7 +215,7 @@ void cvx_posed_init(posed *ps, const gc_shape *G, const double X[16]) {
     ps->radius = 0.0;
     ps->prm[0] = ps->prm[1] = ps->prm[2] = 0.0;
     ps->warm = &ps->warm_store;
-    ps->warm_store = 0;
+    ps->warm_store = -1;
     ps->spread = &ps->spread_store;
     ps->spread_store = -1.0;
     switch (G->kind) {

@@ -57,6 +57,10 @@ typedef struct gc_shape {
     const double *tri_d;  /* (nt,) plane offsets: tri_n . p = tri_d on the face */
     double size;          /* max |v| (bounding radius about Go) */
     double bound;         /* gc_hull_bound(): the solver's scale, found once */
+    /* The extreme vertices along 14 directions (+-each axis of G, the eight
+     * cube diagonals), found once by gc_parse_hull: a
+     * walk without a start begins at the best of them, most of the way up. */
+    int starts[14];
     /* The vertex graph (edges of the triangles) as CSR: the neighbours of
      * vertex i are adj[adj_start[i] .. adj_start[i + 1]). NULL when the spec
      * has none (a lone triangle, a point set): the support scans. A walk
@@ -118,8 +122,11 @@ int gc_convex_pair_within(const gc_shape *A, const double X_WA[16], const gc_sha
 void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]);
 /* Index of a hull vertex maximising d_G . v (dot3, fused): a scan of every
  * vertex for small hulls or without adjacency, else an uphill walk of the
- * vertex graph from vertex start (clamped into range), exact all the same. */
+ * vertex graph from vertex start (out of range, as -1: from the best of
+ * G->starts), exact all the same. */
 int gc_hull_support_index(const gc_shape *G, const double d_G[3], int start);
+/* Fills G->starts (after G->v and G->nv are set). */
+void gc_hull_starts(gc_shape *G);
 /* A hull's Shape.bounding_radius(), |(|centre| + half extents)| of its
  * vertices' box in G: the convex solver's scale, computed once per hull by
  * gc_parse_hull (a pass over the vertices per pair cost 5 % of a cycle). */
