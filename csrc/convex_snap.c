@@ -175,7 +175,7 @@ static inline int adjacent(const gc_shape *G, int i, int j) {
 
 /* The flood from the support vertex at u (see the file comment) into cap;
  * 0 when it overflows (cap->count is then 0). */
-static int flood_cap(const posed *ps, const double u[3], double near, cap_t *cap) {
+GC_FMA_CLONES static int flood_cap(const posed *ps, const double u[3], double near, cap_t *cap) {
     const gc_shape *G = ps->shape;
     const double *v = G->v;
     const int *off = G->adj_start, *nb = G->adj;
@@ -211,7 +211,7 @@ static int flood_cap(const posed *ps, const double u[3], double near, cap_t *cap
 }
 
 /* The faces and edges among a side's flooded vertices as candidates. */
-static void cap_candidates(snap_t *sn, cap_t *cap, double sign, const double n[3],
+GC_FMA_CLONES static void cap_candidates(snap_t *sn, cap_t *cap, double sign, const double n[3],
                            const double u[3], double near) {
     const posed *ps = cap->ps;
     const gc_shape *G = ps->shape;

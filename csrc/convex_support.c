@@ -184,8 +184,8 @@ double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double
     return gc_support_value_W_from(G, X_WG, d_W, &start);
 }
 
-double gc_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
-                               int *start) {
+GC_FMA_CLONES double gc_support_value_W_from(const gc_shape *G, const double X_WG[16],
+                                             const double d_W[3], int *start) {
     if (G->kind == GC_HALFSPACE) return INFINITY;
     if (G->kind == GC_MESH) return NAN;
     double d_G[3], s[3];
@@ -276,7 +276,7 @@ double gc_hull_bound(const gc_shape *G) {
 
 
 /* The core's support point in W along d (W). */
-void cvx_core_point(const posed *ps, const double d[3], double out[3]) {
+GC_FMA_CLONES void cvx_core_point(const posed *ps, const double d[3], double out[3]) {
     const double *R = ps->R, *p = ps->p;
     if (ps->kind == PK_POINT) {
         gc_copy(p, out);

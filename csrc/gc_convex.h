@@ -48,10 +48,10 @@ static inline double dotv3_fma(const double a[3], const double b[3]) {
     return fma(a[2], b[2], fma(a[0], b[0], a[1] * b[1]));
 }
 
-/* The build targets no FMA unit, so fma() is a library call; on x86-64 the
- * hull walk, the scan and the kink snap's reads of flooded vertices (nearly
- * all of a hull pair's arithmetic) are also built for FMA and picked at load
- * time. fma() is exactly rounded either way, so both builds give the same
+/* The build targets no FMA unit, so fma() is a library call (~10
+ * instructions); on x86-64 the functions that make a hull pair's fused
+ * products (the walk, the scan, a core's support point and value, the kink
+ * snap's flood) are also built for FMA and picked at load time. fma() is exactly rounded either way, so both builds give the same
  * bits. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define GC_FMA_CLONES __attribute__((target_clones("fma", "default")))
