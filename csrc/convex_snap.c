@@ -114,12 +114,23 @@ static void consider(snap_t *sn, const double cand[3]) {
     }
 }
 
+/* A kink line l (unit, W) as a candidate: n moved onto the plane normal to
+ * l, when it lies within near of that plane. */
+static void try_line(snap_t *sn, const double l[3], const double n[3], double near) {
+    double along = gc_dot(l, n), cand[3];
+    if (!(fabs(along) < near)) return;
+    for (int r = 0; r < 3; ++r) cand[r] = n[r] - along * l[r];
+    double norm = gc_norm(cand);
+    for (int r = 0; r < 3; ++r) cand[r] /= norm;
+    consider(sn, cand);
+}
+
 /* The edge a -> b of a hull (in G, R its rotation into W) as a candidate:
  * n moved onto the plane normal to the edge, when it lies within near of
  * that plane. */
 static void try_edge(snap_t *sn, const double R[9], const double a[3], const double b[3],
                      const double nG[3], const double n[3], double near) {
-    double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, l[3], cand[3];
+    double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, l[3];
     double en = e[0] * nG[0] + e[1] * nG[1] + e[2] * nG[2];
     double ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
     /* |l . n| < near with l = e / |e|, without the root; exact test below */
@@ -127,12 +138,7 @@ static void try_edge(snap_t *sn, const double R[9], const double a[3], const dou
     double len = sqrt(ee);
     for (int r = 0; r < 3; ++r)
         l[r] = (R[3 * r] * e[0] + R[3 * r + 1] * e[1] + R[3 * r + 2] * e[2]) / len;
-    double along = gc_dot(l, n);
-    if (!(fabs(along) < near)) return;
-    for (int r = 0; r < 3; ++r) cand[r] = n[r] - along * l[r];
-    double norm = gc_norm(cand);
-    for (int r = 0; r < 3; ++r) cand[r] /= norm;
-    consider(sn, cand);
+    try_line(sn, l, n, near);
 }
 
 /* Every kink of a walking hull near u = sign n, read in G (where the flood
@@ -262,23 +268,17 @@ static void shape_candidates(snap_t *sn, const posed *ps, double sign, const dou
                              const double u[3], double near) {
     int nf = cvx_kink_face_count(ps), nl = cvx_kink_line_count(ps);
     for (int k = 0; k < nf + nl; ++k) {
-        double cand[3];
-        if (k < nf) {
-            double f[3];
-            cvx_kink_face(ps, k, f);
-            double cosine = gc_dot(f, u);
-            if (!(fabs(cosine) > 1.0 - 0.5 * near * near)) continue;
-            double sg = cosine > 0.0 ? 1.0 : (cosine < 0.0 ? -1.0 : 0.0);
-            for (int i = 0; i < 3; ++i) cand[i] = sign * sg * f[i];
-        } else {
-            double l[3];
+        double cand[3], f[3], l[3];
+        if (k >= nf) {
             cvx_kink_line(ps, k - nf, l);
-            double along = gc_dot(l, n);
-            if (!(fabs(along) < near)) continue;
-            for (int i = 0; i < 3; ++i) cand[i] = n[i] - along * l[i];
-            double norm = gc_norm(cand);
-            for (int i = 0; i < 3; ++i) cand[i] /= norm;
+            try_line(sn, l, n, near);
+            continue;
         }
+        cvx_kink_face(ps, k, f);
+        double cosine = gc_dot(f, u);
+        if (!(fabs(cosine) > 1.0 - 0.5 * near * near)) continue;
+        double sg = cosine > 0.0 ? 1.0 : (cosine < 0.0 ? -1.0 : 0.0);
+        for (int i = 0; i < 3; ++i) cand[i] = sign * sg * f[i];
         consider(sn, cand);
     }
 }
