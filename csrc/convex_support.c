@@ -195,9 +195,9 @@ GC_FMA_CLONES double gc_support_value_W_from(const gc_shape *G, const double X_W
     if (G->kind == GC_CONVEX) {
         *start = gc_hull_support_index(G, d_G, *start);
         gc_copy(G->v + 3 * *start, s);
-    }
-    else
+    } else {
         gc_support_point_G(G, d_G, s);
+    }
     double h_G = d_G[0] * s[0] + d_G[1] * s[1] + d_G[2] * s[2];
     double p[3] = {X_WG[3], X_WG[7], X_WG[11]};
     return h_G + dot3(d_W, p);
