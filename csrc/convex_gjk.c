@@ -160,9 +160,11 @@ void cvx_gjk_init(const posed *A, const posed *B, gjk_state *st) {
 }
 
 /* early_tol > 0: also stop (res->early) once gap <= early_tol with the cores
- * clearly apart (gap <= 0.1 |v|), before the full tolerance. */
+ * clearly apart (gap <= 0.1 |v|), before the full tolerance. Stop too
+ * (res->beyond, nothing else set) once a lower bound of the cores' distance,
+ * v . w / |v| with w the supports' difference along v, exceeds beyond. */
 void cvx_gjk_run(const posed *A, const posed *B, double scale, gjk_state *st,
-                    double early_tol, gjk_result *res) {
+                    double early_tol, double beyond, gjk_result *res) {
     double *v = st->v, (*W)[3] = st->W, (*WA)[3] = st->WA, (*WB)[3] = st->WB, *lam = st->lam;
     int nW = st->nW;
     double sc = scale > 1.0 ? scale : 1.0;
@@ -170,6 +172,7 @@ void cvx_gjk_run(const posed *A, const posed *B, double scale, gjk_state *st,
     double touch = GC_CONVEX_CORE_TOUCH * sc;
     double gap = st->gap;
     res->early = 0;
+    res->beyond = 0;
     for (; st->iteration <= GC_CONVEX_GJK_MAX_ITERATIONS; ++st->iteration) {
         double nv[3] = {-v[0], -v[1], -v[2]}, a[3], b[3], w[3];
         cvx_core_point(A, nv, a);
@@ -177,6 +180,10 @@ void cvx_gjk_run(const posed *A, const posed *B, double scale, gjk_state *st,
         gc_sub(a, b, w);
         double vv = gc_dot(v, v);
         double vnorm = sqrt(vv);
+        if (gc_dot(v, w) > beyond * vnorm) {
+            res->beyond = 1;
+            return;
+        }
         if (nW) {
             gap = vnorm - gc_dot(v, w) / vnorm;
             int seen = 0;

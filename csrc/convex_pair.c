@@ -119,10 +119,11 @@ static void newton_witnesses(const posed *A, const posed *B, const newton_answer
     }
 }
 
-/* The answer for two posed cores. Returns GC_OK, or GC_UNCERTIFIED when
- * EPA's pools overflowed. */
+/* The answer for two posed cores. Returns GC_OK, GC_UNCERTIFIED when
+ * EPA's pools overflowed, or GC_BEYOND when GJK proves the distance above
+ * beyond. */
 static int signed_distance_supports(const posed *A, const posed *B, double scale,
-                                    gc_pair_result *out) {
+                                    double beyond, gc_pair_result *out) {
     double r_sum = A->radius + B->radius;
     int curved = posed_curved(A) || posed_curved(B);
     double sc = scale > 1.0 ? scale : 1.0;
@@ -136,7 +137,9 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
     /* Curved pairs: Newton finishes what GJK's linear convergence would take
      * many iterations for; its answer is kept only with a duality gap as small
      * as GJK's own tolerance (else GJK resumes; see below). */
-    cvx_gjk_run(A, B, scale, &gs, curved ? GC_CONVEX_GJK_NEWTON_HANDOFF * sc : 0.0, &gr);
+    cvx_gjk_run(A, B, scale, &gs, curved ? GC_CONVEX_GJK_NEWTON_HANDOFF * sc : 0.0,
+                beyond + r_sum, &gr);
+    if (gr.beyond) return GC_BEYOND;
     int early = gr.early;
     epa_t epa;
     int have_epa = 0;
@@ -175,7 +178,8 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
         if (!early) break;
         if (!refined) { /* GJK stopped early and Newton did not certify: finish GJK */
             early = 0;
-            cvx_gjk_run(A, B, scale, &gs, 0.0, &gr);
+            cvx_gjk_run(A, B, scale, &gs, 0.0, beyond + r_sum, &gr);
+            if (gr.beyond) return GC_BEYOND;
         }
     }
     double n_new[3], g_new;
@@ -194,6 +198,11 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
 
 int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                    const double X_WB[16], gc_pair_result *out) {
+    return gc_convex_pair_within(A, X_WA, B, X_WB, INFINITY, out);
+}
+
+int gc_convex_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                          const double X_WB[16], double beyond, gc_pair_result *out) {
     if (A->kind == GC_MESH || B->kind == GC_MESH) return GC_NOT_HANDLED;
     if (A->kind == GC_HALFSPACE && B->kind == GC_HALFSPACE) return GC_ERROR_HALFSPACES;
     if (A->kind == GC_HALFSPACE) return gc_halfspace_pair(X_WA, B, X_WB, out);
@@ -212,7 +221,8 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     cvx_posed_init(&pb, B, X_WB);
     double ra = cvx_bounding_radius(A), rb = cvx_bounding_radius(B);
     double scale = ra > rb ? ra : rb;
-    int status = signed_distance_supports(&pa, &pb, scale, out);
+    int status = signed_distance_supports(&pa, &pb, scale, beyond, out);
+    if (status == GC_BEYOND) return status;
     if (status != GC_OK) {
         out->distance = NAN;
         return status;
@@ -220,8 +230,8 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     /* certificate_gap: g(n) = -h_A(-n) - h_B(n) against the answer's distance */
     const double *n = out->nhat_BA_W;
     double nn[3] = {-n[0], -n[1], -n[2]};
-    double g = -cvx_support_value_W_from(A, X_WA, nn, pa.warm_store)
-               - cvx_support_value_W_from(B, X_WB, n, pb.warm_store);
+    double g = -gc_support_value_W_from(A, X_WA, nn, pa.warm)
+               - gc_support_value_W_from(B, X_WB, n, pb.warm);
     double cert = fabs(g - out->distance);
     if (!(cert <= GC_PAIR_CERTIFICATE_TOLERANCE)) return GC_UNCERTIFIED;
     return GC_OK;

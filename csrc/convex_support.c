@@ -28,16 +28,6 @@ static inline double hull_h(const double *v, int i, const double g[3]) {
     return dot3(v + 3 * i, g);
 }
 
-/* The build targets no FMA unit, so fma() is a library call; on x86-64 the
- * walk and the scan (nearly all of a hull pair's arithmetic) are also built
- * for FMA and picked at load time. fma() is exactly rounded either way, so
- * both builds give the same bits. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define GC_FMA_CLONES __attribute__((target_clones("fma", "default")))
-#else
-#define GC_FMA_CLONES
-#endif
-
 GC_FMA_CLONES int gc_hull_support_scan(const gc_shape *G, const double g[3]) {
     int best = 0;
     double top = -INFINITY;
@@ -58,8 +48,21 @@ GC_FMA_CLONES int gc_hull_support_index(const gc_shape *G, const double g[3], in
     if (!(g[0] == g[0] && g[1] == g[1] && g[2] == g[2])) return 0; /* NaN: the scan's 0 */
     const double *v = G->v;
     const int *off = G->adj_start, *nb = G->adj;
-    int best = start >= 0 && start < nv ? start : 0;
-    double top = hull_h(v, best, g);
+    int best = start;
+    double top;
+    if (start >= 0 && start < nv) {
+        top = hull_h(v, best, g);
+    } else {
+        best = G->starts[0];
+        top = hull_h(v, best, g);
+        for (int k = 1; k < 14; ++k) {
+            double h = hull_h(v, G->starts[k], g);
+            if (h > top) {
+                top = h;
+                best = G->starts[k];
+            }
+        }
+    }
     double tol = GC_CONVEX_HULL_WALK_TIE * G->size * (fabs(g[0]) + fabs(g[1]) + fabs(g[2]));
     int level; /* a neighbour of the stop within tol of the top: a flood is due */
     for (;;) {
@@ -101,6 +104,20 @@ GC_FMA_CLONES int gc_hull_support_index(const gc_shape *G, const double g[3], in
         }
     }
     return best;
+}
+
+void gc_hull_starts(gc_shape *G) {
+    for (int k = 0; k < 14; ++k) {
+        double d[3] = {0.0, 0.0, 0.0};
+        if (k < 6) {
+            d[k / 2] = k % 2 ? -1.0 : 1.0;
+        } else {
+            d[0] = (k - 6) & 1 ? -1.0 : 1.0;
+            d[1] = (k - 6) & 2 ? -1.0 : 1.0;
+            d[2] = (k - 6) & 4 ? -1.0 : 1.0;
+        }
+        G->starts[k] = G->nv > 0 ? gc_hull_support_scan(G, d) : 0;
+    }
 }
 
 /* ================================================================ support functions in G */
@@ -154,7 +171,7 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
         return;
     }
     case GC_CONVEX:
-        gc_copy(G->v + 3 * gc_hull_support_index(G, d, 0), s);
+        gc_copy(G->v + 3 * gc_hull_support_index(G, d, -1), s);
         return;
     default:
         s[0] = s[1] = s[2] = NAN;
@@ -163,21 +180,24 @@ void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]) {
 }
 
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]) {
-    return cvx_support_value_W_from(G, X_WG, d_W, 0);
+    int start = -1;
+    return gc_support_value_W_from(G, X_WG, d_W, &start);
 }
 
-double cvx_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
-                                int start) {
+GC_FMA_CLONES double gc_support_value_W_from(const gc_shape *G, const double X_WG[16],
+                                             const double d_W[3], int *start) {
     if (G->kind == GC_HALFSPACE) return INFINITY;
     if (G->kind == GC_MESH) return NAN;
     double d_G[3], s[3];
     /* d_W @ R_WG */
     for (int j = 0; j < 3; ++j)
         d_G[j] = dot3_fma(d_W[0], X_WG[j], d_W[1], X_WG[4 + j], d_W[2], X_WG[8 + j]);
-    if (G->kind == GC_CONVEX)
-        gc_copy(G->v + 3 * gc_hull_support_index(G, d_G, start), s);
-    else
+    if (G->kind == GC_CONVEX) {
+        *start = gc_hull_support_index(G, d_G, *start);
+        gc_copy(G->v + 3 * *start, s);
+    } else {
         gc_support_point_G(G, d_G, s);
+    }
     double h_G = d_G[0] * s[0] + d_G[1] * s[1] + d_G[2] * s[2];
     double p[3] = {X_WG[3], X_WG[7], X_WG[11]};
     return h_G + dot3(d_W, p);
@@ -195,7 +215,7 @@ void cvx_posed_init(posed *ps, const gc_shape *G, const double X[16]) {
     ps->radius = 0.0;
     ps->prm[0] = ps->prm[1] = ps->prm[2] = 0.0;
     ps->warm = &ps->warm_store;
-    ps->warm_store = 0;
+    ps->warm_store = -1;
     ps->spread = &ps->spread_store;
     ps->spread_store = -1.0;
     switch (G->kind) {
@@ -236,25 +256,27 @@ double cvx_bounding_radius(const gc_shape *G) {
     case GC_ELLIPSOID: h[0] = G->s[0]; h[1] = G->s[1]; h[2] = G->s[2]; break;
     case GC_CYLINDER: h[0] = h[1] = G->s[0]; h[2] = G->s[1]; break;
     case GC_CAPSULE: h[0] = h[1] = G->s[0]; h[2] = G->s[1] + G->s[0]; break;
-    default: {
-        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (int i = 0; i < G->nv; ++i)
-            for (int k = 0; k < 3; ++k) {
-                double x = G->v[3 * i + k];
-                if (x < lo[k]) lo[k] = x;
-                if (x > hi[k]) hi[k] = x;
-            }
-        for (int k = 0; k < 3; ++k) h[k] = fabs(0.5 * (lo[k] + hi[k])) + 0.5 * (hi[k] - lo[k]);
-        break;
+    default: return G->bound;
     }
-    }
+    return sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
+}
+
+double gc_hull_bound(const gc_shape *G) {
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, h[3];
+    for (int i = 0; i < G->nv; ++i)
+        for (int k = 0; k < 3; ++k) {
+            double x = G->v[3 * i + k];
+            if (x < lo[k]) lo[k] = x;
+            if (x > hi[k]) hi[k] = x;
+        }
+    for (int k = 0; k < 3; ++k) h[k] = fabs(0.5 * (lo[k] + hi[k])) + 0.5 * (hi[k] - lo[k]);
     return sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
 }
 
 
 
 /* The core's support point in W along d (W). */
-void cvx_core_point(const posed *ps, const double d[3], double out[3]) {
+GC_FMA_CLONES void cvx_core_point(const posed *ps, const double d[3], double out[3]) {
     const double *R = ps->R, *p = ps->p;
     if (ps->kind == PK_POINT) {
         gc_copy(p, out);

@@ -7,6 +7,11 @@
 
 int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
             const double X_WB[16], gc_pair_result *out) {
+    return gc_pair_within(A, X_WA, B, X_WB, INFINITY, out);
+}
+
+int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                   const double X_WB[16], double beyond, gc_pair_result *out) {
     if (A->kind == GC_HALFSPACE || B->kind == GC_HALFSPACE) {
         if (A->kind == GC_HALFSPACE && B->kind == GC_HALFSPACE) return GC_ERROR_HALFSPACES;
         if (A->kind == GC_HALFSPACE) return gc_halfspace_pair(X_WA, B, X_WB, out);
@@ -17,7 +22,8 @@ int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     if (A->kind == GC_MESH || B->kind == GC_MESH) return GC_NOT_HANDLED;
     int status = gc_exact_pair(A, X_WA, B, X_WB, out);
     if (status != GC_NOT_HANDLED) return status;
-    status = gc_convex_pair(A, X_WA, B, X_WB, out);
+    status = gc_convex_pair_within(A, X_WA, B, X_WB, beyond + GC_PAIR_CERTIFICATE_TOLERANCE,
+                                   out);
     /* The certificate proves g(n) equals the answer; the ascent test that n
      * is a local maximum of g (an answer too deep passes the first alone). */
     if (status == GC_OK && gc_ascent_gap(A, X_WA, B, X_WB, out) > GC_PAIR_CERTIFICATE_TOLERANCE)

@@ -39,8 +39,10 @@ enum {
     GC_NOT_HANDLED = 1,   /* no native kernel for this input: ask Python */
     GC_UNCERTIFIED = 2,   /* iterative answer failed its certificate: ask Python */
     GC_ERROR_HALFSPACES = 3, /* both shapes are half spaces: undefined */
-    GC_SEARCHED = 4       /* the solver failed its certificate; the direction search
+    GC_SEARCHED = 4,      /* the solver failed its certificate; the direction search
                              answered (an answer, counted and logged by Python) */
+    GC_BEYOND = 5         /* proven farther apart than the caller's bound (gc_pair_within):
+                             no answer; never reaches Python */
 };
 
 typedef struct gc_shape {
@@ -54,6 +56,11 @@ typedef struct gc_shape {
     const double *tri_n;  /* (nt, 3) outward unit normals */
     const double *tri_d;  /* (nt,) plane offsets: tri_n . p = tri_d on the face */
     double size;          /* max |v| (bounding radius about Go) */
+    double bound;         /* gc_hull_bound(): the solver's scale, found once */
+    /* The extreme vertices along 14 directions (+-each axis of G, the eight
+     * cube diagonals), found once by gc_parse_hull: a
+     * walk without a start begins at the best of them, most of the way up. */
+    int starts[14];
     /* The vertex graph (edges of the triangles) as CSR: the neighbours of
      * vertex i are adj[adj_start[i] .. adj_start[i + 1]). NULL when the spec
      * has none (a lone triangle, a point set): the support scans. A walk
@@ -103,6 +110,11 @@ int gc_halfspace_pair(const double X_WH[16], const gc_shape *B, const double X_W
  * holds the solver's answer). */
 int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                    const double X_WB[16], gc_pair_result *out);
+/* The same, stopping with GC_BEYOND (out unset) as soon as GJK proves the
+ * distance above beyond: a lower bound g(v) = v . (s_A(-v) - s_B(v)) / |v|
+ * of the distance, less the margins, exceeds it. */
+int gc_convex_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                          const double X_WB[16], double beyond, gc_pair_result *out);
 /* Support point of G along d (any length), in G, with deterministic tie
  * conventions (a zero component counts as positive; a cylinder's d without
  * xy part takes the rim point on +Gx; a hull a maximising vertex: the first
@@ -110,14 +122,27 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
 void gc_support_point_G(const gc_shape *G, const double d[3], double s[3]);
 /* Index of a hull vertex maximising d_G . v (dot3, fused): a scan of every
  * vertex for small hulls or without adjacency, else an uphill walk of the
- * vertex graph from vertex start (clamped into range), exact all the same. */
+ * vertex graph from vertex start (out of range, as -1: from the best of
+ * G->starts), exact all the same. */
 int gc_hull_support_index(const gc_shape *G, const double d_G[3], int start);
+/* Fills G->starts (after G->v and G->nv are set). */
+void gc_hull_starts(gc_shape *G);
+/* A hull's Shape.bounding_radius(), |(|centre| + half extents)| of its
+ * vertices' box in G: the convex solver's scale, computed once per hull by
+ * gc_parse_hull (a pass over the vertices per pair cost 5 % of a cycle). */
+double gc_hull_bound(const gc_shape *G);
 /* The same by scanning every vertex (the first maximiser): the reference
  * the walk is tested against. */
 int gc_hull_support_scan(const gc_shape *G, const double d_G[3]);
 /* Support value h(d) = max over G of d . p_WP (points measured from Wo),
  * d a unit vector in W; +inf for a half space. */
 double gc_support_value_W(const gc_shape *G, const double X_WG[16], const double d_W[3]);
+/* The same with a hull's walk starting at vertex *start, which then holds
+ * the support vertex: a caller asking along nearby directions (the
+ * certificate at the solver's answer, the ascent test's probes about it)
+ * walks a step or two instead of from vertex 0. Other shapes ignore it. */
+double gc_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
+                               int *start);
 
 /* ---------------------------------------------------------------- search.c
  * The ascent test and the direction search. */
@@ -140,6 +165,13 @@ int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape
  * (GC_SEARCHED). */
 int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
             const double X_WB[16], gc_pair_result *out);
+/* gc_pair for a caller that drops every pair farther apart than beyond (a
+ * query's report_max, the least distance so far): GC_BEYOND where the convex
+ * solver proves the pair farther than beyond + PAIR_CERTIFICATE_TOLERANCE
+ * early (the tolerance keeps the drop clear of the certified answer's own
+ * error), before its refinement, certificate and ascent test. */
+int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                   const double X_WB[16], double beyond, gc_pair_result *out);
 
 /* ---------------------------------------------------------------- small vector helpers */
 static inline double gc_dot(const double a[3], const double b[3]) {

@@ -48,6 +48,17 @@ static inline double dotv3_fma(const double a[3], const double b[3]) {
     return fma(a[2], b[2], fma(a[0], b[0], a[1] * b[1]));
 }
 
+/* The build targets no FMA unit, so fma() is a library call (~10
+ * instructions); on x86-64 the functions that make a hull pair's fused
+ * products (the walk, the scan, a core's support point and value, the kink
+ * snap's flood) are also built for FMA and picked at load time. fma() is exactly rounded either way, so both builds give the same
+ * bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GC_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define GC_FMA_CLONES
+#endif
+
 static inline double sgn_pos(double x) { return x >= 0.0 ? 1.0 : -1.0; }
 
 /* ================================================================ convex_support.c */
@@ -87,10 +98,6 @@ static inline void poly_vertex_W(const posed *ps, int i, double out[3]) {
 }
 
 void cvx_posed_init(posed *ps, const gc_shape *G, const double X[16]);
-/* gc_support_value_W with a hull's walk starting at vertex start (the
- * solver's last answer makes the certificate's two walks short). */
-double cvx_support_value_W_from(const gc_shape *G, const double X_WG[16], const double d_W[3],
-                                int start);
 double cvx_bounding_radius(const gc_shape *G);
 void cvx_core_point(const posed *ps, const double d[3], double out[3]);
 /* d (W) in a hull's frame G: d @ R_WG, the products as gc_support_value_W's. */
@@ -117,6 +124,7 @@ typedef struct {
     int nW;        /* with overlap: GJK's simplex W (WA, WB its supports) */
     double W[4][3], WA[4][3], WB[4][3];
     int early;     /* stopped at the loose tolerance: gjk_resume can finish the run */
+    int beyond;    /* stopped: the cores proven farther apart than the run's beyond */
     double v[3], p_A[3], p_B[3];
     double gap;
 } gjk_result;
@@ -132,7 +140,7 @@ typedef struct {
 
 void cvx_gjk_init(const posed *A, const posed *B, gjk_state *st);
 void cvx_gjk_run(const posed *A, const posed *B, double scale, gjk_state *st, double early_tol,
-                 gjk_result *res);
+                 double beyond, gjk_result *res);
 
 /* ================================================================ convex_epa.c */
 

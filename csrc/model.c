@@ -576,7 +576,8 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
         const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
         gc_pair_result r;
         memset(&r, 0, sizeof(r));
-        int status = gc_pair(&self->shapes[i], Xi, &self->shapes[j], Xj, &r);
+        int status = gc_pair_within(&self->shapes[i], Xi, &self->shapes[j], Xj, report_max, &r);
+        if (status == GC_BEYOND) continue;
         if ((status == GC_OK || status == GC_SEARCHED) &&
             !(strict ? r.distance < report_max : r.distance <= report_max))
             continue;
@@ -748,8 +749,11 @@ static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
             int i = (int)(keys.keys[c] / G), j = (int)(keys.keys[c] % G);
             gc_pair_result r;
             memset(&r, 0, sizeof(r));
-            int status = gc_pair(&self->shapes[i], X_WG + 16 * i, &self->shapes[j],
-                                 X_WG + 16 * j, &r);
+            /* A pair proven farther than the least distance so far (or
+             * report_max) cannot change the answer. */
+            int status = gc_pair_within(&self->shapes[i], X_WG + 16 * i, &self->shapes[j],
+                                        X_WG + 16 * j, fmin(report_max, best), &r);
+            if (status == GC_BEYOND) continue;
             if (status != GC_OK && status != GC_SEARCHED) {
                 python[k] = 1;
                 break;

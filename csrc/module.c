@@ -83,6 +83,8 @@ int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[GC_HULL_VIEWS
     shape->tri_n = (const double *)views[2].buf;
     shape->tri_d = (const double *)views[3].buf;
     shape->size = size;
+    shape->bound = gc_hull_bound(shape);
+    gc_hull_starts(shape);
     shape->adj_start = NULL;
     shape->adj = NULL;
     if (as != NULL) {

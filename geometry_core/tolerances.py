@@ -211,6 +211,13 @@ BOX_FEATURE_FLAT_TOLERANCE = 1e-12
 #: signed distance) matches the certified answer to round-off.
 CONVEX_KINK_SNAP = 1e-3
 
+#: Unit-vector components: a kink-snap candidate this close to one already
+#: tried is not tried again. A flat patch of a hull (a link's tessellated end
+#: face) gives its normal once per coplanar triangle, and n itself once per
+#: edge in its plane, equal up to rounding (~1e-16); their g differ by about
+#: this times the shapes' size, far below the solver's gaps (1e-13 m and up).
+CONVEX_SNAP_SAME = 4e-16
+
 #: Metres per metre: for overlapping curved pairs EPA stops at this certified
 #: gap and hands its normal to Newton, which converges quadratically; if
 #: Newton declines (a kink), EPA resumes to CONVEX_EPA_GAP. Newton's answer
