@@ -239,6 +239,68 @@ static PyObject *py_rpy_matrix(PyObject *self, PyObject *const *args, Py_ssize_t
     return new_array(4, X);
 }
 
+/* quaternion_poses(q (N, 4), p (N, 3) or None, out) -> -1, or the first row
+ * whose quaternion is zero or not finite, or whose p is not finite (out is
+ * then partly written). q and p: C-contiguous float64; out: writable
+ * C-contiguous float64, (N, 3, 3) rotations when p is None, else (N, 4, 4)
+ * poses [R(q), p]. The formula of quaternion_matrix (each q scaled, then
+ * normalised), so batches and single objects agree. */
+static PyObject *py_quaternion_poses(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 3) {
+        PyErr_SetString(PyExc_TypeError, "quaternion_poses(q, p or None, out)");
+        return NULL;
+    }
+    Py_buffer qb, pb, ob;
+    int with_p = args[1] != Py_None;
+    if (PyObject_GetBuffer(args[0], &qb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    if (with_p && PyObject_GetBuffer(args[1], &pb, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&qb);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&qb);
+        if (with_p) PyBuffer_Release(&pb);
+        return NULL;
+    }
+    Py_ssize_t rows = qb.len / 32, size = with_p ? 16 : 9;
+    const char *fq = qb.format ? qb.format : "B";
+    if (fq[0] == '<' || fq[0] == '=' || fq[0] == '@') fq++;
+    int ok = fq[0] == 'd' && fq[1] == '\0' && qb.len == rows * 32 && ob.len == rows * size * 8;
+    if (ok && with_p) {
+        const char *fp = pb.format ? pb.format : "B";
+        if (fp[0] == '<' || fp[0] == '=' || fp[0] == '@') fp++;
+        ok = fp[0] == 'd' && fp[1] == '\0' && pb.len == rows * 24;
+    }
+    long bad = -1;
+    if (ok) {
+        const double *q = qb.buf, *p = with_p ? pb.buf : NULL;
+        double *out = ob.buf;
+        for (Py_ssize_t k = 0; k < rows; ++k, q += 4, out += size) {
+            double u[4], R[9];
+            if (!unit_quaternion(q, 0.0, u) ||
+                (with_p && !(isfinite(p[3 * k]) && isfinite(p[3 * k + 1]) &&
+                             isfinite(p[3 * k + 2])))) {
+                bad = (long)k;
+                break;
+            }
+            rotation_from_unit_quaternion(u, R);
+            if (with_p)
+                pose_of(R, p + 3 * k, out);
+            else
+                memcpy(out, R, sizeof R);
+        }
+    }
+    PyBuffer_Release(&qb);
+    if (with_p) PyBuffer_Release(&pb);
+    PyBuffer_Release(&ob);
+    if (!ok) {
+        PyErr_SetString(PyExc_TypeError, "quaternion_poses: q must be float64 (N, 4), p (N, 3) "
+                                         "and out (N, 3, 3) or (N, 4, 4)");
+        return NULL;
+    }
+    return PyLong_FromLong(bad);
+}
+
 /* 1 with v filled when obj is a finite float64 buffer of shape (3,) (any
  * stride); 0, with no error set, for anything else: the caller then takes
  * the Python path, whose checks name what is wrong. */
@@ -739,6 +801,8 @@ static PyMethodDef rotation_methods[] = {
      "rpy_matrix(r, p, y[, px, py, pz]) -> (3, 3) Rz(y) Ry(p) Rx(r), or the (4, 4) pose"},
     {"rpy_matrices", FASTCALL(py_rpy_matrices),
      "rpy_matrices(angles (N,3), out (N,3,3)) -> -1, or the first row with NaN/inf"},
+    {"quaternion_poses", FASTCALL(py_quaternion_poses),
+     "quaternion_poses(q (N,4), p (N,3) or None, out) -> -1, or the first unusable row"},
     {"vector3_or_none", FASTCALL(py_vector3_or_none),
      "vector3_or_none(v) -> (x, y, z) for a finite float64 (3,) array, else None"},
     {"rpy_pose", FASTCALL(py_rpy_pose),

@@ -44,6 +44,8 @@ vector3_or_none = _c.vector3_or_none
 pose_from_rpy = _c.rpy_pose
 #: Rotation matrices of N roll-pitch-yaw rows into an (N, 3, 3) out; -1 or the first bad row.
 rpy_matrices = _c.rpy_matrices
+#: Rotations (p None) or poses of N quaternion rows into out; -1 or the first bad row.
+quaternion_poses = _c.quaternion_poses
 matrix3_from_quaternion = _c.quaternion_matrix
 matrix4_from_quaternion = _c.quaternion_matrix
 quaternion_of = _c.to_quaternion

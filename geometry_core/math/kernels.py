@@ -170,17 +170,19 @@ def matrix4_from_quaternions_and_positions(q_wxyz: object, p: object) -> np.ndar
         If the shapes are not (N, 4) and (N, 3) with the same N, or a row is
         zero or NaN/inf (the message names the row index).
     """
-    R = quaternions_to_rotation_matrices(q_wxyz, name="q_wxyz")
-    positions = _stack("p", p, (3,))
-    if positions.shape[0] != R.shape[0]:
+    q = np.ascontiguousarray(_checks.as_float_array_any_shape("q_wxyz", q_wxyz, copy=False))
+    if q.ndim != 2 or q.shape[1] != 4:
+        raise ValueError(f"q_wxyz must have shape (N, 4), got {q.shape}")
+    positions = np.ascontiguousarray(_stack("p", p, (3,), copy=False))
+    if positions.shape[0] != q.shape[0]:
         raise ValueError(
-            f"p must have shape ({R.shape[0]}, 3) to match q_wxyz, got {positions.shape}"
+            f"p must have shape ({q.shape[0]}, 3) to match q_wxyz, got {positions.shape}"
         )
-    _first_non_finite_row("p", positions)
-    X = np.zeros((R.shape[0], 4, 4))
-    X[:, :3, :3] = R
-    X[:, :3, 3] = positions
-    X[:, 3, 3] = 1.0
+    X = np.empty((q.shape[0], 4, 4))
+    # One compiled loop (csrc/rotation.c, the single-object formula).
+    if _scalar.quaternion_poses(q, positions, X) >= 0:
+        quaternions_to_rotation_matrices(q, name="q_wxyz")  # raises for a bad quaternion
+        _first_non_finite_row("p", positions)
     return X
 
 

@@ -155,40 +155,22 @@ def quaternions_to_rotation_matrices(q_wxyz: object, name: str = "q_wxyz") -> np
         If the shape is not (N, 4), or a row is zero or has NaN/inf (the
         message names the first such row).
     """
-    q = _checks.as_float_array_any_shape(name, q_wxyz)
+    q = np.ascontiguousarray(_checks.as_float_array_any_shape(name, q_wxyz, copy=False))
     if q.ndim != 2 or q.shape[1] != 4:
         raise ValueError(f"{name} must have shape (N, 4), got {q.shape}")
-    finite = np.isfinite(q).all(axis=1)
-    if not finite.all():
-        row = int(np.argmin(finite))
-        raise ValueError(f"{name}[{row}] contains NaN or inf: {q[row].tolist()}")
-    # Scaled by each row's largest magnitude, as in normalize_quaternion, so
-    # that squaring neither overflows nor underflows.
-    scale = np.abs(q).max(axis=1)
-    zero = scale == 0.0
-    if zero.any():
-        row = int(np.argmax(zero))
-        raise ValueError(f"{name}[{row}] is a zero quaternion (all four entries are 0)")
-    q = q / scale[:, None]
-    norm_squared = np.einsum("ij,ij->i", q, q)
-    # Same algebra as transforms3d.quaternions.quat2mat, one column per element.
-    s = 2.0 / norm_squared
-    w, x, y, z = q.T
-    X, Y, Z = x * s, y * s, z * s
-    wX, wY, wZ = w * X, w * Y, w * Z
-    xX, xY, xZ = x * X, x * Y, x * Z
-    yY, yZ, zZ = y * Y, y * Z, z * Z
     R = np.empty((q.shape[0], 3, 3))
-    R[:, 0, 0] = 1.0 - (yY + zZ)
-    R[:, 0, 1] = xY - wZ
-    R[:, 0, 2] = xZ + wY
-    R[:, 1, 0] = xY + wZ
-    R[:, 1, 1] = 1.0 - (xX + zZ)
-    R[:, 1, 2] = yZ - wX
-    R[:, 2, 0] = xZ - wY
-    R[:, 2, 1] = yZ + wX
-    R[:, 2, 2] = 1.0 - (xX + yY)
+    # One compiled loop, the formula of the single-object path (csrc/rotation.c).
+    bad = _scalar.quaternion_poses(q, None, R)
+    if bad >= 0:
+        _refuse_row(name, q, bad)
     return R
+
+
+def _refuse_row(name: str, q: np.ndarray, row: int) -> None:
+    """Raise the error of row ``row`` of ``q``, which the compiled loop refused."""
+    if not np.isfinite(q[row]).all():
+        raise ValueError(f"{name}[{row}] contains NaN or inf: {q[row].tolist()}")
+    raise ValueError(f"{name}[{row}] is a zero quaternion (all four entries are 0)")
 
 
 def quaternion_xyzw_to_wxyz(q_xyzw: object) -> np.ndarray:

@@ -99,6 +99,27 @@ def test_batched_rpy_matrices_match_scipy_and_name_the_bad_row():
         _scalar.rpy_matrices(angles.astype(np.float32), R)
 
 
+def test_batched_quaternion_poses_match_scipy_and_name_the_bad_row():
+    rng = np.random.default_rng(5)
+    q = rng.standard_normal((60, 4)) * 10.0 ** rng.uniform(-100, 100, (60, 1))
+    p = rng.uniform(-2.0, 2.0, (60, 3))
+    R, X = np.empty((60, 3, 3)), np.empty((60, 4, 4))
+    assert _scalar.quaternion_poses(q, None, R) == -1
+    assert _scalar.quaternion_poses(q, p, X) == -1
+    for k in range(60):
+        np.testing.assert_allclose(R[k], _scipy_quaternion(q[k]), atol=4 * ROUND_OFF)
+        np.testing.assert_array_equal(X[k, :3, :3], R[k])
+        np.testing.assert_array_equal(X[k, :3, 3], p[k])
+        np.testing.assert_array_equal(X[k, 3], [0.0, 0.0, 0.0, 1.0])
+        # The single-object path is the same formula: equal to the bit.
+        np.testing.assert_array_equal(R[k], _scalar.matrix3_from_quaternion(q[k], 0.0))
+    q[20], p[12, 1] = 0.0, np.inf
+    assert _scalar.quaternion_poses(q, None, R) == 20
+    assert _scalar.quaternion_poses(q, p, X) == 12
+    with pytest.raises(TypeError, match="float64"):
+        _scalar.quaternion_poses(q.astype(np.float32), None, R)
+
+
 def test_bad_quaternions_and_positions_are_refused():
     zero, nan = np.zeros(4), np.array([1.0, np.nan, 0.0, 0.0])
     for q in (zero, nan):
