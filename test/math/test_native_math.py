@@ -117,7 +117,7 @@ def test_batched_quaternion_poses_match_scipy_and_name_the_bad_row():
     assert _scalar.quaternion_poses(q, None, R) == 20
     assert _scalar.quaternion_poses(q, p, X) == 12
     with pytest.raises(TypeError, match="float64"):
-        _scalar.quaternion_poses(q.astype(np.float32), None, R)
+        _scalar.quaternion_poses(np.ones((60, 4), dtype=np.float32), None, R)
 
 
 def test_bad_quaternions_and_positions_are_refused():
