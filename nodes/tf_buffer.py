@@ -51,10 +51,11 @@ __all__ = ["NO_DYNAMIC_NS", "ChainPose", "PoseLookup", "TfBuffer"]
 MAX_CHAIN = 64
 
 #: From this many transforms on, a lookup converts them with the batched
-#: kernel; below, one RigidTransform each (its compiled scalar path): for the
-#: six frames of an arm that is 8 µs against 33 µs of numpy's per-call
-#: overhead, while the batch wins for hundreds of frames.
-_BATCH_FROM = 32
+#: kernel (one compiled loop); below, one RigidTransform each. The batch is
+#: the cheaper from one transform on (six of an arm: 2 µs against 6 µs, and
+#: the vectorised pose setter after it); 1 keeps the per-object path for an
+#: empty lookup only.
+_BATCH_FROM = 1
 
 #: ``PoseLookup.oldest_dynamic_ns`` of a chain of static transforms only
 #: (never stale), and of a pair without a chain.
