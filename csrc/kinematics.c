@@ -245,6 +245,95 @@ chain_done:
     Py_RETURN_NONE;
 }
 
+/* distance_jacobians(X_PJ, axis, kind, parent, column, multiplier, offset,
+ * X_WL (L, 4, 4), links int32 (2M,), X_BG (2M, 4, 4), p_GQ (2M, 3),
+ * nhat (M, 3), out (M, n)): the Jacobian row of M clearance rows at once.
+ * Points 2m and 2m + 1 are the witnesses Ca and Cb of row m, each at p_GQ in
+ * its geometry G, which sits at X_BG on its body: a link (links[k] >= 0,
+ * moving with X_WL) or a body welded to the world (-1, whose frame is W).
+ * out[m] = nhat[m] . (J(Ca) - J(Cb)), J as point_jacobians. */
+static PyObject *py_distance_jacobians(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 13) {
+        PyErr_SetString(PyExc_TypeError, "distance_jacobians(X_PJ, axis, kind, parent, column, "
+                                         "multiplier, offset, X_WL, links, X_BG, p_GQ, nhat, "
+                                         "out)");
+        return NULL;
+    }
+    chain c;
+    if (chain_parse(args, &c) < 0) return NULL;
+    Py_buffer xwl, links, xbg, pgq, nhat, out;
+    int failed = 1;
+    if (gc_get_buffer(args[7], &xwl, 'd', 16 * c.L, "X_WL") < 0) goto chain_done;
+    if (gc_get_buffer(args[8], &links, 'i', -1, "links") < 0) goto wl_done;
+    Py_ssize_t points = links.len / 4, M = points / 2;
+    if (gc_get_buffer(args[9], &xbg, 'd', 16 * points, "X_BG") < 0) goto links_done;
+    if (gc_get_buffer(args[10], &pgq, 'd', 3 * points, "p_GQ") < 0) goto bg_done;
+    if (gc_get_buffer(args[11], &nhat, 'd', 3 * M, "nhat") < 0) goto gq_done;
+    if (PyObject_GetBuffer(args[12], &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        goto nhat_done;
+    Py_ssize_t positions = M > 0 ? (out.len / 8) / M : 0;
+    const int *link = links.buf;
+    int bad = points != 2 * M || (M > 0 && out.len != M * positions * 8);
+    for (Py_ssize_t l = 0; l < c.L && !bad && M > 0; ++l) bad = c.column[l] >= positions;
+    for (Py_ssize_t k = 0; k < points && !bad; ++k) bad = link[k] < -1 || link[k] >= c.L;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "distance_jacobians: links (2M,), X_BG, p_GQ, nhat "
+                                          "(M, 3) and out (M, n) do not agree");
+        goto out_done;
+    }
+    const double *X_WL = xwl.buf, *X_BG = xbg.buf, *p_GQ = pgq.buf, *n_BA = nhat.buf;
+    double *row = out.buf;
+    memset(row, 0, (size_t)out.len);
+    for (Py_ssize_t k = 0; k < points; ++k) {
+        /* p_WQ: G to the body, then the body (a link) to W. */
+        const double *X = X_BG + 16 * k, *g = p_GQ + 3 * k;
+        double p_B[3], p[3];
+        for (int r = 0; r < 3; ++r)
+            p_B[r] = X[4 * r] * g[0] + X[4 * r + 1] * g[1] + X[4 * r + 2] * g[2] + X[4 * r + 3];
+        if (link[k] < 0) continue; /* welded to the world: no motion, no Jacobian */
+        const double *W = X_WL + 16 * link[k];
+        for (int r = 0; r < 3; ++r)
+            p[r] = W[4 * r] * p_B[0] + W[4 * r + 1] * p_B[1] + W[4 * r + 2] * p_B[2] + W[4 * r + 3];
+        const double *nk = n_BA + 3 * (k / 2);
+        double sign = (k % 2 == 0) ? 1.0 : -1.0; /* J(Ca) - J(Cb) */
+        double *out_row = row + positions * (k / 2);
+        for (int i = link[k]; i >= 0; i = c.parent[i]) {
+            if (c.column[i] < 0 || c.kind[i] == JOINT_FIXED) continue;
+            const double *Xi = X_WL + 16 * i, *a = c.axis + 3 * i;
+            double a_W[3], col[3];
+            for (int r = 0; r < 3; ++r)
+                a_W[r] = Xi[4 * r] * a[0] + Xi[4 * r + 1] * a[1] + Xi[4 * r + 2] * a[2];
+            if (c.kind[i] == JOINT_REVOLUTE) {
+                double d[3] = {p[0] - Xi[3], p[1] - Xi[7], p[2] - Xi[11]};
+                col[0] = a_W[1] * d[2] - a_W[2] * d[1];
+                col[1] = a_W[2] * d[0] - a_W[0] * d[2];
+                col[2] = a_W[0] * d[1] - a_W[1] * d[0];
+            } else {
+                memcpy(col, a_W, sizeof col);
+            }
+            out_row[c.column[i]] += sign * c.multiplier[i] *
+                                    (nk[0] * col[0] + nk[1] * col[1] + nk[2] * col[2]);
+        }
+    }
+    failed = 0;
+out_done:
+    PyBuffer_Release(&out);
+nhat_done:
+    PyBuffer_Release(&nhat);
+gq_done:
+    PyBuffer_Release(&pgq);
+bg_done:
+    PyBuffer_Release(&xbg);
+links_done:
+    PyBuffer_Release(&links);
+wl_done:
+    PyBuffer_Release(&xwl);
+chain_done:
+    chain_release(&c);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
 #define FASTCALL(name) (PyCFunction)(void (*)(void))(name), METH_FASTCALL
 
 static PyMethodDef kinematics_methods[] = {
@@ -253,6 +342,9 @@ static PyMethodDef kinematics_methods[] = {
     {"point_jacobians", FASTCALL(py_point_jacobians),
      "point_jacobians(X_PJ, axis, kind, parent, column, multiplier, offset, X_WL, links, "
      "p_WQ, J)"},
+    {"distance_jacobians", FASTCALL(py_distance_jacobians),
+     "distance_jacobians(X_PJ, axis, kind, parent, column, multiplier, offset, X_WL, links, "
+     "X_BG, p_GQ, nhat, out): nhat . (J(Ca) - J(Cb)) of M clearance rows"},
     {NULL, NULL, 0, NULL},
 };
 

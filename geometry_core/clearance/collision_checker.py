@@ -552,17 +552,16 @@ class CollisionChecker:
             if not config:
                 out.append(RobotClearance(self.num_positions))
                 continue
-            # Both witnesses of every row at once: Ca fixed on A's body and Cb
-            # on B's, in W, then their Jacobians in one compiled pass.
+            # Both witnesses of every row at once (Ca fixed on A's body, Cb on
+            # B's): their world points and Jacobian rows in one compiled pass.
             pairs = [pair for _, _, _, pair in config]
             bodies = np.array([[a, b] for a, b, _, _ in config]).reshape(-1)
             rows = [self._geometry_row[g] for pair in pairs for g in (pair.id_A, pair.id_B)]
             p_GQ = np.array([p for pair in pairs for p in (pair.p_ACa, pair.p_BCb)])
-            p_WQ = self._points_in_world(X_WL[k], bodies, rows, p_GQ)
             links = np.where(self._is_robot[bodies], bodies - 1, -1)
-            J = self._chain.point_jacobians(X_WL[k], links, p_WQ).reshape(len(config), 2, 3, -1)
-            nhat = np.array([pair.nhat_BA_W for pair in pairs])
-            jacobian_rows = np.einsum("mi,mij->mj", nhat, J[:, 0] - J[:, 1])
+            jacobian_rows = self._chain.distance_jacobians(
+                X_WL[k], links, self._X_BG_rows[rows], p_GQ,
+                np.array([pair.nhat_BA_W for pair in pairs]))
             robot, other, types = [], [], []
             is_robot = self._is_robot
             for a, b, _, _ in config:
@@ -573,17 +572,6 @@ class CollisionChecker:
                 self.num_positions, robot, other, types, [row[2] for row in config],
                 jacobian_rows, [(pair.id_A, pair.id_B) for pair in pairs]))
         return out
-
-    def _points_in_world(self, X_WL: np.ndarray, bodies: np.ndarray, rows: list,
-                         p_GQ: np.ndarray) -> np.ndarray:
-        """p_WQ of M points, point m at ``p_GQ[m]`` in geometry row ``rows[m]`` of ``bodies[m]``."""
-        X_BG = self._X_BG_rows[rows]
-        p_BQ = np.einsum("mij,mj->mi", X_BG[:, :3, :3], p_GQ) + X_BG[:, :3, 3]
-        # Environment bodies are welded to the world: their frame is W.
-        robot = self._is_robot[bodies]
-        X_WB = np.tile(np.eye(4), (len(bodies), 1, 1))
-        X_WB[robot] = X_WL[bodies[robot] - 1]
-        return np.einsum("mij,mj->mi", X_WB[:, :3, :3], p_BQ) + X_WB[:, :3, 3]
 
     # ------------------------------------------------------------------ edges
 

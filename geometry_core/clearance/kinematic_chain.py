@@ -174,6 +174,25 @@ class KinematicChain:
                                  links, np.ascontiguousarray(p_WQ, dtype=np.float64), J)
         return J
 
+    def distance_jacobians(self, X_WL: np.ndarray, links: np.ndarray, X_BG: np.ndarray,
+                           p_GQ: np.ndarray, nhat_BA_W: np.ndarray) -> np.ndarray:
+        """Return the rows ``nhat_BA_W[m] . (J(Ca_m) - J(Cb_m))``, shape (M, n).
+
+        Points ``2m`` and ``2m + 1`` are row m's witnesses Ca and Cb, each at
+        ``p_GQ`` in its geometry G, which sits at ``X_BG`` on its body: link
+        ``links[k]`` (moving with ``X_WL``, one configuration's (L, 4, 4)) or,
+        for -1, a body welded to the world (no Jacobian).
+        """
+        M = len(nhat_BA_W)
+        out = np.empty((M, self.num_positions))
+        _kernels.distance_jacobians(
+            *self._arrays, np.ascontiguousarray(X_WL, dtype=np.float64),
+            np.ascontiguousarray(links, dtype=np.int32),
+            np.ascontiguousarray(X_BG, dtype=np.float64),
+            np.ascontiguousarray(p_GQ, dtype=np.float64),
+            np.ascontiguousarray(nhat_BA_W, dtype=np.float64), out)
+        return out
+
     def motion_rates(self, link_radius: np.ndarray, q1: np.ndarray,
                      q2: np.ndarray) -> np.ndarray:
         """Return R (L, L): a point of link l moves at most ``R[l, i] |dq_i|`` for joint i's motion.
