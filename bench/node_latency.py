@@ -14,6 +14,10 @@ contact) at each input rate, every message stamped with its send time, and
 subscribes to ``penetrations``: a result's header stamp is the newest pose
 it used, so ``receive time - stamp`` is the latency from pose out to result
 in, and the stamps tell which input each result answered.
+The node computes and writes only the results some reader matched, so by
+default (``penetrations`` read, ``clearance`` not) it runs the penetration
+query alone; ``--read-clearance`` subscribes to both, as a node feeding a
+planner and a monitor would run.
 
 With ``rate_hz: 0`` the node queries once per batch of poses it takes from
 DDS, so above its query rate it answers fewer inputs (``results/sent`` < 1)
@@ -197,6 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
                         help="a scene_graph_node parameter (YAML value) besides the defaults "
                              "above; repeatable")
+    parser.add_argument("--read-clearance", action="store_true",
+                        help="also subscribe to the clearance topic (the node computes and "
+                             "writes only the results some reader matched)")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the node under cProfile and write its stats to FILE "
                              "(read with python -m pstats FILE); the figures then include "
@@ -227,6 +234,12 @@ def main(argv: list[str] | None = None) -> int:
                                      "penetrations",
                                      lambda msg: current and current[-1].on_result(msg),
                                      RELIABLE_RESULTS)
+            clearance: list[int] = [0]
+            if args.read_clearance:
+                def count(_msg) -> None:
+                    clearance[0] += 1
+                peer.create_subscription("geometry_core_ros/msg/SignedDistancePairArray",
+                                         "clearance", count, RELIABLE_RESULTS)
             # Warm-up: discovery and the node's first queries.
             warm = _Run(peer, publisher, messages, 20.0, 1.0, node.pid)
             current.append(warm)
@@ -242,18 +255,22 @@ def main(argv: list[str] | None = None) -> int:
             talker.shutdown()
             node.terminate()
             _, log = node.communicate(timeout=20)
-    _print(rows, query_p50, query_p99, args.duration, settings)
+    _print(rows, query_p50, query_p99, args.duration, settings, args.read_clearance)
+    if args.read_clearance:
+        print(f"clearance messages received: {clearance[0]}")
     # The node's own account of its inputs, logged at exit (SceneInputs.report_dropped).
     for line in log.splitlines():
-        if "messages taken" in line or "coalesced" in line or "dropped inputs" in line:
+        if ("messages taken" in line or "coalesced" in line or "dropped inputs" in line
+                or "not computed" in line):
             print("node:", line.split("]: ", 1)[-1])
     return 0
 
 
 def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float,
-           settings: list[tuple[str, str]]) -> None:
+           settings: list[tuple[str, str]], read_clearance: bool) -> None:
     print(f"\nscene_graph_node latency, demo arm (6 frames on /tf), {duration:g} s per rate, "
-          "Cyclone DDS backend over loopback")
+          "Cyclone DDS backend over loopback; topics read: penetrations"
+          + (", clearance" if read_clearance else " (clearance has no reader)"))
     print("node parameters: rate_hz 0, publish_markers true (no markers subscriber), "
           + (", ".join(f"{name} {value}" for name, value in settings) or "the other defaults"))
     print(f"library query alone (penetration + clearance): p50 {query_p50:.2f} ms, "

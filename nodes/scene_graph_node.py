@@ -43,6 +43,7 @@ import math
 import sys
 import time
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -166,6 +167,8 @@ class SceneGraphNode(ServedNode):
         self._set_publish_markers(self.publish_markers)
         self._set_rate_hz(self.rate_hz)
         self.queries = 0
+        #: Results not computed because no reader had matched their topic, by topic.
+        self.unheard: Counter = Counter()
         scene = "waiting for robot_description" if self.inputs.scene_graph is None else (
             f"{len(self.inputs.scene_graph.model_inspector().get_all_frame_ids()) - 1} frames")
         node.get_logger().info(
@@ -269,41 +272,65 @@ class SceneGraphNode(ServedNode):
         state = self.inputs.apply()
         if state is None:
             return False
-        query = self.inputs.scene_graph.query_object()
-        penetrations = query.compute_point_pair_penetration()
-        distances = query.compute_signed_distance_pairwise_closest_points(self.max_distance)
-        if state.usable_geometries is not None:
-            penetrations, distances = state.keep(penetrations), state.keep(distances)
-        names = self.inputs.names
         # Markers cost as much to serialise as the results: only for a listening RViz.
         markers = (self.publish_markers and self._markers_pub is not None
                    and self._markers_pub.get_subscription_count() > 0)
+        # A result topic no reader has matched is not computed nor written
+        # (the results are volatile: a reader that matches later could not
+        # get it either); each one left out is counted in self.unheard.
+        to_penetrations = markers or self._penetration_pub.get_subscription_count() > 0
+        to_clearance = markers or self._clearance_pub.get_subscription_count() > 0
+        if not to_penetrations:
+            self.unheard[self._penetration_pub.topic] += 1
+        if not to_clearance:
+            self.unheard[self._clearance_pub.topic] += 1
+        if not (to_penetrations or to_clearance):
+            self.queries += 1
+            return True
+        query = self.inputs.scene_graph.query_object()
+        penetrations = query.compute_point_pair_penetration() if to_penetrations else []
+        distances = (query.compute_signed_distance_pairwise_closest_points(self.max_distance)
+                     if to_clearance else [])
+        if state.usable_geometries is not None:
+            penetrations, distances = state.keep(penetrations), state.keep(distances)
+        names = self.inputs.names
         if self._serialized and not markers:
             # The bytes straight from the results: no message object per pair.
             encoder = self._encoder
             if encoder is None or encoder.names is not names:
                 encoder = self._encoder = ResultEncoder(names)
-            self._penetration_pub.publish_serialized(encoder.penetrations(
-                penetrations, state.stamp_ns, state.stale_frames, state.missing_frames))
-            self._clearance_pub.publish_serialized(encoder.signed_distances(
-                distances, query.get_pose_in_world, self.max_distance, state.stamp_ns,
-                state.stale_frames, state.missing_frames))
+            if to_penetrations:
+                self._penetration_pub.publish_serialized(encoder.penetrations(
+                    penetrations, state.stamp_ns, state.stale_frames, state.missing_frames))
+            if to_clearance:
+                self._clearance_pub.publish_serialized(encoder.signed_distances(
+                    distances, query.get_pose_in_world, self.max_distance, state.stamp_ns,
+                    state.stale_frames, state.missing_frames))
             self.queries += 1
             return True
         message_type = self._message_type
-        self._penetration_pub.publish(penetrations_to_msg(
-            penetrations, names, state.stamp_ns, state.stale_frames, message_type,
-            state.missing_frames))
+        if to_penetrations:
+            self._penetration_pub.publish(penetrations_to_msg(
+                penetrations, names, state.stamp_ns, state.stale_frames, message_type,
+                state.missing_frames))
         clearance = signed_distances_to_msg(
             distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
-            state.stale_frames, message_type, state.missing_frames)
-        self._clearance_pub.publish(clearance)
+            state.stale_frames, message_type, state.missing_frames) if to_clearance else None
+        if clearance is not None:
+            self._clearance_pub.publish(clearance)
         if markers:
             self._markers_pub.publish(results_to_markers(
                 penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,
                 message_type))
         self.queries += 1
         return True
+
+    def shutdown(self) -> None:
+        """Log the results left unwritten for want of a reader, then as ServedNode."""
+        if self.unheard and not self._shut_down:
+            counts = ", ".join(f"{topic} {n}" for topic, n in sorted(self.unheard.items()))
+            self.node.get_logger().info(f"results not computed (no reader matched): {counts}")
+        super().shutdown()
 
     def spin_once(self, timeout_s: float | None = None) -> None:
         """Take what arrived (waiting up to ``timeout_s``), then query if due."""

@@ -200,6 +200,7 @@ def test_min_query_period_answers_the_newest_pose_at_the_end_of_the_period():
     published = []
     node._penetration_pub.publish_serialized = published.append
     node._penetration_pub.publish = published.append
+    node._penetration_pub.get_subscription_count = lambda: 1  # as if a reader listened
     try:
         def pose(stamp):
             node.inputs._on_tf(scenario.demo_transforms(node.node.message_type,
