@@ -175,6 +175,28 @@ qs_done:
     Py_RETURN_NONE;
 }
 
+/* The velocity of point p (W) per unit of joint i's position, times the
+ * joint's mimic multiplier, into col; 0 when joint i moves nothing (fixed,
+ * or no position). The child frame of joint i sits on its axis, so X_WL[i]
+ * gives both the axis a_W = R_WL[i] axis[i] and its origin. */
+static int joint_column(const chain *c, const double *X_WL, int i, const double p[3],
+                        double col[3]) {
+    if (c->column[i] < 0 || c->kind[i] == JOINT_FIXED) return 0;
+    const double *X = X_WL + 16 * i, *a = c->axis + 3 * i;
+    double a_W[3];
+    for (int r = 0; r < 3; ++r) a_W[r] = X[4 * r] * a[0] + X[4 * r + 1] * a[1] + X[4 * r + 2] * a[2];
+    if (c->kind[i] == JOINT_REVOLUTE) {
+        double d[3] = {p[0] - X[3], p[1] - X[7], p[2] - X[11]};
+        col[0] = a_W[1] * d[2] - a_W[2] * d[1];
+        col[1] = a_W[2] * d[0] - a_W[0] * d[2];
+        col[2] = a_W[0] * d[1] - a_W[1] * d[0];
+    } else {
+        memcpy(col, a_W, 3 * sizeof(double));
+    }
+    for (int r = 0; r < 3; ++r) col[r] *= c->multiplier[i];
+    return 1;
+}
+
 /* point_jacobians(X_PJ, axis, kind, parent, column, multiplier, offset,
  * X_WL (L, 4, 4) of one configuration, links int32 (M,), p_WQ (M, 3),
  * J out (M, 3, n)): J[m] = dp_WQ/dq of point m fixed on link links[m] (-1:
@@ -214,20 +236,9 @@ static PyObject *py_point_jacobians(PyObject *self, PyObject *const *args, Py_ss
     memset(J, 0, (size_t)jac.len);
     for (Py_ssize_t m = 0; m < M; ++m, p += 3, J += 3 * positions) {
         for (int i = link[m]; i >= 0; i = c.parent[i]) {
-            if (c.column[i] < 0 || c.kind[i] == JOINT_FIXED) continue;
-            const double *X = X_WL + 16 * i, *a = c.axis + 3 * i;
-            double a_W[3], col[3];
-            for (int r = 0; r < 3; ++r)
-                a_W[r] = X[4 * r] * a[0] + X[4 * r + 1] * a[1] + X[4 * r + 2] * a[2];
-            if (c.kind[i] == JOINT_REVOLUTE) {
-                double d[3] = {p[0] - X[3], p[1] - X[7], p[2] - X[11]};
-                col[0] = a_W[1] * d[2] - a_W[2] * d[1];
-                col[1] = a_W[2] * d[0] - a_W[0] * d[2];
-                col[2] = a_W[0] * d[1] - a_W[1] * d[0];
-            } else {
-                memcpy(col, a_W, sizeof col);
-            }
-            for (int r = 0; r < 3; ++r) J[r * positions + c.column[i]] += col[r] * c.multiplier[i];
+            double col[3];
+            if (!joint_column(&c, X_WL, i, p, col)) continue;
+            for (int r = 0; r < 3; ++r) J[r * positions + c.column[i]] += col[r];
         }
     }
     failed = 0;
@@ -298,21 +309,9 @@ static PyObject *py_distance_jacobians(PyObject *self, PyObject *const *args, Py
         double sign = (k % 2 == 0) ? 1.0 : -1.0; /* J(Ca) - J(Cb) */
         double *out_row = row + positions * (k / 2);
         for (int i = link[k]; i >= 0; i = c.parent[i]) {
-            if (c.column[i] < 0 || c.kind[i] == JOINT_FIXED) continue;
-            const double *Xi = X_WL + 16 * i, *a = c.axis + 3 * i;
-            double a_W[3], col[3];
-            for (int r = 0; r < 3; ++r)
-                a_W[r] = Xi[4 * r] * a[0] + Xi[4 * r + 1] * a[1] + Xi[4 * r + 2] * a[2];
-            if (c.kind[i] == JOINT_REVOLUTE) {
-                double d[3] = {p[0] - Xi[3], p[1] - Xi[7], p[2] - Xi[11]};
-                col[0] = a_W[1] * d[2] - a_W[2] * d[1];
-                col[1] = a_W[2] * d[0] - a_W[0] * d[2];
-                col[2] = a_W[0] * d[1] - a_W[1] * d[0];
-            } else {
-                memcpy(col, a_W, sizeof col);
-            }
-            out_row[c.column[i]] += sign * c.multiplier[i] *
-                                    (nk[0] * col[0] + nk[1] * col[1] + nk[2] * col[2]);
+            double col[3];
+            if (!joint_column(&c, X_WL, i, p, col)) continue;
+            out_row[c.column[i]] += sign * (nk[0] * col[0] + nk[1] * col[1] + nk[2] * col[2]);
         }
     }
     failed = 0;
