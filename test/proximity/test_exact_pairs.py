@@ -339,3 +339,28 @@ def test_pair_properties(pair, X_WA, X_WB, X_VW, swap):
     if well_conditioned:
         np.testing.assert_allclose(moved.nhat_BA_W, X_VW[:3, :3] @ witness.nhat_BA_W,
                                    atol=1e-8)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known limit: boxes touching with faces turned by less than 1e-9 rad. SAT skips "
+    "cross-product axes of edges closer to parallel than BOX_PARALLEL_SIN_TOLERANCE "
+    "(their direction is round-off), so the depth along a face axis can exceed the true "
+    "one by up to ~1e-9 x the box size (here 1.8e-10 m) and a witness lies that far off "
+    "its surface. An XPASS means it was fixed: drop this marker"))
+def test_touching_boxes_turned_by_1e_9_rad_keep_their_witnesses_on_the_surfaces():
+    # Found by hypothesis (test_pair_properties) and a targeted search.
+    A = Box(0.0726844254935798, 0.23193074328546165, 0.3106782025623061)
+    B = Box(0.18914421487634503, 0.30129665929945165, 0.3355519462992183)
+    X_WA = np.array([
+        [1.0, 8.620306656078677e-10, 7.377852636284798e-11, 0.039472368437673294],
+        [-8.62030665537816e-10, 1.0, -9.494868737880454e-10, 0.023573727087451868],
+        [-7.377852718133477e-11, 9.49486873724446e-10, 1.0, 0.08147638750645597],
+        [0.0, 0.0, 0.0, 1.0]])
+    X_WB = np.array([
+        [1.0, -9.090994028767574e-12, 9.705268228247895e-12, 0.039472368437673294],
+        [9.090994028794347e-12, 1.0, -2.758736078383471e-12, 0.29018742837890854],
+        [-9.705268228222815e-12, 2.7587360784717014e-12, 1.0, 0.09469553622364982],
+        [0.0, 0.0, 0.0, 1.0]])
+    witness = signed_distance_pair(A, X_WA, B, X_WB)
+    assert abs(signed_distance_to_point(A, X_WA, witness.p_WCa).distance) < 1e-10
+    assert abs(signed_distance_to_point(B, X_WB, witness.p_WCb).distance) < 1e-10
