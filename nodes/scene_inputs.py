@@ -595,11 +595,7 @@ class SceneInputs:
 
     def _set_poses(self, source_id: SourceId, ids: list[FrameId], indices: list[int],
                    poses: PoseLookup) -> None:
-        if poses.X_PC is not None:
-            X_PC = poses.X_PC
-            self.scene_graph.set_poses(source_id, {f: X_PC[n] for f, n in zip(ids, indices)})
-        else:
-            self.scene_graph.set_poses_array(source_id, ids, poses.X_PC_array[indices])
+        self.scene_graph.set_poses_array(source_id, ids, poses.X_PC_array[indices])
 
     def _stale(self, stamp_ns: int, oldest_dynamic_ns: Sequence[int],
                indices: Sequence[int]) -> list[str]:
