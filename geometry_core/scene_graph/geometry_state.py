@@ -121,10 +121,7 @@ class GeometryState(Registration):
         items = poses if type(poses) is dict else (
             poses._poses if type(poses) is FramePoseVector else None)
         if items is not None and type(source_id) is SourceId:
-            slot_of = self._source_slots.get(source_id)
-            if slot_of is None:
-                slot_of = self._slots_of_source(source_id)
-            if self._poses.copy_items(items, slot_of, RigidTransform):
+            if self._poses.copy_items(items, self._slots_of_source(source_id), RigidTransform):
                 return
         source = self._source(source_id)
         frames = self._frames
@@ -146,16 +143,18 @@ class GeometryState(Registration):
         self._poses.copy_rows(slots, matrices)
 
     def _slots_of_source(self, source_id: SourceId) -> dict[FrameId, int]:
-        """``{frame id: slot}`` of the frames of ``source_id`` (cached).
+        """``{frame id: slot}`` of the frames of ``source_id`` (cached until a frame is added).
 
         Raises
         ------
         KeyError
             If the source is unknown.
         """
-        source = self._source(source_id)
-        slot_of = {frame_id: self._frames[frame_id].slot for frame_id in source.frame_ids}
-        self._source_slots[source_id] = slot_of
+        slot_of = self._source_slots.get(source_id)
+        if slot_of is None:
+            source = self._source(source_id)
+            slot_of = {frame_id: self._frames[frame_id].slot for frame_id in source.frame_ids}
+            self._source_slots[source_id] = slot_of
         return slot_of
 
     def set_poses_array(self, source_id: SourceId, frame_ids: Iterable[FrameId],
@@ -222,12 +221,13 @@ class GeometryState(Registration):
         key = (source_id, tuple(frame_ids))
         if self._slot_cache is not None and self._slot_cache[0] == key:
             return self._slot_cache[1]
+        slot_of = self._slots_of_source(source_id)
         slots = np.empty(len(key[1]), dtype=np.intp)
         for n, frame_id in enumerate(key[1]):
-            frame = self._frames.get(frame_id)
-            if frame is None or frame.source_id != source_id:
+            slot = slot_of.get(frame_id)
+            if slot is None:
                 self._bad_frame_for_source(frame_id, source_id, source)
-            slots[n] = frame.slot
+            slots[n] = slot
         self._slot_cache = (key, slots)
         return slots
 
