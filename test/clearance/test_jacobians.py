@@ -41,3 +41,31 @@ def test_jacobians_match_central_differences(name, seed):
         checked += int(smooth.sum())
         np.testing.assert_allclose(table.jacobians()[smooth], fd[smooth], atol=1e-6, rtol=0)
     assert total > 0 and checked >= 0.6 * total
+
+
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_point_jacobians_match_central_differences_of_the_link_poses(name):
+    # KinematicChain.point_jacobian(s), public but no longer on the checker's
+    # path (distance_jacobians is): dp_WQ/dq of a point fixed on a link.
+    checker = CollisionChecker.from_urdf(robots.ARMS[name][0],
+                                         package_roots=robots.PACKAGE_ROOTS)
+    chain = checker._chain
+    rng = np.random.default_rng(5)
+    q = np.clip(robots.random_configurations(checker, 1, 9)[0],
+                chain.lower + 4 * H, chain.upper - 4 * H)
+    _, X_WL = chain.frame_poses(q[None])
+    links = np.arange(len(chain.links))
+    p_LQ = rng.uniform(-0.1, 0.1, (len(links), 3))
+    p_WQ = np.einsum("lij,lj->li", X_WL[0, :, :3, :3], p_LQ) + X_WL[0, :, :3, 3]
+    J = chain.point_jacobians(X_WL[0], links, p_WQ)
+    for j in range(chain.num_positions):
+        dq = np.zeros(chain.num_positions)
+        dq[j] = H
+        ends = []
+        for sign in (1.0, -1.0):
+            _, X = chain.frame_poses((q + sign * dq)[None])
+            ends.append(np.einsum("lij,lj->li", X[0, :, :3, :3], p_LQ) + X[0, :, :3, 3])
+        np.testing.assert_allclose(J[:, :, j], (ends[0] - ends[1]) / (2 * H), atol=1e-8)
+    for link in links[::3]:
+        np.testing.assert_array_equal(chain.point_jacobian(X_WL[0], link, p_WQ[link]), J[link])
+    assert np.any(J != 0.0) and not np.any(J[chain.anchored])
