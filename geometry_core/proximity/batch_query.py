@@ -88,10 +88,14 @@ class BatchQuery:
         found, python = self._min_distances(0.0, True)
         out = found <= 0.0
         for k in python:
-            out[k] = any(pair.distance <= 0.0 for pair in
-                         signed_distance.compute_signed_distance_pairwise_closest_points(
-                             self._scene(k), 0.0))
+            out[k] = self._contact_in_python(k)
         return out
+
+    def _contact_in_python(self, k: int) -> bool:
+        """Whether configuration k, which the compiled kernels left to Python, has a contact."""
+        return any(pair.distance <= 0.0 for pair in
+                   signed_distance.compute_signed_distance_pairwise_closest_points(
+                       self._scene(k), 0.0))
 
     def any_contact(self) -> bool:
         """Whether any configuration has a pair touching or overlapping.
@@ -102,9 +106,7 @@ class BatchQuery:
         found, python = self._min_distances(0.0, True, first_contact=True)
         if bool(np.any(found <= 0.0)):  # NaN (not reached) compares False
             return True
-        return any(pair.distance <= 0.0 for k in python for pair in
-                   signed_distance.compute_signed_distance_pairwise_closest_points(
-                       self._scene(k), 0.0))
+        return any(self._contact_in_python(k) for k in python)
 
     def compute_point_pair_penetration(self) -> list[list[PenetrationAsPointPair]]:
         """Return, for each configuration, what ``compute_point_pair_penetration`` reports."""
