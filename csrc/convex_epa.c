@@ -488,15 +488,20 @@ static int epa_start(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3
     return 1;
 }
 
-/* EPA from the hull of the 26 start points: 1 with an answer, 0 when M is flat (the caller's flat case). */
-int cvx_epa_run(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3],
-                   const double pm[NDIR][3], double gap_tol, epa_answer *ans) {
+/* An empty polytope and heap, converging to gap_tol. */
+static void epa_reset(epa_t *e, double gap_tol) {
     e->gap_tol = gap_tol;
     e->stamp = 0;
     e->count = 0;
     e->overflow = 0;
     e->nheap = 0;
     e->iterations = 0;
+}
+
+/* EPA from the hull of the 26 start points: 1 with an answer, 0 when M is flat (the caller's flat case). */
+int cvx_epa_run(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3],
+                   const double pm[NDIR][3], double gap_tol, epa_answer *ans) {
+    epa_reset(e, gap_tol);
     if (!epa_start(e, pa, pb, pm)) {
         e->overflow = 0;
         return 0;
@@ -512,12 +517,7 @@ int cvx_epa_run(epa_t *e, const double pa[NDIR][3], const double pb[NDIR][3],
  * short of gap_tol (a rejected expansion, the iteration limit, an overflow). */
 int cvx_epa_run_simplex(epa_t *e, const double W[4][3], const double WA[4][3],
                            const double WB[4][3], double gap_tol, epa_answer *ans) {
-    e->gap_tol = gap_tol;
-    e->stamp = 0;
-    e->count = 0;
-    e->overflow = 0;
-    e->nheap = 0;
-    e->iterations = 0;
+    epa_reset(e, gap_tol);
     if (!epa_tetrahedron(e, W, WA, WB)) return 0;
     double x[3], y[3], z[3];
     gc_sub(W[1], W[0], x);
