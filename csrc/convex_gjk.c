@@ -37,6 +37,23 @@ static void closest_segment(const double a[3], const double b[3], closest_t *c) 
     c->n = 2; c->idx[0] = 0; c->idx[1] = 1; c->lam[0] = 1.0 - t; c->lam[1] = t;
 }
 
+/* Keep sub, the closest point of a sub-simplex whose vertex m is vertex
+ * map[m] of the whole, in *out when it is the first or nearer than *best
+ * (squared distance); the strict comparison keeps the first of ties. */
+static void keep_closer(const closest_t *sub, const int *map, int *have, double *best,
+                        closest_t *out) {
+    double dist2 = gc_dot(sub->p, sub->p);
+    if (*have && !(dist2 < *best)) return;
+    *have = 1;
+    *best = dist2;
+    gc_copy(sub->p, out->p);
+    out->n = sub->n;
+    for (int m = 0; m < sub->n; ++m) {
+        out->idx[m] = map[sub->idx[m]];
+        out->lam[m] = sub->lam[m];
+    }
+}
+
 static void closest_triangle(const double a[3], const double b[3], const double c[3],
                              closest_t *out) {
     double e1[3], e2[3], n[3];
@@ -67,19 +84,8 @@ static void closest_triangle(const double a[3], const double b[3], const double 
     int have = 0;
     for (int k = 0; k < 3; ++k) {
         closest_t s;
-        int i = pairs[k][0], j = pairs[k][1];
-        closest_segment(pts[i], pts[j], &s);
-        double dist2 = gc_dot(s.p, s.p);
-        if (!have || dist2 < best) {
-            have = 1;
-            best = dist2;
-            gc_copy(s.p, out->p);
-            out->n = s.n;
-            for (int m = 0; m < s.n; ++m) {
-                out->idx[m] = s.idx[m] == 0 ? i : j;
-                out->lam[m] = s.lam[m];
-            }
-        }
+        closest_segment(pts[pairs[k][0]], pts[pairs[k][1]], &s);
+        keep_closer(&s, pairs[k], &have, &best, out);
     }
 }
 
@@ -120,17 +126,7 @@ static void closest_tetrahedron(const double pts[4][3], closest_t *out) {
             if (i != k) face[nf++] = i;
         closest_t t;
         closest_triangle(pts[face[0]], pts[face[1]], pts[face[2]], &t);
-        double dist2 = gc_dot(t.p, t.p);
-        if (!have || dist2 < best) {
-            have = 1;
-            best = dist2;
-            gc_copy(t.p, out->p);
-            out->n = t.n;
-            for (int q = 0; q < t.n; ++q) {
-                out->idx[q] = face[t.idx[q]];
-                out->lam[q] = t.lam[q];
-            }
-        }
+        keep_closer(&t, face, &have, &best, out);
     }
 }
 
