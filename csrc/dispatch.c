@@ -1,6 +1,7 @@
 /* Which kernel answers a pair: mirrors PairSolver.signed_distance in
  * geometry_core/proximity/narrowphase.py (half spaces first, then meshes,
- * exact pairs, the certified convex solver). */
+ * exact pairs, the certified convex solver, the exact polytope path or the
+ * direction search where the certificate fails). */
 #include "gc.h"
 #include "gc_tolerances.h"
 
@@ -29,6 +30,9 @@ int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     if (status == GC_OK && gc_ascent_gap(A, X_WA, B, X_WB, out) > GC_PAIR_CERTIFICATE_TOLERANCE)
         status = GC_UNCERTIFIED;
     if (status != GC_UNCERTIFIED) return status;
+    /* Polytopes have an exact answer: the facets of their Minkowski
+     * difference. */
+    if (gc_polytope_pair(A, X_WA, B, X_WB, out) == GC_OK) return GC_OK;
     double n0[3];
     gc_copy(out->nhat_BA_W, n0);
     if (gc_direction_search(A, X_WA, B, X_WB, n0, out) == GC_OK) return GC_SEARCHED;

@@ -32,6 +32,7 @@ from geometry_core.shapes import (
 sys.path.insert(0, os.path.dirname(__file__))
 from kernel_calls import exact_pair as signed_distance_pair  # noqa: E402
 from kernel_calls import point as signed_distance_to_point  # noqa: E402
+from polytope_reference import polytope_signed_distance  # noqa: E402
 from shape_strategies import (  # noqa: E402
     make_pose,
     points_within,
@@ -353,14 +354,13 @@ def test_pair_properties(pair, X_WA, X_WB, X_VW, swap):
                                    atol=1e-8)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known limit: boxes touching with faces turned by less than 1e-9 rad. SAT skips "
-    "cross-product axes of edges closer to parallel than BOX_PARALLEL_SIN_TOLERANCE "
-    "(their direction is round-off), so the depth along a face axis can exceed the true "
-    "one by up to ~1e-9 x the box size (here 1.8e-10 m) and a witness lies that far off "
-    "its surface. An XPASS means it was fixed: drop this marker"))
 def test_touching_boxes_turned_by_1e_9_rad_keep_their_witnesses_on_the_surfaces():
-    # Found by hypothesis (test_pair_properties) and a targeted search.
+    # Found by hypothesis (test_pair_properties) and a targeted search. SAT
+    # leaves out cross-product axes of edges closer to parallel than
+    # BOX_PARALLEL_SIN_TOLERANCE (their direction is round-off), so the
+    # depth along a face axis could exceed the true one by ~1e-9 x the box
+    # size and a witness lay that far off its surface; such pairs now go to
+    # the exact polytope path (csrc/polytope.c).
     A = Box(0.0726844254935798, 0.23193074328546165, 0.3106782025623061)
     B = Box(0.18914421487634503, 0.30129665929945165, 0.3355519462992183)
     X_WA = np.array([
@@ -376,3 +376,8 @@ def test_touching_boxes_turned_by_1e_9_rad_keep_their_witnesses_on_the_surfaces(
     witness = signed_distance_pair(A, X_WA, B, X_WB)
     assert abs(signed_distance_to_point(A, X_WA, witness.p_WCa).distance) < 1e-10
     assert abs(signed_distance_to_point(B, X_WB, witness.p_WCb).distance) < 1e-10
+    # The value against exact rational arithmetic on the same boxes.
+    assert witness.distance == pytest.approx(polytope_signed_distance(A, X_WA, B, X_WB),
+                                             abs=1e-13)
+    np.testing.assert_allclose(witness.p_WCa - witness.p_WCb,
+                               witness.distance * witness.nhat_BA_W, atol=1e-12)
