@@ -480,6 +480,15 @@ int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape
     double size = fmax(bounding_size(A), bounding_size(B));
     gc_feature_witnesses(A, X_WA, B, X_WB, n, SEARCH_FEATURE_TOLERANCE * fmax(size, 1.0),
                          SEARCH_FEATURE_ANGLE, out->p_WCa, out->p_WCb);
+    /* Where the features miss each other by the search's own imprecision
+     * (two smooth points), split what is left across n between them so
+     * that p_WCa - p_WCb = distance n; on overlapping features it is zero. */
+    double across[3];
+    for (int k = 0; k < 3; ++k) across[k] = (out->p_WCa[k] - out->p_WCb[k]) - g_best * n[k];
+    for (int k = 0; k < 3; ++k) {
+        out->p_WCa[k] -= 0.5 * across[k];
+        out->p_WCb[k] += 0.5 * across[k];
+    }
     out->distance = g_best;
     gc_copy(n, out->nhat_BA_W);
     /* Touching shapes have no unique normal. */
