@@ -52,6 +52,7 @@ from geometry_core import (  # noqa: E402
     RigidTransform,
     SceneGraph,
 )
+from geometry_core.proximity.narrowphase import solver_fallbacks  # noqa: E402
 
 KINDS = ("sphere", "box", "cylinder", "capsule", "ellipsoid", "convex", "halfspace")
 
@@ -228,8 +229,12 @@ def _figure(value: float, supported: bool = True) -> str:
     return "0" if value == 0.0 else f"{value:.0e}"
 
 
-def markdown(rows: list[PairRow], configurations: int) -> str:
-    """Return the table as a Markdown document (title, provenance, table, notes)."""
+def markdown(rows: list[PairRow], configurations: int, fallbacks: int | None = None) -> str:
+    """Return the table as a Markdown document (title, provenance, table, notes).
+
+    ``fallbacks``: how many answers of the run came from the direction search
+    (a solver answer that failed its certificate and had no exact path).
+    """
     version = importlib.metadata.version("drake")
     today = datetime.date.today().isoformat()
     lines = [
@@ -280,6 +285,8 @@ def markdown(rows: list[PairRow], configurations: int) -> str:
             f"{_figure(row.depth_witness, pen)} | {_figure(row.depth_normal, pen)} | "
             f"{_figure(row.ours_vs_reference, row.configurations > 0)} | "
             f"{_figure(row.drake_vs_reference, sd or pen)} |")
+    if fallbacks is not None:
+        lines += ["", f"Direction-search fallbacks during this run: {fallbacks}."]
     notes = [f"- {'–'.join(row.kind)}: {note}" for row in rows for note in row.notes]
     if notes:
         lines += ["", "Notes:", ""] + notes
@@ -294,7 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=os.path.join(_ROOT, "docs", "accuracy.md"))
     args = parser.parse_args(argv)
-    text = markdown(measure(args.configurations, args.seed), args.configurations)
+    before = solver_fallbacks.value
+    rows = measure(args.configurations, args.seed)
+    text = markdown(rows, args.configurations, solver_fallbacks.value - before)
     print(text)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as out:

@@ -381,9 +381,9 @@ static int intersection_centre(const feature_t *f, const feature_t *g, double sl
     return 1;
 }
 
-void gc_feature_witnesses(const gc_shape *A, const double X_WA[16], const gc_shape *B,
-                          const double X_WB[16], const double n[3], double tol, double angle,
-                          double p_WCa[3], double p_WCb[3]) {
+int gc_feature_witnesses(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                         const double X_WB[16], const double n[3], double tol, double angle,
+                         double p_WCa[3], double p_WCb[3]) {
     double m[3] = {-n[0], -n[1], -n[2]}, t1[3], t2[3];
     feature_t fa, fb;
     support_feature(A, X_WA, m, tol, angle, &fa);
@@ -409,12 +409,15 @@ void gc_feature_witnesses(const gc_shape *A, const double X_WA[16], const gc_sha
     hull_2d(&fa, merge, merge * merge);
     hull_2d(&fb, merge, merge * merge);
     double ca[2], cb[2];
-    if (intersection_centre(&fa, &fb, fmax(tol, merge), ca)) {
+    int overlap = intersection_centre(&fa, &fb, fmax(tol, merge), ca);
+    if (overlap) {
         cb[0] = ca[0];
         cb[1] = ca[1];
     } else {
         nearest_pair(&fa, &fb, ca, cb);
+        overlap = fabs(ca[0] - cb[0]) <= tol && fabs(ca[1] - cb[1]) <= tol;
     }
     lift(&fa, ca, p_WCa);
     lift(&fb, cb, p_WCb);
+    return overlap;
 }

@@ -42,12 +42,18 @@ int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     if (status == GC_OK && out->distance <= 0.0 && (has_features(A) || has_features(B))) {
         /* Overlapping or touching: EPA's witnesses are barycentric mixes of
          * support points, which on a face contact can leave the faces; take
-         * them from the contact features along the certified normal. */
+         * them from the contact features along the certified normal, where
+         * the features overlap along it (a normal a hair off an edge's
+         * perpendicular sees a corner instead: EPA's then stand). */
         double size = A->kind == GC_CONVEX ? A->size : gc_norm(A->s);
         double size_B = B->kind == GC_CONVEX ? B->size : gc_norm(B->s);
         if (size_B > size) size = size_B;
-        gc_feature_witnesses(A, X_WA, B, X_WB, out->nhat_BA_W, 256.0 * GC_EPS * size,
-                             DISPATCH_FEATURE_ANGLE, out->p_WCa, out->p_WCb);
+        double p_WCa[3], p_WCb[3];
+        if (gc_feature_witnesses(A, X_WA, B, X_WB, out->nhat_BA_W, 256.0 * GC_EPS * size,
+                                 DISPATCH_FEATURE_ANGLE, p_WCa, p_WCb)) {
+            gc_copy(p_WCa, out->p_WCa);
+            gc_copy(p_WCb, out->p_WCb);
+        }
     }
     if (status != GC_UNCERTIFIED) return status;
     /* Polytopes have an exact answer: the facets of their Minkowski

@@ -171,10 +171,12 @@ int gc_polytope_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B
  * convex combination of points of its shape's support feature (polytope
  * vertices within tol of the top; a cylinder's cap or side, a capsule's
  * side, when n is within angle rad of their normal), at the centre of the
- * features' overlap seen along n. Any bounded shape. */
-void gc_feature_witnesses(const gc_shape *A, const double X_WA[16], const gc_shape *B,
-                          const double X_WB[16], const double n[3], double tol, double angle,
-                          double p_WCa[3], double p_WCb[3]);
+ * features' overlap seen along n. Any bounded shape. Returns 1 when the
+ * features overlap (within tol), 0 when they miss (an n that is not exact
+ * for them): the witnesses are then each feature's point nearest the other. */
+int gc_feature_witnesses(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                         const double X_WB[16], const double n[3], double tol, double angle,
+                         double p_WCa[3], double p_WCb[3]);
 
 /* ---------------------------------------------------------------- dispatch.c
  * Mirrors geometry_core/proximity/narrowphase.py PairSolver.signed_distance:
