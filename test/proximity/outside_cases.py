@@ -229,11 +229,38 @@ P_MJW_657 = [0.00015228791744448245, -0.00074981129728257656, 0.2983919978141784
 
 FAR = np.array([1e5, -1e5, 1e5])
 
+DRAKE_CCD = "RobotLocomotion/drake geometry/proximity/test/mujoco_ccd_penetration_test.cc"
+
+
+def rotation_between(a, b) -> np.ndarray:
+    """The least rotation taking direction a onto direction b (not opposite)."""
+    a = np.asarray(a, float) / np.linalg.norm(a)
+    b = np.asarray(b, float) / np.linalg.norm(b)
+    v = np.cross(a, b)
+    K = np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+    return np.eye(3) + K + K @ K / (1.0 + a @ b)
+
+
+def x_rotation(theta) -> np.ndarray:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def y_rotation(theta) -> np.ndarray:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+def z_rotation(theta) -> np.ndarray:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
 
 def _cases() -> list[Case]:
     cube_on_corner = Rotation.align_vectors([[0, 0, -1]], [[1, 1, 1]])[0].as_matrix()
     big_cube_hull = Convex.from_points(box_points([-0.5] * 3, [0.5] * 3))
     small_cube_hull = Convex.from_points(box_points([-0.2] * 3, [0.2] * 3))
+    drake_cube = Convex.from_points(box_points([-1] * 3, [1] * 3))
     floor_hull = Convex.from_points(np.vstack([box_points([-2, -2, -0.5], [2, 2, 0.0]),
                                               [[0.3, -1.1, -0.7], [-1.2, 0.4, -0.6]]]))
     cases = [
@@ -360,6 +387,31 @@ def _cases() -> list[Case]:
              "(cube on its corner; the hull's shape is ours)", Box(0.1, 0.1, 0.1),
              pose([0.1, 0.2, 0.05 * np.sqrt(3) - 0.001], cube_on_corner), floor_hull,
              pose([0, 0, 0])),
+        # RobotLocomotion/drake's MuJoCo-CCD penetration test: hulls of the cube
+        # [-1, 1]^3 (box [-0.7, 0.7] x [-1.1, 1.1] x [-0.9, 0.9] in Deterministic),
+        # A at the origin, B posed as each test states, 1 mm deep.
+        Case("drake_ccd_cube_on_corner_into_cube_face", DRAKE_CCD + " VertexFaceContact",
+             drake_cube, pose([0, 0, 0]), drake_cube,
+             pose([0, 0, 1 + np.sqrt(3) - 1e-3], rotation_between([1, 1, 1], [0, 0, -1]))),
+        Case("drake_ccd_cube_on_corner_into_cube_face_as_box", DRAKE_CCD + " VertexFaceContact "
+             "(the resting cube as a Box)", drake_cube, pose([0, 0, 0]), Box(2, 2, 2),
+             pose([0, 0, 1 + np.sqrt(3) - 1e-3], rotation_between([1, 1, 1], [0, 0, -1]))),
+        Case("drake_ccd_cube_edge_into_cube_face", DRAKE_CCD + " EdgeFaceContact", drake_cube,
+             pose([0, 0, 0]), drake_cube,
+             pose([0, 0, 1 + np.sqrt(2) - 1e-3], x_rotation(np.pi / 4))),
+        Case("drake_ccd_cubes_face_face_offset", DRAKE_CCD + " FaceFaceContact", drake_cube,
+             pose([0, 0, 0]), drake_cube, pose([0.4, 0.3, 2 - 1e-3])),
+        Case("drake_ccd_cubes_face_face_turned_45_deg", DRAKE_CCD
+             + " RotatedFaceFaceContactPrunesToFour", drake_cube, pose([0, 0, 0]), drake_cube,
+             pose([0, 0, 2 - 1e-3], z_rotation(np.pi / 4))),
+        Case("drake_ccd_cubes_face_face_tilted_2e_4_rad", DRAKE_CCD
+             + " TiltedContactHasGradedDepths", drake_cube, pose([0, 0, 0]), drake_cube,
+             pose([0, 0, 2 - 1e-3], x_rotation(2e-4))),
+        Case("drake_ccd_boxes_turned_overlapping", DRAKE_CCD + " Deterministic",
+             Convex.from_points(box_points([-0.7, -1.1, -0.9], [0.7, 1.1, 0.9])),
+             pose([0.05, -0.02, 0], y_rotation(0.1)),
+             Convex.from_points(box_points([-0.7, -1.1, -0.9], [0.7, 1.1, 0.9])),
+             pose([0.3, 0.2, 1.7], x_rotation(-0.07))),
         # Derived: the cases above moved to coordinates near 1e5 m, or scaled to a
         # size ratio of 1e4.
         Case("far_mujoco_box_on_floor_face_patch", MJ + " BoxBoxMultiCCD, moved by 1e5 m",
