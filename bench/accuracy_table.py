@@ -52,7 +52,7 @@ from geometry_core import (  # noqa: E402
     RigidTransform,
     SceneGraph,
 )
-from geometry_core.proximity.narrowphase import solver_fallbacks  # noqa: E402
+from geometry_core.proximity.narrowphase import polytope_rescues, solver_fallbacks  # noqa: E402
 
 KINDS = ("sphere", "box", "cylinder", "capsule", "ellipsoid", "convex", "halfspace")
 
@@ -229,11 +229,14 @@ def _figure(value: float, supported: bool = True) -> str:
     return "0" if value == 0.0 else f"{value:.0e}"
 
 
-def markdown(rows: list[PairRow], configurations: int, fallbacks: int | None = None) -> str:
+def markdown(rows: list[PairRow], configurations: int, fallbacks: int | None = None,
+             rescues: int | None = None) -> str:
     """Return the table as a Markdown document (title, provenance, table, notes).
 
     ``fallbacks``: how many answers of the run came from the direction search
-    (a solver answer that failed its certificate and had no exact path).
+    (a solver answer that failed its certificate and had no exact path);
+    ``rescues``: how many the exact polytope path gave in place of an
+    untrusted first answer.
     """
     version = importlib.metadata.version("drake")
     today = datetime.date.today().isoformat()
@@ -287,6 +290,9 @@ def markdown(rows: list[PairRow], configurations: int, fallbacks: int | None = N
             f"{_figure(row.drake_vs_reference, sd or pen)} |")
     if fallbacks is not None:
         lines += ["", f"Direction-search fallbacks during this run: {fallbacks}."]
+    if rescues is not None:
+        lines += ["", f"Answers of the exact polytope path in place of an untrusted first "
+                  f"answer (box/hull pairs) during this run: {rescues}."]
     notes = [f"- {'–'.join(row.kind)}: {note}" for row in rows for note in row.notes]
     if notes:
         lines += ["", "Notes:", ""] + notes
@@ -301,9 +307,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=os.path.join(_ROOT, "docs", "accuracy.md"))
     args = parser.parse_args(argv)
-    before = solver_fallbacks.value
+    before, rescued = solver_fallbacks.value, polytope_rescues.value
     rows = measure(args.configurations, args.seed)
-    text = markdown(rows, args.configurations, solver_fallbacks.value - before)
+    text = markdown(rows, args.configurations, solver_fallbacks.value - before,
+                    polytope_rescues.value - rescued)
     print(text)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as out:

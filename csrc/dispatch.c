@@ -58,7 +58,7 @@ int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     if (status != GC_UNCERTIFIED) return status;
     /* Polytopes have an exact answer: the facets of their Minkowski
      * difference. */
-    if (gc_polytope_pair(A, X_WA, B, X_WB, out) == GC_OK) return GC_OK;
+    if (gc_polytope_rescue(A, X_WA, B, X_WB, out) == GC_OK) return GC_OK;
     double n0[3];
     gc_copy(out->nhat_BA_W, n0);
     if (gc_direction_search(A, X_WA, B, X_WB, n0, out) == GC_OK) return GC_SEARCHED;

@@ -552,7 +552,7 @@ static void box_box_separated(const posed_box *A, const posed_box *B, const doub
 /* Returns 0 when edges a hair from parallel (their cross product below
  * BOX_PARALLEL_SIN_TOLERANCE, not zero) were left out of an overlap or a
  * touch: the depth along a face axis can then exceed the true one by the
- * angle times the size, and gc_polytope_pair answers instead. */
+ * angle times the size, and gc_polytope_rescue answers instead. */
 static int box_box(const gc_shape *shape_A, const double X_WA[16], const gc_shape *shape_B,
                    const double X_WB[16], gc_pair_result *out) {
     posed_box A = {shape_A->s, X_WA}, B = {shape_B->s, X_WB};
@@ -646,7 +646,7 @@ int gc_exact_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     }
     if (A->kind == GC_BOX && B->kind == GC_BOX) {
         if (box_box(A, X_WA, B, X_WB, out)) return GC_OK;
-        return gc_polytope_pair(A, X_WA, B, X_WB, out);
+        return gc_polytope_rescue(A, X_WA, B, X_WB, out);
     }
     return GC_NOT_HANDLED;
 }

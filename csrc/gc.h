@@ -165,6 +165,14 @@ int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape
  * other shapes (or when out of memory). */
 int gc_polytope_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                      const double X_WB[16], gc_pair_result *out);
+/* gc_polytope_pair where the first method could not be trusted (a solver
+ * answer that failed its certificate; box-box SAT with edges a hair from
+ * parallel): the same, and a GC_OK answer is counted. */
+int gc_polytope_rescue(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                       const double X_WB[16], gc_pair_result *out);
+/* How many answers gc_polytope_rescue gave since the module was loaded
+ * (process-wide, atomic). */
+unsigned long long gc_polytope_rescues(void);
 
 /* ---------------------------------------------------------------- contact_feature.c
  * Witness points on the contact features along n (from B into A): each a

@@ -23,6 +23,7 @@
  * return): the path answers the pairs the iterative solver could not
  * certify, and costs O(E_A E_B) arc tests plus O(V) per candidate.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "gc.h"
@@ -411,4 +412,19 @@ int gc_polytope_pair(const gc_shape *shape_A, const double X_WA[16], const gc_sh
     poly_free(&A);
     poly_free(&B);
     return status;
+}
+
+/* A count for the queries' reports (gc_polytope_rescues), process-wide:
+ * atomic so that threads querying snapshots at once lose no increment. */
+static atomic_ullong rescues;
+
+int gc_polytope_rescue(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                       const double X_WB[16], gc_pair_result *out) {
+    int status = gc_polytope_pair(A, X_WA, B, X_WB, out);
+    if (status == GC_OK) atomic_fetch_add_explicit(&rescues, 1, memory_order_relaxed);
+    return status;
+}
+
+unsigned long long gc_polytope_rescues(void) {
+    return atomic_load_explicit(&rescues, memory_order_relaxed);
 }
