@@ -29,12 +29,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "geometry_core_ros"
-NODES = ("scene_graph_node", "lcm_bridge_node")
+NODES = ("scene_graph_node", "lcm_bridge_node", "demo_motion_node")
 CONSOLE_SCRIPTS = {
     "geometry-core": "geometry_core.cli:main",
     "geometry-core-run": "geometry_core_nodes.run:main",
     "scene_graph_node": "geometry_core_nodes.scene_graph_node:main",
     "lcm_bridge_node": "geometry_core_nodes.lcm_bridge_node:main",
+    "demo_motion_node": "geometry_core_nodes.demo_motion_node:main",
 }
 #: What the nodes and launch files use at run time (DESIGN.md section 5).
 EXEC_DEPENDS = {"rclpy", "launch", "launch_ros", "std_msgs", "geometry_msgs", "tf2_msgs",
