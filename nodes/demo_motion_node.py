@@ -6,12 +6,14 @@ its links on /tf; this node does the same for the demo arm of
 ``ros2 launch geometry_core_ros scene_graph.launch.py demo:=true`` shows
 penetrations and clearances at once. Every ``1 / rate_hz`` seconds it
 publishes one ``tf2_msgs/TFMessage`` with the six arm frames at the demo's
-time (seconds since the node started, looping every
-:data:`geometry_core.demo.PERIOD_S`), each with its scene parent as
+time (``start_time_s`` plus the seconds since the node started, looping
+every :data:`geometry_core.demo.PERIOD_S`), each with its scene parent as
 ``header.frame_id`` (``world`` for the base, the ``world_frame`` parameter).
+The default start, 1.8 s, has the gripper in the table top and the ball, so
+the first results already hold penetrations.
 
-Parameters: ``rate_hz`` (default 30, > 0), ``world_frame`` (default
-``world``).
+Parameters: ``rate_hz`` (default 30, > 0), ``start_time_s`` (default 1.8),
+``world_frame`` (default ``world``).
 
 Run: ``ros2 run geometry_core_ros demo_motion_node``, or ``python -m
 geometry_core_nodes.demo_motion_node``.
@@ -74,6 +76,10 @@ class DemoMotionNode:
         rate_hz = float(node.declare_parameter(
             "rate_hz", 30.0, "TFMessages per second.",
             check=at_least("rate_hz", 0.0, inclusive=False)))
+        self.start_time_s = float(node.declare_parameter(
+            "start_time_s", 1.8,
+            "Demo time of the first message (s); at 1.8 the gripper is in the table and the "
+            "ball."))
         self.world_frame = str(node.declare_parameter(
             "world_frame", "world", "/tf name of the parent of the arm's base."))
         self.demo = make_demo_scene()
@@ -97,7 +103,7 @@ class DemoMotionNode:
     def publish(self, t: float | None = None) -> None:
         """Publish the arm's frames at demo time ``t`` (seconds since start when None)."""
         if t is None:
-            t = time.monotonic() - self._start
+            t = self.start_time_s + time.monotonic() - self._start
         stamp_ns = self.node.now()
         poses = self.demo.kinematics.calc_frame_poses(self.demo.joint_positions(t))
         self.publisher.publish(self._tf_message(transforms=[
