@@ -346,3 +346,20 @@ def test_cmake_installs_what_setup_py_installs():
     for node in NODES:
         assert f"scripts/ros/{node}" in cmake
         assert f'"{node} = {CONSOLE_SCRIPTS[node]}"' in setup
+
+
+def test_ros_requirements_follow_setup_cfg():
+    # The README's ROS 2 recipe installs requirements-ros.txt into a virtual
+    # environment that keeps the distribution's numpy: setup.cfg's
+    # install_requires and test extra, less what that environment leaves out.
+    import configparser
+
+    setup = configparser.ConfigParser()
+    setup.read(ROOT / "setup.cfg")
+    left_out = ("numpy", "drake", "coal", "pybullet", "matplotlib")
+    expected = [r for r in setup["options"]["install_requires"].split()
+                + setup["options.extras_require"]["test"].split()
+                if not r.startswith(left_out)]
+    listed = [line.strip() for line in (ROOT / "requirements-ros.txt").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert listed == expected, "requirements-ros.txt should list:\n" + "\n".join(expected)
