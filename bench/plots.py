@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["PLOTS", "markdown_rows", "plot_cycle", "plot_hulls", "plot_math_ops",
+__all__ = ["PLOTS", "markdown_rows", "plot_accuracy", "plot_cycle", "plot_hulls", "plot_math_ops",
            "plot_robots", "redraw_all"]
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -146,6 +146,25 @@ def plot_math_ops(table: str, path: Path = IMAGES / "math_ops.png") -> Path:
     return _save(plt, fig, path)
 
 
+def plot_accuracy(table: str, path: Path = IMAGES / "accuracy.png") -> Path:
+    """``accuracy_table``: each library's distance error against the reference, per pair."""
+    rows = [r for r in markdown_rows(table) if not math.isnan(_number(r["ours vs reference"]))]
+    plt, (fig, ax) = _figure(7, 0.22 * len(rows) + 1.2)
+    names = [r["pair"].split(" (")[0] for r in rows]
+    floor = 1e-18  # an error of exactly 0 on a log axis
+    for offset, column, color in ((-0.2, "ours vs reference", "tab:blue"),
+                                  (0.2, "Drake vs reference", "tab:orange")):
+        values = [max(_number(r[column]), floor) for r in rows]
+        ax.barh([k + offset for k in range(len(rows))], values, height=0.4, color=color,
+                label=column.replace(" vs reference", ""))
+    ax.set_yticks(range(len(rows)), names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("largest distance error against the reference (m)")
+    ax.legend(fontsize=8)
+    return _save(plt, fig, path)
+
+
 #: Marker name of each table in docs/benchmarks.md -> the function that plots it.
 PLOTS: dict[str, Callable[[str], Path]] = {
     "bench": plot_cycle, "robots": plot_robots, "hulls": plot_hulls,
@@ -153,9 +172,9 @@ PLOTS: dict[str, Callable[[str], Path]] = {
 
 
 def redraw_all(page: Path = DOCS / "benchmarks.md") -> list[Path]:
-    """Redraw every plot from the tables on ``page``."""
+    """Redraw every plot from the tables on ``page`` and the accuracy page's."""
     text = page.read_text()
-    drawn = []
+    drawn = [plot_accuracy((DOCS / "accuracy.md").read_text())]
     for name, plot in PLOTS.items():
         section = re.search(f"<!-- {name}:start -->(.*?)<!-- {name}:end -->", text, re.S)
         if section is None:
