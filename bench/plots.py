@@ -29,8 +29,8 @@ def markdown_rows(table: str) -> list[dict[str, str]]:
     """The rows of the first markdown table in ``table``, as ``{header: cell}``."""
     lines = [line.strip() for line in table.splitlines()]
     for k, line in enumerate(lines):
-        if line.startswith("|") and k + 1 < len(lines) and re.match(r"^\|[\s:|-]+\|$",
-                                                                   lines[k + 1]):
+        separator = k + 1 < len(lines) and re.match(r"^\|[\s:|-]+\|$", lines[k + 1])
+        if line.startswith("|") and separator:
             headers = [c.strip() for c in line.strip("|").split("|")]
             rows = []
             for body in lines[k + 2:]:

@@ -53,7 +53,6 @@ def parse_flag(text: str) -> bool:
     return value
 
 
-
 def launch_flag(context: Any, name: str) -> bool:
     """The boolean launch argument ``name``, or an error naming it."""
     from launch.substitutions import LaunchConfiguration

@@ -111,8 +111,8 @@ def test_plots_are_drawn_from_the_tables_on_the_benchmarks_page(tmp_path, monkey
         assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         shown = {"bench": "cycle_ratios", "robots": "robots", "hulls": "hulls",
                  "math-bench": "math_ops"}[name]
-        assert f"img/{shown}.png" in page.read_text() and (ROOT / "docs" / "img"
-                                                          / f"{shown}.png").is_file()
+        assert f"img/{shown}.png" in page.read_text()
+        assert (ROOT / "docs" / "img" / f"{shown}.png").is_file()
     accuracy = (ROOT / "docs" / "accuracy.md").read_text()
     assert len(plots.markdown_rows(accuracy)) >= 20
     image = plots.plot_accuracy(accuracy, tmp_path / "accuracy.png")
