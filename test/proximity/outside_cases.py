@@ -3,7 +3,7 @@
 Each case carries the shapes, sizes and poses its source states (MuJoCo
 sizes are half extents, its ``xmat`` row-major rotations; its mesh vertices
 are taken in the geom frame as written), and the source: repository and
-issue or test file. Where a report leaves a pose out, the case says what
+tracker entry or test file. Where a report leaves a pose out, the case says what
 was assumed. A few cases are a reported case moved far from the origin or
 scaled, to reach coordinates near 1e5 m and size ratios of 1e4; they name
 the case they derive from. The expected answers are not stored: the test
@@ -265,48 +265,48 @@ def _cases() -> list[Case]:
                                               [[0.3, -1.1, -0.7], [-1.2, 0.4, -0.6]]]))
     cases = [
         # flexible-collision-library/fcl
-        Case("fcl545_small_cube_on_big_cube_diagonal_hull_box", "flexible-collision-library/fcl "
-             "issue #545 (small cube's size not given: 0.4 m assumed)",
+        Case("fcl545_small_cube_on_big_cube_diagonal_hull_box", "flexible-collision-library/fcl#545"
+             " (small cube's size not given: 0.4 m assumed)",
              big_cube_hull, pose([0, 0, 0]), Box(0.4, 0.4, 0.4), pose([0.4, 0.4, 0.4])),
-        Case("fcl545_small_cube_on_big_cube_diagonal_hull_hull", "flexible-collision-library/fcl "
-             "issue #545 (small cube 0.4 m assumed)",
+        Case("fcl545_small_cube_on_big_cube_diagonal_hull_hull",
+             "flexible-collision-library/fcl#545 (small cube 0.4 m assumed)",
              big_cube_hull, pose([0, 0, 0]), small_cube_hull, pose([0.4, 0.4, 0.4])),
-        Case("fcl628_box_inside_box_sharing_faces", "flexible-collision-library/fcl issue #628",
+        Case("fcl628_box_inside_box_sharing_faces", "flexible-collision-library/fcl#628",
              Box(1, 1, 1), pose([0.5, 0.5, 0.5]), Box(1, 0.2, 1), pose([0.5, 0.9, 0.5])),
-        Case("fcl628_box_inside_box_sharing_faces_scaled_z", "flexible-collision-library/fcl "
-             "issue #628", Box(1, 1, 2), pose([0.5, 0.5, 1.0]), Box(1, 0.2, 2),
+        Case("fcl628_box_inside_box_sharing_faces_scaled_z", "flexible-collision-library/fcl#628",
+             Box(1, 1, 2), pose([0.5, 0.5, 1.0]), Box(1, 0.2, 2),
              pose([0.5, 0.9, 1.0])),
-        Case("fcl503_cubes_as_convex_meshes_touching_faces", "flexible-collision-library/fcl "
-             "issue #503", Convex.from_points(box_points([-2, -1, 0], [0, 1, 2])), pose([0, 0, 0]),
+        Case("fcl503_cubes_as_convex_meshes_touching_faces", "flexible-collision-library/fcl#503",
+             Convex.from_points(box_points([-2, -1, 0], [0, 1, 2])), pose([0, 0, 0]),
              Convex.from_points(box_points([0, -1, 0], [2, 1, 2])), pose([0, 0, 0])),
-        Case("fcl493_kissing_rotated_cubes", "flexible-collision-library/fcl issues #493, #495",
+        Case("fcl493_kissing_rotated_cubes", "flexible-collision-library/fcl#493, #495",
              Box(0.25, 0.25, 0.25), pose(P_FCL_493, R_FCL_493), Box(0.25, 0.25, 0.25),
              pose([0, 0, 1.25], R_FCL_493)),
-        Case("fcl493_kissing_rotated_cubes_as_hulls", "flexible-collision-library/fcl issues "
-             "#493, #495 (the cubes as hulls)",
+        Case("fcl493_kissing_rotated_cubes_as_hulls", "flexible-collision-library/fcl#493"
+             ", #495 (the cubes as hulls)",
              Convex.from_points(box_points([-0.125] * 3, [0.125] * 3)), pose(P_FCL_493, R_FCL_493),
              Convex.from_points(box_points([-0.125] * 3, [0.125] * 3)),
              pose([0, 0, 1.25], R_FCL_493)),
-        Case("fcl375_thin_cylinder_resting_on_box", "flexible-collision-library/fcl issue #375 "
+        Case("fcl375_thin_cylinder_resting_on_box", "flexible-collision-library/fcl#375 "
              "(RobotLocomotion/drake PR #10578; the cylinder's height over the box assumed: "
              "resting on it)", Box(0.49, 0.63, 0.015),
              pose([-0.25, 0, 0], [[0, -1, 0], [1, 0, 0], [0, 0, 1]]),
              Cylinder(0.08, 0.002), pose([-0.25, 0, 0.0085])),
-        Case("fcl128_skewed_box_overlapping_box_by_0_1", "flexible-collision-library/fcl issue "
-             "#128", Box(1, 1, 1), pose([0.5, 0.5, 0.5]),
+        Case("fcl128_skewed_box_overlapping_box_by_0_1", "flexible-collision-library/fcl#128",
+             Box(1, 1, 1), pose([0.5, 0.5, 0.5]),
              Convex.from_points([[1.9, 0, 0], [2.9, 0, 0], [1.9, 1, 0], [2.9, 1, 0],
                                  [0.9, 0, 1], [1.9, 0, 1], [0.9, 1, 1], [1.9, 1, 1]]),
              pose([0, 0, 0])),
-        Case("fcl128_skewed_box_touching_box", "flexible-collision-library/fcl issue #128",
+        Case("fcl128_skewed_box_touching_box", "flexible-collision-library/fcl#128",
              Box(1, 1, 1), pose([0.5, 0.5, 0.5]),
              Convex.from_points([[2, 0, 0], [3, 0, 0], [2, 1, 0], [3, 1, 0],
                                  [1, 0, 1], [2, 0, 1], [1, 1, 1], [2, 1, 1]]),
              pose([0, 0, 0])),
-        Case("pythonfcl68_crossed_cylinders", "BerkeleyAutomation/python-fcl issue #68 "
+        Case("pythonfcl68_crossed_cylinders", "BerkeleyAutomation/python-fcl#68 "
              "(FCL's Python binding)", Cylinder(1.0, 4.0), pose([0.5, 2, 1.0]),
              Cylinder(1.0, 4.0), pose([0.5, -1.1, 2], [[1, 0, 0], [0, 0, 1], [0, -1, 0]])),
         # coal-library/coal (hpp-fcl)
-        Case("coal144_equal_cubes_face_overlap_1e_4", "coal-library/coal issue #144",
+        Case("coal144_equal_cubes_face_overlap_1e_4", "coal-library/coal#144",
              Box(2, 2, 2), pose([0, 0, 0]), Box(2, 2, 2), pose([1.9999, 0, 0])),
         # google-deepmind/mujoco
         Case("mujoco_box_box_depth", MJ + " BoxBoxDepth", mj_box(2.5, 2.5, 2.5), pose([-1, 0, 0]),
@@ -379,11 +379,11 @@ def _cases() -> list[Case]:
              mj_box(1, 1, 1), pose([1.5, 0, 0])),
         Case("mujoco_capsules_apart", MJ + " CapsuleCapsule", Capsule(0.15, 0.6),
              pose([-0.3, 0.2, -0.4]), Capsule(0.10, 0.2), pose([0.3, 0.2, 0.4])),
-        Case("mujoco_warp657_cylinder_standing_on_box", "google-deepmind/mujoco_warp issue #657",
+        Case("mujoco_warp657_cylinder_standing_on_box", "google-deepmind/mujoco_warp#657",
              mj_box(1, 1, 0.1), pose([0, 0, 0]), Cylinder(0.1, 0.4),
              pose(P_MJW_657, nearest_rotation(R_MJW_657))),
         # RobotLocomotion/drake: a cube resting on its corner 1 mm into a hull's face.
-        Case("drake7656_cube_on_corner_into_hull_face", "RobotLocomotion/drake issue #7656 "
+        Case("drake7656_cube_on_corner_into_hull_face", "RobotLocomotion/drake#7656 "
              "(cube on its corner; the hull's shape is ours)", Box(0.1, 0.1, 0.1),
              pose([0.1, 0.2, 0.05 * np.sqrt(3) - 0.001], cube_on_corner), floor_hull,
              pose([0, 0, 0])),
@@ -416,18 +416,18 @@ def _cases() -> list[Case]:
         # size ratio of 1e4.
         Case("far_mujoco_box_on_floor_face_patch", MJ + " BoxBoxMultiCCD, moved by 1e5 m",
              mj_box(1, 1, 1), pose(FAR + [0, 0, 1.9]), mj_box(10, 10, 1), pose(FAR)),
-        Case("far_fcl493_kissing_rotated_cubes", "flexible-collision-library/fcl issue #493, "
+        Case("far_fcl493_kissing_rotated_cubes", "flexible-collision-library/fcl#493, "
              "moved by 1e5 m", Box(0.25, 0.25, 0.25), pose(FAR + P_FCL_493, R_FCL_493),
              Box(0.25, 0.25, 0.25), pose(FAR + [0, 0, 1.25], R_FCL_493)),
-        Case("far_drake7656_cube_on_corner_into_hull_face", "RobotLocomotion/drake issue #7656, "
+        Case("far_drake7656_cube_on_corner_into_hull_face", "RobotLocomotion/drake#7656, "
              "moved by 1e5 m", Box(0.1, 0.1, 0.1),
              pose(FAR + [0.1, 0.2, 0.05 * np.sqrt(3) - 0.001], cube_on_corner), floor_hull,
              pose(FAR)),
         Case("ratio_1e4_small_cube_on_floor", MJ + " BoxBoxMultiCCD2 with the cube 1e4 times "
              "smaller than the floor, 1 um deep", mj_box(0.001, 0.001, 0.001),
              pose([9.5, 9.5, 1.000999]), mj_box(10, 10, 1), pose([0, 0, 0])),
-        Case("ratio_1e4_small_cube_on_corner_into_floor_hull", "RobotLocomotion/drake issue "
-             "#7656 with a 0.4 mm cube on a 4 m hull", Box(4e-4, 4e-4, 4e-4),
+        Case("ratio_1e4_small_cube_on_corner_into_floor_hull", "RobotLocomotion/drake#7656"
+             " with a 0.4 mm cube on a 4 m hull", Box(4e-4, 4e-4, 4e-4),
              pose([0.3, -0.7, 2e-4 * np.sqrt(3) - 1e-6], cube_on_corner), floor_hull,
              pose([0, 0, 0])),
     ]

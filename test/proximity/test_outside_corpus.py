@@ -1,6 +1,6 @@
 """The kernels on hard pairs that other libraries' users and developers reported.
 
-The cases (``outside_cases.py``) come from the issue trackers and test files
+The cases (``outside_cases.py``) come from the trackers and test files
 of FCL, coal, MuJoCo and Drake, each citing its source. For every case the
 answer of the compiled dispatcher (what every query reads) must
 
