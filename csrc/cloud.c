@@ -224,14 +224,111 @@ typedef struct {
     int unique;
 } cloud_hit;
 
+/* A lower bound on the signed distance from the geometry to world point q, or
+ * any number above `bound` once one is known to exceed it; cheap next to the
+ * point kernel: the gap to the geometry's box in G, then for a hull the
+ * height of q above its face planes (the distance is at least the greatest
+ * outside, and equals it inside), stopping at the first plane above `bound`. */
+static double lower_bound(const gc_shape *shape, const double *box_G, const double *X_WG,
+                          const double *q, double bound) {
+    if (shape->kind == GC_HALFSPACE) return -INFINITY;
+    double p[3], gap2 = 0.0;
+    gc_to_local(X_WG, q, p);
+    for (int a = 0; a < 3; ++a) {
+        double e = fabs(p[a] - box_G[a]) - box_G[3 + a];
+        if (e > 0.0) gap2 += e * e;
+    }
+    /* Inside the box the point may be inside the geometry: no bound but the planes'. */
+    double low = gap2 > 0.0 ? sqrt(gap2) : -INFINITY;
+    if (low > bound || shape->kind != GC_CONVEX || shape->nt <= 0) return low;
+    double h = -INFINITY;
+    for (int t = 0; t < shape->nt; ++t) {
+        const double *n = shape->tri_n + 3 * t;
+        double height = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - shape->tri_d[t];
+        if (height > h) {
+            h = height;
+            /* Rounding of the heights: stay below by a hair. */
+            if (h - 1e-12 * (1.0 + fabs(h)) > bound) break;
+        }
+    }
+    h -= 1e-12 * (1.0 + fabs(h));
+    return h > low ? h : low;
+}
+
+typedef struct {
+    double gap;         /* distance from the cell to the geometry's world box */
+    Py_ssize_t slot;
+} cell_ref;
+
+static int cmp_cell(const void *a, const void *b) {
+    double x = ((const cell_ref *)a)->gap, y = ((const cell_ref *)b)->gap;
+    if (x < y) return -1;
+    if (x > y) return 1;
+    Py_ssize_t s = ((const cell_ref *)a)->slot, t = ((const cell_ref *)b)->slot;
+    return (s > t) - (s < t);
+}
+
+/* The occupied cells within `bound` of the world box (center, half), nearest
+ * first; -1 when out of memory. *cells is malloc'd (free it). */
+static Py_ssize_t cells_near(const CloudObject *c, const double center[3], const double half[3],
+                             double bound, cell_ref **cells) {
+    *cells = NULL;
+    int64_t from[3], to[3];
+    double reach_extra = bound > 0.0 ? bound : 0.0;
+    for (int a = 0; a < 3; ++a) {
+        double lo = center[a] - half[a] - reach_extra, hi = center[a] + half[a] + reach_extra;
+        if (hi < c->lo[a] || lo > c->hi[a]) return 0;
+        from[a] = cell_index(c, a, lo);
+        to[a] = cell_index(c, a, hi);
+    }
+    Py_ssize_t count = 0, capacity = 0;
+    cell_ref *out = NULL;
+    for (int64_t iz = from[2]; iz <= to[2]; ++iz) {
+        for (int64_t iy = from[1]; iy <= to[1]; ++iy) {
+            for (int64_t ix = from[0]; ix <= to[0]; ++ix) {
+                Py_ssize_t s = slot_of(c, cell_key(c, ix, iy, iz));
+                if (c->keys[s] == -1) continue;
+                int64_t index[3] = {ix, iy, iz};
+                double gap2 = 0.0;
+                for (int a = 0; a < 3; ++a) {
+                    double lo = c->lo[a] + (double)index[a] * c->h, hi = lo + c->h;
+                    double e = fmax(lo - (center[a] + half[a]), (center[a] - half[a]) - hi);
+                    if (e > 0.0) gap2 += e * e;
+                }
+                /* Cells are a hair wider than computed (round-off in
+                 * cell_index); a cell meeting the box may hold points inside
+                 * the geometry, at negative distance. */
+                double gap = gap2 > 0.0 ? sqrt(gap2) - 1e-9 * (1.0 + c->h) : -INFINITY;
+                if (gap > bound) continue;
+                if (count == capacity) {
+                    capacity = capacity ? 2 * capacity : 64;
+                    cell_ref *grown = realloc(out, (size_t)capacity * sizeof(cell_ref));
+                    if (grown == NULL) {
+                        free(out);
+                        return -1;
+                    }
+                    out = grown;
+                }
+                out[count].gap = gap;
+                out[count].slot = s;
+                ++count;
+            }
+        }
+    }
+    qsort(out, (size_t)count, sizeof(cell_ref), cmp_cell);
+    *cells = out;
+    return count;
+}
+
 /* The nearest point of the cloud to geometry g at X_WG whose signed distance
- * is at most `threshold` (first such point when `first`); hit->index -1 when
- * none. Returns GC_OK, or the kernel's status when it handles no such shape. */
+ * is at most `threshold` (any such point when `first`); hit->index -1 when
+ * none. Returns GC_OK, the kernel's status when it handles no such shape, or
+ * -1 when out of memory. */
 static int nearest(const CloudObject *c, const gc_shape *shape, const double *box_G,
                    const double *X_WG, double threshold, int first, cloud_hit *hit) {
     hit->index = -1;
     hit->distance = INFINITY;
-    if (c->N == 0 || !(threshold >= -INFINITY)) return GC_OK;
+    if (c->N == 0 || isnan(threshold)) return GC_OK;
     double center[3], half[3];
     if (shape->kind == GC_HALFSPACE) {
         for (int a = 0; a < 3; ++a) {
@@ -242,48 +339,76 @@ static int nearest(const CloudObject *c, const gc_shape *shape, const double *bo
         world_box(X_WG, box_G, center, half);
     }
     double bound = threshold;
-    int64_t from[3], to[3];
-    for (int a = 0; a < 3; ++a) {
-        double reach = half[a] + (bound > 0.0 ? bound : 0.0);
-        double lo = center[a] - reach, hi = center[a] + reach;
-        if (hi < c->lo[a] || lo > c->hi[a]) return GC_OK;
-        from[a] = cell_index(c, a, lo);
-        to[a] = cell_index(c, a, hi);
-    }
-    for (int64_t iz = from[2]; iz <= to[2]; ++iz) {
-        for (int64_t iy = from[1]; iy <= to[1]; ++iy) {
-            for (int64_t ix = from[0]; ix <= to[0]; ++ix) {
-                Py_ssize_t s = slot_of(c, cell_key(c, ix, iy, iz));
-                if (c->keys[s] == -1) continue;
-                const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
-                for (int32_t k = 0; k < c->count[s]; ++k, q += 3) {
-                    /* Distance from the point to the geometry's world box: a
-                     * lower bound on its distance to the geometry. */
-                    double gap2 = 0.0;
-                    for (int a = 0; a < 3; ++a) {
-                        double e = fabs(q[a] - center[a]) - half[a];
-                        if (e > 0.0) gap2 += e * e;
+    if (first) {
+        /* Any point within the bound will do: the cells in storage order,
+         * without collecting and sorting them. */
+        int64_t from[3], to[3];
+        double extra = bound > 0.0 ? bound : 0.0;
+        for (int a = 0; a < 3; ++a) {
+            double lo = center[a] - half[a] - extra, hi = center[a] + half[a] + extra;
+            if (hi < c->lo[a] || lo > c->hi[a]) return GC_OK;
+            from[a] = cell_index(c, a, lo);
+            to[a] = cell_index(c, a, hi);
+        }
+        for (int64_t iz = from[2]; iz <= to[2]; ++iz)
+            for (int64_t iy = from[1]; iy <= to[1]; ++iy)
+                for (int64_t ix = from[0]; ix <= to[0]; ++ix) {
+                    Py_ssize_t s = slot_of(c, cell_key(c, ix, iy, iz));
+                    if (c->keys[s] == -1) continue;
+                    const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
+                    for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
+                        if (lower_bound(shape, box_G, X_WG, q, bound) > bound) continue;
+                        gc_point_result r;
+                        int status = gc_point_distance(shape, X_WG, q, &r);
+                        if (status != GC_OK) return status;
+                        if (r.distance > bound) continue;
+                        hit->distance = r.distance;
+                        hit->index = c->order[c->start[s] + m];
+                        for (int a = 0; a < 3; ++a) {
+                            hit->p_GN[a] = r.p_GN[a];
+                            hit->grad_W[a] = r.grad[a];
+                        }
+                        hit->unique = r.unique;
+                        return GC_OK;
                     }
-                    if (bound >= 0.0 && gap2 > bound * bound) continue;
-                    gc_point_result r;
-                    int status = gc_point_distance(shape, X_WG, q, &r);
-                    if (status != GC_OK) return status;
-                    if (r.distance > bound || (hit->index >= 0 && r.distance >= hit->distance))
-                        continue;
-                    hit->distance = r.distance;
-                    hit->index = c->order[c->start[s] + k];
-                    for (int a = 0; a < 3; ++a) {
-                        hit->p_GN[a] = r.p_GN[a];
-                        hit->grad_W[a] = r.grad[a];
-                    }
-                    hit->unique = r.unique;
-                    if (first) return GC_OK;
-                    bound = r.distance;
                 }
+        return GC_OK;
+    }
+    cell_ref *cells;
+    Py_ssize_t count = cells_near(c, center, half, bound, &cells);
+    if (count < 0) return -1;
+    int status = GC_OK;
+    for (Py_ssize_t k = 0; k < count && status == GC_OK; ++k) {
+        if (cells[k].gap > bound) break;
+        Py_ssize_t s = cells[k].slot;
+        const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
+        for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
+            if (lower_bound(shape, box_G, X_WG, q, bound) > bound) continue;
+            gc_point_result r;
+            status = gc_point_distance(shape, X_WG, q, &r);
+            if (status != GC_OK) break;
+            if (r.distance > bound) continue;
+            int64_t index = c->order[c->start[s] + m];
+            /* Ties go to the first point given. */
+            if (hit->index >= 0 && (r.distance > hit->distance ||
+                                    (r.distance == hit->distance && index > hit->index)))
+                continue;
+            hit->distance = r.distance;
+            hit->index = index;
+            for (int a = 0; a < 3; ++a) {
+                hit->p_GN[a] = r.p_GN[a];
+                hit->grad_W[a] = r.grad[a];
             }
+            hit->unique = r.unique;
+            if (first) {
+                free(cells);
+                return GC_OK;
+            }
+            bound = r.distance;
         }
     }
-    return GC_OK;
+    free(cells);
+    return status;
 }
 
 typedef struct {
@@ -364,7 +489,7 @@ static PyObject *cloud_any_within(CloudObject *self, PyObject *args) {
     const double *thr = a.thresholds.buf;
     int bad = -1;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t k = 0; k < a.K && bad < 0; ++k) {
+    for (Py_ssize_t k = 0; k < a.K && bad == -1; ++k) {
         const double *X_WF = (const double *)a.xwf.buf + (size_t)k * (size_t)a.F * 16;
         hit[k] = 0;
         for (Py_ssize_t r = 0; r < a.R && !hit[k]; ++r) {
@@ -372,9 +497,10 @@ static PyObject *cloud_any_within(CloudObject *self, PyObject *args) {
             double X_WG[16];
             gc_compose(X_WF + 16 * a.model.frame_slot[g], a.model.X_FG + 16 * g, X_WG);
             cloud_hit h;
-            if (nearest(self, &a.model.shapes[g], a.model.box_G + 6 * g, X_WG, thr[r], 1, &h)
-                != GC_OK) {
-                bad = g;
+            int status = nearest(self, &a.model.shapes[g], a.model.box_G + 6 * g, X_WG, thr[r],
+                                 1, &h);
+            if (status != GC_OK) {
+                bad = status < 0 ? -2 : g;
                 break;
             }
             if (h.index >= 0) hit[k] = 1;
@@ -382,9 +508,9 @@ static PyObject *cloud_any_within(CloudObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     release_args(&a);
-    if (bad >= 0) {
+    if (bad != -1) {
         Py_DECREF(out);
-        return not_handled(bad);
+        return bad == -2 ? PyErr_NoMemory() : not_handled(bad);
     }
     return out;
 }
@@ -423,7 +549,7 @@ static PyObject *cloud_nearest(CloudObject *self, PyObject *args) {
     const double *thr = a.thresholds.buf;
     int bad = -1;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t k = 0; k < a.K && bad < 0; ++k) {
+    for (Py_ssize_t k = 0; k < a.K && bad == -1; ++k) {
         const double *X_WF = (const double *)a.xwf.buf + (size_t)k * (size_t)a.F * 16;
         for (Py_ssize_t r = 0; r < a.R; ++r) {
             int g = geoms[r];
@@ -431,9 +557,10 @@ static PyObject *cloud_nearest(CloudObject *self, PyObject *args) {
             double X_WG[16];
             gc_compose(X_WF + 16 * a.model.frame_slot[g], a.model.X_FG + 16 * g, X_WG);
             cloud_hit h;
-            if (nearest(self, &a.model.shapes[g], a.model.box_G + 6 * g, X_WG, thr[r], 0, &h)
-                != GC_OK) {
-                bad = g;
+            int status = nearest(self, &a.model.shapes[g], a.model.box_G + 6 * g, X_WG, thr[r],
+                                 0, &h);
+            if (status != GC_OK) {
+                bad = status < 0 ? -2 : g;
                 break;
             }
             d_out[m] = h.distance;
@@ -447,13 +574,13 @@ static PyObject *cloud_nearest(CloudObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     release_args(&a);
-    if (bad >= 0) {
+    if (bad != -1) {
         Py_DECREF(dist);
         Py_DECREF(index);
         Py_DECREF(pgn);
         Py_DECREF(grad);
         Py_DECREF(uniq);
-        return not_handled(bad);
+        return bad == -2 ? PyErr_NoMemory() : not_handled(bad);
     }
     return Py_BuildValue("(NNNNN)", dist, index, pgn, grad, uniq);
 }
@@ -482,7 +609,7 @@ static PyObject *cloud_within(CloudObject *self, PyObject *args) {
     const double *thr = a.thresholds.buf;
     int bad = -1;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < a.R && bad < 0; ++r) {
+    for (Py_ssize_t r = 0; r < a.R && bad == -1; ++r) {
         int g = geoms[r];
         double X_WG[16], center[3], half[3];
         const double *X_WF = (const double *)a.xwf.buf;
@@ -502,45 +629,104 @@ static PyObject *cloud_within(CloudObject *self, PyObject *args) {
             continue;
         }
         world_box(X_WG, a.model.box_G + 6 * g, center, half);
-        int64_t from[3], to[3];
-        int outside = 0;
-        for (int c = 0; c < 3; ++c) {
-            double reach = half[c] + (bound > 0.0 ? bound : 0.0);
-            if (center[c] + reach < self->lo[c] || center[c] - reach > self->hi[c]) outside = 1;
-            from[c] = cell_index(self, c, center[c] - reach);
-            to[c] = cell_index(self, c, center[c] + reach);
+        cell_ref *cells;
+        Py_ssize_t count = cells_near(self, center, half, bound, &cells);
+        if (count < 0) {
+            bad = -2;
+            break;
         }
-        if (outside) continue;
-        for (int64_t iz = from[2]; iz <= to[2] && bad < 0; ++iz)
-            for (int64_t iy = from[1]; iy <= to[1] && bad < 0; ++iy)
-                for (int64_t ix = from[0]; ix <= to[0] && bad < 0; ++ix) {
-                    Py_ssize_t s = slot_of(self, cell_key(self, ix, iy, iz));
-                    if (self->keys[s] == -1) continue;
-                    for (int32_t k = 0; k < self->count[s]; ++k) {
-                        Py_ssize_t n = self->start[s] + k;
-                        const double *q = self->p + 3 * n;
-                        double gap2 = 0.0;
-                        for (int c = 0; c < 3; ++c) {
-                            double e = fabs(q[c] - center[c]) - half[c];
-                            if (e > 0.0) gap2 += e * e;
-                        }
-                        if (bound >= 0.0 && gap2 > bound * bound) continue;
-                        gc_point_result pr;
-                        if (gc_point_distance(shape, X_WG, q, &pr) != GC_OK) {
-                            bad = g;
-                            break;
-                        }
-                        if (pr.distance <= bound) mask[self->order[n]] = 1;
-                    }
+        for (Py_ssize_t k = 0; k < count && bad == -1; ++k) {
+            Py_ssize_t s = cells[k].slot;
+            for (int32_t m = 0; m < self->count[s]; ++m) {
+                Py_ssize_t n = self->start[s] + m;
+                const double *q = self->p + 3 * n;
+                if (mask[self->order[n]] ||
+                    lower_bound(shape, a.model.box_G + 6 * g, X_WG, q, bound) > bound)
+                    continue;
+                gc_point_result pr;
+                if (gc_point_distance(shape, X_WG, q, &pr) != GC_OK) {
+                    bad = g;
+                    break;
                 }
+                if (pr.distance <= bound) mask[self->order[n]] = 1;
+            }
+        }
+        free(cells);
     }
     Py_END_ALLOW_THREADS
     release_args(&a);
-    if (bad >= 0) {
+    if (bad != -1) {
         Py_DECREF(out);
-        return not_handled(bad);
+        return bad == -2 ? PyErr_NoMemory() : not_handled(bad);
     }
     return out;
+}
+
+static PyTypeObject CloudType;
+
+/* without(drop bytes (N,) in input order, rank int64 (N,)) -> Cloud of the points not
+ * dropped, each point's input index replaced by rank[index]: no re-binning. */
+static PyObject *cloud_without(CloudObject *self, PyObject *args) {
+    PyObject *drop_o, *rank_o;
+    if (!PyArg_ParseTuple(args, "OO", &drop_o, &rank_o)) return NULL;
+    Py_buffer drop, rank;
+    if (PyObject_GetBuffer(drop_o, &drop, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (gc_get_buffer(rank_o, &rank, 'q', self->N, "rank") < 0) {
+        PyBuffer_Release(&drop);
+        return NULL;
+    }
+    if (drop.len != self->N) {
+        PyBuffer_Release(&drop);
+        PyBuffer_Release(&rank);
+        PyErr_Format(PyExc_ValueError, "drop must hold %zd bytes", self->N);
+        return NULL;
+    }
+    CloudObject *c = (CloudObject *)CloudType.tp_alloc(&CloudType, 0);
+    if (c == NULL) {
+        PyBuffer_Release(&drop);
+        PyBuffer_Release(&rank);
+        return NULL;
+    }
+    const unsigned char *gone = drop.buf;
+    const int64_t *to = rank.buf;
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t n = 0; n < self->N; ++n) kept += !gone[n];
+    c->N = kept;
+    c->h = self->h;
+    c->cap = self->cap;
+    for (int a = 0; a < 3; ++a) {
+        c->lo[a] = self->lo[a];
+        c->hi[a] = self->hi[a];
+        c->dims[a] = self->dims[a];
+    }
+    c->p = PyMem_Malloc((size_t)(kept > 0 ? kept : 1) * 3 * sizeof(double));
+    c->order = PyMem_Malloc((size_t)(kept > 0 ? kept : 1) * sizeof(int64_t));
+    c->keys = malloc((size_t)c->cap * sizeof(int64_t));
+    c->start = malloc((size_t)c->cap * sizeof(int32_t));
+    c->count = malloc((size_t)c->cap * sizeof(int32_t));
+    if (!c->p || !c->order || !c->keys || !c->start || !c->count) {
+        PyBuffer_Release(&drop);
+        PyBuffer_Release(&rank);
+        Py_DECREF(c);
+        return PyErr_NoMemory();
+    }
+    memcpy(c->keys, self->keys, (size_t)c->cap * sizeof(int64_t));
+    int32_t next = 0;
+    for (Py_ssize_t s = 0; s < c->cap; ++s) {
+        c->start[s] = next;
+        for (int32_t m = 0; m < self->count[s]; ++m) {
+            Py_ssize_t n = self->start[s] + m;
+            if (gone[self->order[n]]) continue;
+            memcpy(c->p + 3 * next, self->p + 3 * n, 3 * sizeof(double));
+            c->order[next] = to[self->order[n]];
+            ++next;
+        }
+        c->count[s] = next - c->start[s];
+        /* An emptied cell stays in the table with no points: lookups skip it. */
+    }
+    PyBuffer_Release(&drop);
+    PyBuffer_Release(&rank);
+    return (PyObject *)c;
 }
 
 static PyObject *cloud_size(CloudObject *self, void *closure) {
@@ -562,6 +748,9 @@ static PyMethodDef cloud_methods[] = {
     {"within", (PyCFunction)cloud_within, METH_VARARGS,
      "within(model, X_WF (1,F,4,4), F, geometries, thresholds) -> bytes (N,) in input\n"
      "order: 1 where a geometry is within its threshold of the point"},
+    {"without", (PyCFunction)cloud_without, METH_VARARGS,
+     "without(drop bytes (N,), rank int64 (N,)) -> Cloud of the points not dropped, their\n"
+     "input indices renumbered by rank, in the same cells"},
     {NULL, NULL, 0, NULL},
 };
 

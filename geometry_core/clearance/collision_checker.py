@@ -515,9 +515,9 @@ class CollisionChecker:
                                PointCloudReport(len(points), non_finite, 0))
             covered = self._self_covered(cloud, q)
             if covered.any():
-                cloud = PointCloud(group_name, points[~covered], radius, geometry_id,
-                                   PointCloudReport(int(len(points) - covered.sum()),
-                                                    non_finite, int(covered.sum())))
+                dropped = int(np.count_nonzero(covered))
+                cloud = cloud.without(covered, PointCloudReport(len(points) - dropped,
+                                                                non_finite, dropped))
             self._clouds[group_name] = cloud
             self._world = self._make_world()
             return cloud.report

@@ -89,14 +89,23 @@ class PointCloud:
     __slots__ = ("group", "points", "radius", "geometry_id", "native", "report")
 
     def __init__(self, group: str, points: np.ndarray, radius: float, geometry_id: GeometryId,
-                 report: PointCloudReport) -> None:
+                 report: PointCloudReport, native=None) -> None:
         self.group = group
         self.points = points
         self.points.setflags(write=False)
         self.radius = radius
         self.geometry_id = geometry_id
         self.report = report
-        self.native = _native.Cloud(points, cell_size(points, radius))
+        self.native = _native.Cloud(points, cell_size(points, radius)) if native is None \
+            else native
+
+    def without(self, drop: np.ndarray, report: PointCloudReport) -> PointCloud:
+        """This cloud less the points where ``drop`` (N,) is True, in the same grid cells."""
+        keep = ~drop
+        rank = np.cumsum(keep, dtype=np.int64) - 1
+        native = self.native.without(np.ascontiguousarray(drop, dtype=np.uint8), rank)
+        return PointCloud(self.group, self.points[keep], self.radius, self.geometry_id, report,
+                          native)
 
     def any_within(self, model, X_WF: np.ndarray, geometries: np.ndarray,
                    thresholds: np.ndarray) -> np.ndarray:
