@@ -71,7 +71,7 @@ from geometry_core.clearance.live_world import (
     BodyShapeDescription,
     PointCloud,
     PointCloudReport,
-    clean_points,
+    checked_points,
 )
 from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
 from geometry_core.math import RigidTransform
@@ -505,19 +505,15 @@ class CollisionChecker:
                              f"non-negative, got {radius!r}")
         q = self.default_positions if q is None else q
         q = self._positions(q, "q", batch=False)
-        points, non_finite = clean_points(p_WP, group_name)
+        points = checked_points(p_WP, group_name)
         with self._lock:
             if group_name not in self._clouds and len(self._clouds) >= MAX_CLOUD_GROUPS:
                 raise ValueError(f"adding point cloud {group_name!r} would pass the cap of "
                                  f"{MAX_CLOUD_GROUPS} clouds")
-            geometry_id = GeometryId.get_new_id()
-            cloud = PointCloud(group_name, points, radius, geometry_id,
-                               PointCloudReport(len(points), non_finite, 0))
+            cloud = PointCloud.build(group_name, points, radius, GeometryId.get_new_id())
             covered = self._self_covered(cloud, q)
             if covered.any():
-                dropped = int(np.count_nonzero(covered))
-                cloud = cloud.without(covered, PointCloudReport(len(points) - dropped,
-                                                                non_finite, dropped))
+                cloud = cloud.without(covered)
             self._clouds[group_name] = cloud
             self._world = self._make_world()
             return cloud.report
@@ -807,12 +803,12 @@ class CollisionChecker:
             # The batch query's rule for a sphere at each point: raw distance
             # (to the sphere) at most max_distance.
             thresholds = np.full(len(geometries), max_distance + cloud.radius)
-            distance, index, p_GN, grad_W, unique = cloud.nearest(world.native, X_WF,
-                                                                  geometries, thresholds)
+            distance, index, p_GN, grad_W, unique, p_WPs = cloud.nearest(
+                world.native, X_WF, geometries, thresholds)
             c, r = cloud.geometry_id, cloud.radius
             for k, m in zip(*np.nonzero(index >= 0)):
                 g = ids[geometries[m]]
-                p_WP = cloud.points[index[k, m]]
+                p_WP = p_WPs[k, m]
                 grad = grad_W[k, m]
                 if g.get_value() < c.get_value():
                     pair = SignedDistancePair(g, c, p_GN[k, m].copy(), p_WP - r * grad,
