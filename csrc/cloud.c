@@ -481,9 +481,52 @@ static int nearest(const CloudObject *c, const gc_shape *shape, const double *bo
         world_box(X_WG, box_G, center, half);
     }
     double bound = threshold;
+    if (first) {
+        /* Any point within the bound will do: the blocks and their cells in
+         * storage order, tested as they come (nothing collected or sorted). */
+        int64_t from[3], to[3];
+        double extra = bound > 0.0 ? bound : 0.0;
+        for (int a = 0; a < 3; ++a) {
+            double lo = center[a] - half[a] - extra, hi = center[a] + half[a] + extra;
+            if (hi < c->lo[a] || lo > c->hi[a]) return GC_OK;
+            from[a] = cell_index(c, a, lo);
+            to[a] = cell_index(c, a, hi);
+        }
+        for (int64_t bz = from[2] / BLOCK; bz <= to[2] / BLOCK; ++bz)
+        for (int64_t by = from[1] / BLOCK; by <= to[1] / BLOCK; ++by)
+        for (int64_t bx = from[0] / BLOCK; bx <= to[0] / BLOCK; ++bx) {
+            Py_ssize_t b = block_slot(c, block_key(c, bx, by, bz));
+            if (c->bkeys[b] == -1) continue;
+            for (int32_t k = 0; k < c->bcount[b]; ++k) {
+                Py_ssize_t s = c->bcells[c->bstart[b] + k];
+                const int32_t *xyz = c->cell_xyz + 3 * s;
+                if (xyz[0] < from[0] || xyz[0] > to[0] || xyz[1] < from[1] ||
+                    xyz[1] > to[1] || xyz[2] < from[2] || xyz[2] > to[2] || c->count[s] == 0)
+                    continue;
+                if (cell_lower_bound(shape, box_G, X_WG, c->cell_box + 6 * s) > bound) continue;
+                const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
+                for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
+                    if (lower_bound(shape, box_G, X_WG, q, bound) > bound) continue;
+                    gc_point_result r;
+                    int status = gc_point_distance(shape, X_WG, q, &r);
+                    if (status != GC_OK) return status;
+                    if (r.distance > bound) continue;
+                    hit->distance = r.distance;
+                    hit->index = c->order[c->start[s] + m];
+                    for (int a = 0; a < 3; ++a) {
+                        hit->p_GN[a] = r.p_GN[a];
+                        hit->grad_W[a] = r.grad[a];
+                        hit->p_WP[a] = q[a];
+                    }
+                    hit->unique = r.unique;
+                    return GC_OK;
+                }
+            }
+        }
+        return GC_OK;
+    }
     cell_ref *cells;
-    /* Any point within the bound will do for `first`: no need to sort. */
-    Py_ssize_t count = cells_near(c, center, half, bound, !first, &cells);
+    Py_ssize_t count = cells_near(c, center, half, bound, 1, &cells);
     if (count < 0) return -1;
     int status = GC_OK;
     for (Py_ssize_t k = 0; k < count && status == GC_OK; ++k) {

@@ -857,8 +857,9 @@ class CollisionChecker:
             # touches (distance 0) is a collision, as with padding.
             batch, _, X_WF, _ = self._posed(qs, world)
             free = ~batch.has_contacts()
-            if world.clouds:
-                free &= ~self._cloud_contacts(world, X_WF)
+            if world.clouds and free.any():
+                # Only configurations still free need the cloud.
+                free[free] = ~self._cloud_contacts(world, X_WF[free])
             return free
         rows, _, _ = self._pairs_in(qs, self._max_padding(), world)
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
