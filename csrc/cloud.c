@@ -261,7 +261,13 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
     self->p = PyMem_Malloc((size_t)(N > 0 ? N : 1) * 3 * sizeof(double));
     self->order = PyMem_Malloc((size_t)(N > 0 ? N : 1) * sizeof(int64_t));
     int64_t *key_of = PyMem_Malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int64_t));
-    if (!self->p || !self->order || !key_of || grow(self, 1024) < 0) {
+    int32_t *slot_at = PyMem_Malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int32_t));
+    /* The cell size aims at 32 points a cell: a table for N / 8 cells (load
+     * 1/4 at that aim) seldom grows and stays in cache. */
+    Py_ssize_t cap0 = 1024;
+    while (cap0 < N / 8) cap0 *= 2;
+    if (!self->p || !self->order || !key_of || !slot_at || grow(self, cap0) < 0) {
+        PyMem_Free(slot_at);
         PyMem_Free(key_of);
         free(finite);
         PyBuffer_Release(&view);
@@ -273,6 +279,7 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
     /* Pass 1: count the points of each occupied cell; the table grows with
      * the occupied cells (not the points), so it stays small and in cache. */
     Py_ssize_t used = 0;
+    int grown = 0;
     for (Py_ssize_t n = 0; n < rows && !failed; ++n) {
         if (!finite[n]) continue;
         const double *q = in + 3 * n;
@@ -286,12 +293,14 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
                     failed = 1;
                     break;
                 }
+                grown = 1;
                 s = slot_of(self, key);
             }
             self->keys[s] = key;
             ++used;
         }
         self->count[s] += 1;
+        slot_at[n] = (int32_t)s;
     }
     if (!failed) {
         int32_t next = 0;
@@ -305,7 +314,8 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
         int64_t rank = 0;
         for (Py_ssize_t n = 0; n < rows; ++n) {
             if (!finite[n]) continue;
-            Py_ssize_t s = slot_of(self, key_of[n]);
+            /* A slot noted before the table grew has moved: look it up. */
+            Py_ssize_t s = grown ? slot_of(self, key_of[n]) : slot_at[n];
             int32_t at = self->start[s] + self->count[s]++;
             memcpy(self->p + 3 * at, in + 3 * n, 3 * sizeof(double));
             self->order[at] = rank++;
@@ -313,6 +323,7 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
         if (build_blocks(self) < 0 || cell_bounds(self) < 0) failed = 1;
     }
     Py_END_ALLOW_THREADS
+    PyMem_Free(slot_at);
     PyMem_Free(key_of);
     free(finite);
     PyBuffer_Release(&view);
