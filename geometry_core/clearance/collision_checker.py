@@ -48,6 +48,7 @@ import numpy as np
 
 from geometry_core.clearance.kinematic_chain import KinematicChain
 from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
+from geometry_core.parallelism import num_threads
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_files import LoadedScene, load_scene
 from geometry_core.scene_files.srdf import apply_srdf_filters
@@ -455,29 +456,37 @@ class CollisionChecker:
                                 [pairs[k] for k in keep])))
         return out, X_WL
 
-    def check_configs_collision_free(self, qs) -> np.ndarray:
+    def check_configs_collision_free(self, qs, parallelize=1) -> np.ndarray:
         """Return a (K,) bool array: whether each configuration is collision-free.
 
         Parameters
         ----------
         qs : (K, num_positions) float
+        parallelize : bool, int or Parallelism
+            Native threads that share the configurations (``True``: every
+            core; :func:`geometry_core.parallelism.num_threads`). The
+            answers are the same for any number of threads.
 
         Raises
         ------
         ValueError
             If ``qs`` has the wrong shape or a position is not finite or is
-            outside its joint's limits (the message names the joint).
+            outside its joint's limits (the message names the joint), or
+            ``parallelize`` is not a thread count.
         """
-        return self._collision_free(self._positions(qs, "qs", batch=True))
+        return self._collision_free(self._positions(qs, "qs", batch=True), parallelize)
 
-    def _collision_free(self, qs: np.ndarray) -> np.ndarray:
+    def _chain_batch(self, qs: np.ndarray):
+        """The scene graph's batch of K configurations, posed inside the compiled loop."""
+        return self._sg.query_chain_batch(self._source, self._frame_ids, self._chain.arrays, qs)
+
+    def _collision_free(self, qs: np.ndarray, parallelize=1) -> np.ndarray:
         """check_configs_collision_free of validated (K, n) positions."""
         if self._padding_bounds() == (0.0, 0.0):
-            # No padding anywhere: the compiled test answers every
+            # No padding anywhere: the compiled test poses and answers every
             # configuration and stops each at its first overlap; a pair that
             # touches (distance 0) is a collision, as with padding.
-            batch, _ = self._posed(qs)
-            return ~batch.has_contacts()
+            return ~self._chain_batch(qs).has_contacts(parallelize)
         rows, _ = self._pairs_within(qs, self._max_padding())
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
 
@@ -575,7 +584,8 @@ class CollisionChecker:
 
     # ------------------------------------------------------------------ edges
 
-    def check_edge_collision_free(self, q1, q2, certified: bool = False) -> bool:
+    def check_edge_collision_free(self, q1, q2, certified: bool = False,
+                                  parallelize=1) -> bool:
         """Report whether the straight motion from ``q1`` to ``q2`` is collision-free.
 
         Discrete (default, Drake's check): ``q2``, then ``q1`` and the
@@ -594,11 +604,18 @@ class CollisionChecker:
         collision, when a pair comes within ``2 eps`` (2 µm), or after
         ``CERTIFIED_EDGE_MAX_STEPS`` steps.
 
+        ``parallelize`` (as :meth:`check_configs_collision_free`): native
+        threads share the configurations of a discrete check (Drake's
+        ``CheckEdgeCollisionFreeParallel``), each stopping once a
+        configuration before its own is known to collide; the certified check
+        goes one step after another and ignores it.
+
         Raises
         ------
         ValueError
             As :meth:`check_config_collision_free`, for either end.
         """
+        threads = num_threads(parallelize)
         q1 = self._positions(q1, "q1", batch=False)[0]
         q2 = self._positions(q2, "q2", batch=False)[0]
         if certified:
@@ -609,9 +626,8 @@ class CollisionChecker:
         # Both ends are within the limits, so every point between them is.
         if self._padding_bounds() == (0.0, 0.0):
             # One compiled call that stops at the first configuration in contact.
-            batch, _ = self._posed(qs)
-            return not batch.any_contact()
-        return bool(np.all(self._collision_free(qs)))
+            return not self._chain_batch(qs).any_contact(threads)
+        return bool(np.all(self._collision_free(qs, threads)))
 
     def _certified_edge(self, q1: np.ndarray, q2: np.ndarray) -> bool:
         speed = self._pair_speeds(q1, q2)
