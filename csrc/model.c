@@ -550,6 +550,39 @@ static PyObject *model_world_boxes(ModelObject *self, PyObject *arg) {
     return out;
 }
 
+/* The candidate pairs `keys`, answered by the kernels into records: those
+ * with status != OK or distance below report_max (< when strict, else <=),
+ * witnesses in W or, when local, in each geometry's frame. */
+static void answer_pairs(const ModelObject *m, const double *X_WG, const key_list *keys,
+                         double report_max, int strict, int local, pair_record *records,
+                         Py_ssize_t *count) {
+    for (Py_ssize_t k = 0; k < keys->size; ++k) {
+        int i = (int)(keys->keys[k] / m->G), j = (int)(keys->keys[k] % m->G);
+        const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+        gc_pair_result r;
+        memset(&r, 0, sizeof(r));
+        int status = gc_pair_within(&m->shapes[i], Xi, &m->shapes[j], Xj, report_max, &r);
+        if (status == GC_BEYOND) continue;
+        if ((status == GC_OK || status == GC_SEARCHED) &&
+            !(strict ? r.distance < report_max : r.distance <= report_max))
+            continue;
+        pair_record *out = &records[(*count)++];
+        out->i = i;
+        out->j = j;
+        out->status = status;
+        out->unique = r.unique;
+        out->distance = r.distance;
+        if (local && (status == GC_OK || status == GC_SEARCHED)) {
+            gc_to_local(Xi, r.p_WCa, out->pa);
+            gc_to_local(Xj, r.p_WCb, out->pb);
+        } else {
+            gc_copy(r.p_WCa, out->pa);
+            gc_copy(r.p_WCb, out->pb);
+        }
+        gc_copy(r.nhat_BA_W, out->n);
+    }
+}
+
 static PyObject *model_pairs(ModelObject *self, PyObject *args) {
     PyObject *poses;
     double margin, report_max;
@@ -574,31 +607,7 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
         records = malloc((size_t)(keys.size + 1) * sizeof(pair_record));
         if (records == NULL) failed = 1;
     }
-    for (Py_ssize_t k = 0; !failed && k < keys.size; ++k) {
-        int i = (int)(keys.keys[k] / self->G), j = (int)(keys.keys[k] % self->G);
-        const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
-        gc_pair_result r;
-        memset(&r, 0, sizeof(r));
-        int status = gc_pair_within(&self->shapes[i], Xi, &self->shapes[j], Xj, report_max, &r);
-        if (status == GC_BEYOND) continue;
-        if ((status == GC_OK || status == GC_SEARCHED) &&
-            !(strict ? r.distance < report_max : r.distance <= report_max))
-            continue;
-        pair_record *out = &records[count++];
-        out->i = i;
-        out->j = j;
-        out->status = status;
-        out->unique = r.unique;
-        out->distance = r.distance;
-        if (local && (status == GC_OK || status == GC_SEARCHED)) {
-            gc_to_local(Xi, r.p_WCa, out->pa);
-            gc_to_local(Xj, r.p_WCb, out->pb);
-        } else {
-            gc_copy(r.p_WCa, out->pa);
-            gc_copy(r.p_WCb, out->pb);
-        }
-        gc_copy(r.nhat_BA_W, out->n);
-    }
+    if (!failed) answer_pairs(self, X_WG, &keys, report_max, strict, local, records, &count);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     free(keys.keys);
@@ -715,6 +724,10 @@ typedef struct {
     int stop_below_zero, first_contact;
     double *out;                 /* (K) */
     unsigned char *python;       /* (K) */
+    /* Pair batches (pairs_of): every configuration's records, as pairs(). */
+    int pairs, strict, local;
+    pair_record **records;       /* (K) malloc'd arrays */
+    Py_ssize_t *counts;          /* (K) */
     batch_scratch *scratch;      /* one per worker */
     atomic_ptrdiff_t first;      /* first_contact: the lowest configuration found in contact */
 } batch_job;
@@ -754,6 +767,26 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
     return best;
 }
 
+/* The answers pairs() gives for one configuration (world frame poses X_WF)
+ * into a new array *records of *count records; -1 when out of memory. */
+static int pairs_of(const batch_job *job, const double *X_WF, batch_scratch *w,
+                    pair_record **records, Py_ssize_t *count) {
+    const ModelObject *m = job->m;
+    Py_ssize_t G = m->G;
+    double *X_WG = w->X_WG;
+    for (Py_ssize_t g = 0; g < G; ++g)
+        gc_compose(X_WF + 16 * m->frame_slot[g], m->X_FG + 16 * g, X_WG + 16 * g);
+    w->keys.size = 0;
+    *count = 0;
+    *records = NULL;
+    if (candidates(m, X_WG, job->margin, &w->keys) < 0) return -1;
+    pair_record *out = malloc((size_t)(w->keys.size + 1) * sizeof(pair_record));
+    if (out == NULL) return -1;
+    *records = out;
+    answer_pairs(m, X_WG, &w->keys, job->report_max, job->strict, job->local, out, count);
+    return 0;
+}
+
 static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
     batch_job *job = ctx;
     batch_scratch *w = &job->scratch[worker];
@@ -770,6 +803,10 @@ static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
             X_WF = w->X_WF;
         } else {
             X_WF = job->X_WF + (size_t)k * (size_t)job->F * 16;
+        }
+        if (job->pairs) {
+            if (pairs_of(job, X_WF, w, &job->records[k], &job->counts[k]) < 0) w->failed = 1;
+            continue;
         }
         double best = min_distance_of(job, X_WF, w, &job->python[k]);
         job->out[k] = best;
@@ -801,6 +838,11 @@ static PyObject *run_batch(batch_job *job, Py_ssize_t K, int threads,
     unsigned char *python = calloc((size_t)K + 1, 1);
     batch_scratch *scratch = calloc((size_t)workers, sizeof(batch_scratch));
     int failed = mins == NULL || python == NULL || scratch == NULL;
+    if (job->pairs) {
+        job->records = calloc((size_t)K + 1, sizeof(pair_record *));
+        job->counts = calloc((size_t)K + 1, sizeof(Py_ssize_t));
+        failed |= job->records == NULL || job->counts == NULL;
+    }
     for (int w = 0; !failed && w < workers; ++w) {
         scratch[w].X_WG = malloc((size_t)(G + 1) * 16 * sizeof(double));
         scratch[w].X_PF = malloc((size_t)(2 * F + 1) * 16 * sizeof(double));
@@ -834,6 +876,22 @@ static PyObject *run_batch(batch_job *job, Py_ssize_t K, int threads,
         free(scratch[w].keys.keys);
     }
     free(scratch);
+    if (job->pairs) {
+        /* One pairs() answer per configuration. */
+        PyObject *answers = failed ? NULL : PyList_New(K);
+        for (Py_ssize_t k = 0; answers != NULL && k < K; ++k) {
+            PyObject *answer = pairs_to_python(job->records[k], job->counts[k]);
+            if (answer == NULL) Py_CLEAR(answers);
+            else PyList_SET_ITEM(answers, k, answer);
+        }
+        for (Py_ssize_t k = 0; job->records != NULL && k < K; ++k) free(job->records[k]);
+        free(job->records);
+        free(job->counts);
+        free(python);
+        Py_XDECREF(mins);
+        if (answers == NULL) return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+        return answers;
+    }
     PyObject *flagged = failed ? NULL : PyList_New(0);
     for (Py_ssize_t k = 0; flagged != NULL && k < K; ++k) {
         if (!python[k]) continue;
@@ -907,6 +965,10 @@ static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
  * link_slot replaced by the links' poses, composed to the world), without
  * building the (K, F, 4, 4) world poses: each worker poses one
  * configuration at a time. */
+static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *chain_o,
+                                 PyObject *qs_o, PyObject *xpf_o, PyObject *links_o,
+                                 PyObject *parents_o, int threads);
+
 static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
     PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o;
     double report_max;
@@ -918,6 +980,34 @@ static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
         return NULL;
     }
+    batch_job job = {.m = self, .report_max = report_max,
+                     .margin = report_max > 0.0 ? report_max : 0.0,
+                     .stop_below_zero = stop_below_zero, .first_contact = first_contact};
+    return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+}
+
+/* chain_pairs(chain, qs (K, n), X_PF, link_slot, parent_slot, margin,
+ * report_max, strict, local, threads) -> [pairs() answer of each
+ * configuration], the frames posed as chain_min_distances poses them. */
+static PyObject *model_chain_pairs(ModelObject *self, PyObject *args) {
+    PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o;
+    double margin, report_max;
+    int strict, local, threads;
+    if (!PyArg_ParseTuple(args, "OOOOOddppi", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
+                          &margin, &report_max, &strict, &local, &threads))
+        return NULL;
+    if (isnan(margin) || isnan(report_max)) {
+        PyErr_SetString(PyExc_ValueError, "margin and report_max must be numbers");
+        return NULL;
+    }
+    batch_job job = {.m = self, .report_max = report_max, .margin = margin, .pairs = 1,
+                     .strict = strict, .local = local};
+    return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+}
+
+static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *chain_o,
+                                 PyObject *qs_o, PyObject *xpf_o, PyObject *links_o,
+                                 PyObject *parents_o, int threads) {
     if (parse_threads(threads) < 0) return NULL;
     PyObject *items = PySequence_Fast(chain_o, "chain must be a sequence of 7 arrays");
     if (items == NULL) return NULL;
@@ -957,12 +1047,13 @@ static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "qs must be (K, n) with n >= %zd", n);
         goto done;
     }
-    batch_job job = {.m = self, .F = F, .chain = &chain, .qs = views[0].buf,
-                     .positions = positions, .link_slot = views[2].buf,
-                     .parent_slot = views[3].buf, .report_max = report_max,
-                     .margin = report_max > 0.0 ? report_max : 0.0,
-                     .stop_below_zero = stop_below_zero, .first_contact = first_contact};
-    out = run_batch(&job, K, threads, views[1].buf);
+    job->F = F;
+    job->chain = &chain;
+    job->qs = views[0].buf;
+    job->positions = positions;
+    job->link_slot = views[2].buf;
+    job->parent_slot = views[3].buf;
+    out = run_batch(job, K, threads, views[1].buf);
 done:
     for (int v = 0; v < got; ++v) PyBuffer_Release(&views[v]);
     gc_chain_release(&chain);
@@ -994,6 +1085,9 @@ static PyMethodDef model_methods[] = {
      "chain_min_distances(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot,\n"
      "max_distance, stop_below_zero, first_contact, threads) -> as min_distances, for the\n"
      "frames a kinematic chain poses at each configuration"},
+    {"chain_pairs", (PyCFunction)model_chain_pairs, METH_VARARGS,
+     "chain_pairs(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot, margin, report_max,\n"
+     "strict, local, threads) -> [pairs() answer of each configuration of the chain]"},
     {"points", (PyCFunction)model_points, METH_VARARGS,
      "points(X_WG, (x, y, z), threshold) -> (vectors, g, status, distance, unique, "
      "count not OK)"},

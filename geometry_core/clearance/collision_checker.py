@@ -435,16 +435,14 @@ class CollisionChecker:
         qs = qs.reshape(-1, n)
         return self._chain.check_positions(qs, name)
 
-    def _posed(self, qs: np.ndarray):
-        X_PF, X_WL = self._chain.frame_poses(qs)
-        return self._sg.query_batch(self._source, self._frame_ids, X_PF), X_WL
-
-    def _pairs_within(self, qs: np.ndarray, max_distance: float):
+    def _pairs_within(self, qs: np.ndarray, max_distance: float, parallelize=1):
         """Per configuration: unfiltered pairs as (body_a, body_b, padded distance, pair)."""
-        batch, X_WL = self._posed(qs)
+        _, X_WL = self._chain.frame_poses(qs)
+        batch = self._chain_batch(qs)
         out = []
         row_of, body_rows = self._geometry_row, self._body_rows
-        for pairs in batch.compute_signed_distance_pairwise_closest_points(max_distance):
+        for pairs in batch.compute_signed_distance_pairwise_closest_points(max_distance,
+                                                                           parallelize):
             if not pairs:
                 out.append([])
                 continue
@@ -487,7 +485,7 @@ class CollisionChecker:
             # configuration and stops each at its first overlap; a pair that
             # touches (distance 0) is a collision, as with padding.
             return ~self._chain_batch(qs).has_contacts(parallelize)
-        rows, _ = self._pairs_within(qs, self._max_padding())
+        rows, _ = self._pairs_within(qs, self._max_padding(), parallelize)
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
 
     def check_config_collision_free(self, q) -> bool:
@@ -539,22 +537,31 @@ class CollisionChecker:
         """
         return self._clearances(self._positions(q, "q", batch=False), influence_distance)[0]
 
-    def calc_robot_clearances(self, qs, influence_distance: float) -> list[RobotClearance]:
+    def calc_robot_clearances(self, qs, influence_distance: float,
+                              parallelize=1) -> list[RobotClearance]:
         """Return :meth:`calc_robot_clearance` for K configurations in one call.
+
+        ``parallelize`` (as :meth:`check_configs_collision_free`): native
+        threads pose the configurations and find their pairs; the tables are
+        then assembled in Python. The tables are the same for any number of
+        threads.
 
         Raises
         ------
         ValueError
             As :meth:`check_configs_collision_free` and :meth:`calc_robot_clearance`.
         """
-        return self._clearances(self._positions(qs, "qs", batch=True), influence_distance)
+        return self._clearances(self._positions(qs, "qs", batch=True), influence_distance,
+                                parallelize)
 
-    def _clearances(self, qs: np.ndarray, influence_distance: float) -> list[RobotClearance]:
+    def _clearances(self, qs: np.ndarray, influence_distance: float,
+                    parallelize=1) -> list[RobotClearance]:
         """calc_robot_clearances of validated (K, n) positions."""
         influence_distance = float(influence_distance)
         if not influence_distance >= 0.0:
             raise ValueError(f"influence_distance must be non-negative, got {influence_distance!r}")
-        rows, X_WL = self._pairs_within(qs, influence_distance + max(self._max_padding(), 0.0))
+        rows, X_WL = self._pairs_within(qs, influence_distance + max(self._max_padding(), 0.0),
+                                        parallelize)
         out = []
         for k, config in enumerate(rows):
             config = [row for row in config if row[2] <= influence_distance]

@@ -22,8 +22,8 @@ import numpy as np
 
 from geometry_core import compiled
 from geometry_core.parallelism import num_threads
-from geometry_core.proximity import collisions_exist, penetration, signed_distance
-from geometry_core.proximity.engine import ModelCache, PosedScene
+from geometry_core.proximity import collisions_exist, native, penetration, signed_distance
+from geometry_core.proximity.engine import ModelCache, PosedScene, settle_searched
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.snapshot import SceneSnapshot
@@ -173,10 +173,29 @@ class BatchQuery:
         return [penetration.compute_point_pair_penetration(s) for s in self._scenes]
 
     def compute_signed_distance_pairwise_closest_points(
-            self, max_distance: float = math.inf) -> list[list[SignedDistancePair]]:
-        """Return, for each configuration, the pairs within ``max_distance``."""
-        return [signed_distance.compute_signed_distance_pairwise_closest_points(s, max_distance)
-                for s in self._scenes]
+            self, max_distance: float = math.inf,
+            parallelize=1) -> list[list[SignedDistancePair]]:
+        """Return, for each configuration, the pairs within ``max_distance``.
+
+        For a chain batch (``SceneGraph.query_chain_batch``) one compiled call
+        poses and answers every configuration, on ``parallelize`` native
+        threads; the pairs are the same for any number of threads.
+        """
+        threads = num_threads(parallelize)
+        if self._chain is None:
+            return [signed_distance.compute_signed_distance_pairwise_closest_points(
+                s, max_distance) for s in self._scenes]
+        max_distance = float(max_distance)
+        if math.isnan(max_distance):
+            raise ValueError("max_distance must be a number, got NaN")
+        chain, qs, X_PF, link_slot, parent_slot = self._chain
+        answers = ModelCache.of(self._model).native.chain_pairs(
+            chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
+            False, True, threads)
+        return [signed_distance.pairs_from_answers(
+                    self._model, settle_searched(self._model, native.PairAnswers(answer)),
+                    max_distance, lambda k=k: self._scene(k))
+                for k, answer in enumerate(answers)]
 
     def compute_min_distance(self, max_distance: float = math.inf,
                              parallelize=1) -> np.ndarray:

@@ -145,3 +145,43 @@ def test_small_and_empty_batches(arm):
         checker.check_configs_collision_free(qs, parallelize=0)
     with pytest.raises(ValueError, match="parallelize must be"):
         checker.check_edge_collision_free(qs[0], qs[1], parallelize=-1)
+
+
+def test_clearance_tables_equal_one_thread_and_the_frame_pose_batch(arm):
+    _, checker = arm
+    qs = robots.random_configurations(checker, 200, 31)
+    serial = checker.calc_robot_clearances(qs, 0.15)
+    assert sum(t.size() for t in serial) > 200
+    for threads in (2, 3):
+        for mine, theirs in zip(checker.calc_robot_clearances(qs, 0.15, parallelize=threads),
+                                serial):
+            assert mine.geometry_ids() == theirs.geometry_ids()
+            assert np.array_equal(mine.distances(), theirs.distances())
+            assert np.array_equal(mine.jacobians(), theirs.jacobians())
+            assert mine.robot_indices() == theirs.robot_indices()
+            assert mine.collision_types() == theirs.collision_types()
+    # The pairs behind the tables: to the bit as the frame-pose batch reports them.
+    posed_inside = checker._chain_batch(qs).compute_signed_distance_pairwise_closest_points(
+        0.15, parallelize=2)
+    posed_outside = frame_pose_batch(checker, qs).compute_signed_distance_pairwise_closest_points(
+        0.15)
+    assert len(posed_inside) == len(posed_outside)
+    for mine, theirs in zip(posed_inside, posed_outside):
+        assert [(p.id_A, p.id_B) for p in mine] == [(p.id_A, p.id_B) for p in theirs]
+        for field in ("distance", "p_ACa", "p_BCb", "nhat_BA_W", "is_nhat_BA_W_unique"):
+            assert np.array_equal([getattr(p, field) for p in mine],
+                                  [getattr(p, field) for p in theirs]), field
+
+
+def test_padded_configs_answers_equal_one_thread(arm):
+    _, checker = arm
+    urdf, srdf, _ = robots.ARMS[arm[0]]
+    padded = CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
+                                        package_roots=robots.PACKAGE_ROOTS,
+                                        environment_padding=0.02)
+    qs = robots.random_configurations(padded, 600, 37)
+    serial = padded.check_configs_collision_free(qs)
+    assert np.array_equal(padded.check_configs_collision_free(qs, parallelize=2), serial)
+    # Padding only removes free configurations.
+    plain = checker.check_configs_collision_free(qs)
+    assert not np.any(serial & ~plain) and np.any(plain & ~serial)
