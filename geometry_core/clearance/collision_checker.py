@@ -193,9 +193,14 @@ class CollisionChecker:
                 environment = load_urdf(path, package_roots=package_roots, visuals=False)
             else:
                 environment = load_scene(path)
-        return cls(robot, srdf=srdf, srdf_is_text=srdf_is_text, environment=environment,
-                   self_padding=self_padding, environment_padding=environment_padding,
-                   edge_step_size=edge_step_size)
+        checker = cls(robot, srdf=srdf, srdf_is_text=srdf_is_text, environment=environment,
+                      self_padding=self_padding, environment_padding=environment_padding,
+                      edge_step_size=edge_step_size)
+        # What rebuilds it elsewhere (geometry_core.distributed.CheckerRecipe).
+        checker._sources = {"urdf": urdf, "srdf": srdf, "srdf_is_text": srdf_is_text,
+                            "package_roots": package_roots, "self_padding": self_padding,
+                            "environment_padding": environment_padding}
+        return checker
 
     # ------------------------------------------------------------ environment
 
@@ -487,6 +492,33 @@ class CollisionChecker:
             return ~self._chain_batch(qs).has_contacts(parallelize)
         rows, _ = self._pairs_within(qs, self._max_padding(), parallelize)
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
+
+    def calc_min_distances(self, qs, max_distance: float = math.inf,
+                           parallelize=1) -> np.ndarray:
+        """Return a (K,) array: each configuration's smallest padded distance of any pair.
+
+        Over the unfiltered pairs whose padded distance is at most
+        ``max_distance`` (inf where none is); negative where bodies overlap
+        by more than their padding. A configuration is collision-free exactly
+        when this is above zero. ``parallelize`` as in
+        :meth:`check_configs_collision_free`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_configs_collision_free`, or if ``max_distance``
+            is NaN.
+        """
+        qs = self._positions(qs, "qs", batch=True)
+        max_distance = float(max_distance)
+        if math.isnan(max_distance):
+            raise ValueError("max_distance must be a number, got NaN")
+        if self._padding_bounds() == (0.0, 0.0):
+            return self._chain_batch(qs).compute_min_distance(max_distance, parallelize)
+        rows, _ = self._pairs_within(qs, max_distance + max(self._max_padding(), 0.0),
+                                     parallelize)
+        return np.array([min((d for _, _, d, _ in config if d <= max_distance),
+                             default=math.inf) for config in rows])
 
     def check_config_collision_free(self, q) -> bool:
         """Report whether configuration ``q`` is collision-free (padded distances > 0).

@@ -52,6 +52,7 @@ def test_num_threads_reads_drakes_parallelism_arguments():
             num_threads(bad)
 
 
+@pytest.mark.drake
 def test_accepts_a_drake_parallelism():
     common = pytest.importorskip("pydrake.common")
     assert num_threads(common.Parallelism(3)) == 3
