@@ -30,6 +30,8 @@ typedef struct {
     int *frame_slot;      /* (G) */
     int max_slot;
     double *X_FG;         /* (G, 16) */
+    double *inner;        /* (G, 4): a sphere inside each geometry, centre in G and radius
+                             (radius <= 0: none), for proving overlaps (inner_spheres) */
     int64_t *filtered;    /* (K) sorted keys i * G + j */
     Py_ssize_t nfiltered;
     int *bounded;         /* indices of geometries that are not half spaces */
@@ -63,10 +65,68 @@ static void model_dealloc(ModelObject *self) {
     PyMem_Free(self->box_G);
     PyMem_Free(self->frame_slot);
     PyMem_Free(self->X_FG);
+    PyMem_Free(self->inner);
     PyMem_Free(self->filtered);
     PyMem_Free(self->bounded);
     PyMem_Free(self->halfspaces);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* A sphere inside a shape (centre in G, radius; radius 0 when none is
+ * taken), shrunk by a relative 1e-9 and 1e-12 m so that rounding in its
+ * computation cannot make it poke out: two such spheres that overlap prove
+ * their shapes overlap. Primitives: the largest sphere about Go; a hull: the
+ * sphere about its vertices' mean that touches its nearest face plane. */
+static void inner_sphere(const gc_shape *s, double out[4]) {
+    double c[3] = {0.0, 0.0, 0.0}, r = 0.0;
+    switch (s->kind) {
+    case GC_SPHERE:
+    case GC_CAPSULE:
+        r = s->s[0];
+        break;
+    case GC_BOX:
+    case GC_ELLIPSOID:
+        r = fmin(s->s[0], fmin(s->s[1], s->s[2]));
+        break;
+    case GC_CYLINDER:
+        r = fmin(s->s[0], s->s[1]);
+        break;
+    case GC_CONVEX:
+        if (s->nv > 0 && s->nt > 0) {
+            for (int v = 0; v < s->nv; ++v)
+                for (int k = 0; k < 3; ++k) c[k] += s->v[3 * v + k];
+            for (int k = 0; k < 3; ++k) c[k] /= s->nv;
+            r = INFINITY;
+            for (int t = 0; t < s->nt; ++t) {
+                const double *n = s->tri_n + 3 * t;
+                r = fmin(r, s->tri_d[t] - (n[0] * c[0] + n[1] * c[1] + n[2] * c[2]));
+            }
+        }
+        break;
+    default: /* half spaces and meshes: none */
+        break;
+    }
+    r = r * (1.0 - 1e-9) - 1e-12;
+    out[0] = c[0];
+    out[1] = c[1];
+    out[2] = c[2];
+    out[3] = isfinite(r) && r > 0.0 ? r : 0.0;
+}
+
+/* Whether the inner spheres of i and j overlap (so do i and j); the depth
+ * of their overlap, a lower bound of the pair's, into *depth. */
+static int inner_spheres_overlap(const ModelObject *m, const double *X_WG, int i, int j,
+                                 double *depth) {
+    const double *a = m->inner + 4 * i, *b = m->inner + 4 * j;
+    if (!(a[3] > 0.0 && b[3] > 0.0)) return 0;
+    double ca[3], cb[3];
+    gc_to_world(X_WG + 16 * i, a, ca);
+    gc_to_world(X_WG + 16 * j, b, cb);
+    double d[3] = {ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]};
+    double gap = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - (a[3] + b[3]);
+    if (!(gap < 0.0)) return 0;
+    *depth = -gap;
+    return 1;
 }
 
 static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
@@ -161,6 +221,12 @@ static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
             goto release;
         }
     }
+    self->inner = PyMem_Calloc((size_t)n * 4, sizeof(double));
+    if (self->inner == NULL) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    for (Py_ssize_t g = 0; g < G; ++g) inner_sphere(&self->shapes[g], self->inner + 4 * g);
     rc = 0;
 release:
     if (got >= 6) PyBuffer_Release(&filt);
@@ -722,6 +788,10 @@ typedef struct {
     const int *link_slot, *parent_slot;
     double report_max, margin;
     int stop_below_zero, first_contact;
+    /* Only the sign of each answer is wanted (with stop_below_zero): a pair
+     * whose inner spheres overlap ends the configuration with the (negative)
+     * depth of that overlap, no pair kernel run. */
+    int verdict_only;
     double *out;                 /* (K) */
     unsigned char *python;       /* (K) */
     /* Pair batches (pairs_of): every configuration's records, as pairs(). */
@@ -748,6 +818,13 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
         return NAN;
     }
     double best = INFINITY, report_max = job->report_max;
+    if (job->verdict_only && job->stop_below_zero) {
+        for (Py_ssize_t c = 0; c < w->keys.size; ++c) {
+            int i = (int)(w->keys.keys[c] / G), j = (int)(w->keys.keys[c] % G);
+            double depth;
+            if (inner_spheres_overlap(m, X_WG, i, j, &depth)) return -depth;
+        }
+    }
     for (Py_ssize_t c = 0; c < w->keys.size; ++c) {
         int i = (int)(w->keys.keys[c] / G), j = (int)(w->keys.keys[c] % G);
         gc_pair_result r;
@@ -924,14 +1001,16 @@ static int parse_threads(int threads) {
  * edge check needs no more). A configuration with a pair the kernels leave
  * to Python is listed, for the caller to answer there. threads (optional,
  * default 1) native threads share the configurations; the answers do not
- * depend on their number. */
+ * depend on their number. verdict_only (optional, with stop_below_zero):
+ * only the sign of an answer below zero is wanted, and a candidate pair
+ * whose inner spheres overlap ends the configuration first (batch_job). */
 static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
     PyObject *xwf_o;
     Py_ssize_t F;
     double report_max;
-    int stop_below_zero, first_contact = 0, threads = 1;
-    if (!PyArg_ParseTuple(args, "Ondp|pi", &xwf_o, &F, &report_max, &stop_below_zero,
-                          &first_contact, &threads))
+    int stop_below_zero, first_contact = 0, threads = 1, verdict_only = 0;
+    if (!PyArg_ParseTuple(args, "Ondp|pip", &xwf_o, &F, &report_max, &stop_below_zero,
+                          &first_contact, &threads, &verdict_only))
         return NULL;
     if (isnan(report_max)) {
         PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
@@ -952,7 +1031,8 @@ static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
     }
     batch_job job = {.m = self, .F = F, .X_WF = view.buf, .report_max = report_max,
                      .margin = report_max > 0.0 ? report_max : 0.0,
-                     .stop_below_zero = stop_below_zero, .first_contact = first_contact};
+                     .stop_below_zero = stop_below_zero, .first_contact = first_contact,
+                     .verdict_only = verdict_only};
     PyObject *out = run_batch(&job, K, threads, NULL);
     PyBuffer_Release(&view);
     return out;
@@ -972,9 +1052,10 @@ static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *ch
 static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
     PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o;
     double report_max;
-    int stop_below_zero, first_contact, threads;
-    if (!PyArg_ParseTuple(args, "OOOOOdppi", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
-                          &report_max, &stop_below_zero, &first_contact, &threads))
+    int stop_below_zero, first_contact, threads, verdict_only = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOdppi|p", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
+                          &report_max, &stop_below_zero, &first_contact, &threads,
+                          &verdict_only))
         return NULL;
     if (isnan(report_max)) {
         PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
@@ -982,7 +1063,8 @@ static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
     }
     batch_job job = {.m = self, .report_max = report_max,
                      .margin = report_max > 0.0 ? report_max : 0.0,
-                     .stop_below_zero = stop_below_zero, .first_contact = first_contact};
+                     .stop_below_zero = stop_below_zero, .first_contact = first_contact,
+                     .verdict_only = verdict_only};
     return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
 }
 
@@ -1079,11 +1161,12 @@ static PyMethodDef model_methods[] = {
      "candidates(X_WG, margin) -> bytes of int64 keys i * G + j, sorted"},
     {"min_distances", (PyCFunction)model_min_distances, METH_VARARGS,
      "min_distances(X_WF (K,F,4,4), F, max_distance, stop_below_zero[, first_contact,\n"
-     "threads]) -> (bytes of K\n"
+     "threads, verdict_only]) -> (bytes of K\n"
      "smallest distances within max_distance (inf if none), configurations left to Python)"},
     {"chain_min_distances", (PyCFunction)model_chain_min_distances, METH_VARARGS,
      "chain_min_distances(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot,\n"
-     "max_distance, stop_below_zero, first_contact, threads) -> as min_distances, for the\n"
+     "max_distance, stop_below_zero, first_contact, threads[, verdict_only]) -> as\n"
+     "min_distances, for the\n"
      "frames a kinematic chain poses at each configuration"},
     {"chain_pairs", (PyCFunction)model_chain_pairs, METH_VARARGS,
      "chain_pairs(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot, margin, report_max,\n"

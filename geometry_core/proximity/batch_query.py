@@ -103,11 +103,16 @@ class BatchQuery:
         return len(self._posed)
 
     def _min_distances(self, max_distance: float, stop_below_zero: bool,
-                       first_contact: bool = False, parallelize=1):
+                       first_contact: bool = False, parallelize=1, verdict_only: bool = False):
         """Answer all K configurations in one compiled call, on native threads.
 
         Returns the (K,) smallest distances and the configurations left to
-        Python (those with a mesh pair).
+        Python (those with a mesh pair). With ``verdict_only`` (and
+        ``stop_below_zero``) only the sign of a distance below zero is
+        exact: a configuration in which two geometries' inner spheres
+        overlap (a sphere inside each, fixed per shape) is answered with the
+        depth of that overlap, a lower bound of the true one, and no pair
+        kernel runs.
         """
         threads = num_threads(parallelize)
         if not self._posed:
@@ -117,11 +122,12 @@ class BatchQuery:
             chain, qs, X_PF, link_slot, parent_slot = self._chain
             found, python = compiled.chain_min_distances(
                 chain, qs, X_PF, link_slot, parent_slot, max_distance, stop_below_zero,
-                first_contact, threads)
+                first_contact, threads, verdict_only)
         else:
             X_WF = np.ascontiguousarray(self.X_WF, dtype=np.float64)
             found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
-                                                   stop_below_zero, first_contact, threads)
+                                                   stop_below_zero, first_contact, threads,
+                                                   verdict_only)
         return np.frombuffer(found, dtype=np.float64).copy(), python
 
     def has_collisions(self, parallelize=1) -> np.ndarray:
@@ -131,7 +137,8 @@ class BatchQuery:
         native threads share the configurations; the answers are the same
         for any number of threads.
         """
-        found, python = self._min_distances(0.0, True, parallelize=parallelize)
+        found, python = self._min_distances(0.0, True, parallelize=parallelize,
+                                            verdict_only=True)
         out = found < 0.0
         for k in python:
             out[k] = collisions_exist.has_collisions(self._scene(k))
@@ -144,7 +151,8 @@ class BatchQuery:
         (Drake's collision checkers call a configuration in collision when a
         distance is at or below its padding, here zero).
         """
-        found, python = self._min_distances(0.0, True, parallelize=parallelize)
+        found, python = self._min_distances(0.0, True, parallelize=parallelize,
+                                            verdict_only=True)
         out = found <= 0.0
         for k in python:
             out[k] = self._contact_in_python(k)
@@ -163,7 +171,7 @@ class BatchQuery:
         such configuration (in order): a discrete edge check in one call.
         """
         found, python = self._min_distances(0.0, True, first_contact=True,
-                                            parallelize=parallelize)
+                                            parallelize=parallelize, verdict_only=True)
         if bool(np.any(found <= 0.0)):  # NaN (not reached) compares False
             return True
         return any(self._contact_in_python(k) for k in python)
