@@ -32,6 +32,9 @@ typedef struct {
     double *X_FG;         /* (G, 16) */
     double *inner;        /* (G, 4): a sphere inside each geometry, centre in G and radius
                              (radius <= 0: none), for proving overlaps (inner_spheres) */
+    double *outer;        /* (G, 4): a sphere around each geometry (its local box's centre
+                             and half diagonal, grown against rounding; inf radius for
+                             half spaces), for proving a pair cannot be the nearest */
     int64_t *filtered;    /* (K) sorted keys i * G + j */
     Py_ssize_t nfiltered;
     int *bounded;         /* indices of geometries that are not half spaces */
@@ -66,6 +69,7 @@ static void model_dealloc(ModelObject *self) {
     PyMem_Free(self->frame_slot);
     PyMem_Free(self->X_FG);
     PyMem_Free(self->inner);
+    PyMem_Free(self->outer);
     PyMem_Free(self->filtered);
     PyMem_Free(self->bounded);
     PyMem_Free(self->halfspaces);
@@ -111,6 +115,18 @@ static void inner_sphere(const gc_shape *s, double out[4]) {
     out[1] = c[1];
     out[2] = c[2];
     out[3] = isfinite(r) && r > 0.0 ? r : 0.0;
+}
+
+/* A lower bound of the distance of i and j: their outer spheres' gap (-inf
+ * when either has none). */
+static double outer_gap(const ModelObject *m, const double *X_WG, int i, int j) {
+    const double *a = m->outer + 4 * i, *b = m->outer + 4 * j;
+    if (!(isfinite(a[3]) && isfinite(b[3]))) return -INFINITY;
+    double ca[3], cb[3];
+    gc_to_world(X_WG + 16 * i, a, ca);
+    gc_to_world(X_WG + 16 * j, b, cb);
+    double d[3] = {ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]};
+    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - (a[3] + b[3]);
 }
 
 /* Whether the inner spheres of i and j overlap (so do i and j); the depth
@@ -227,6 +243,22 @@ static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
         goto release;
     }
     for (Py_ssize_t g = 0; g < G; ++g) inner_sphere(&self->shapes[g], self->inner + 4 * g);
+    self->outer = PyMem_Calloc((size_t)n * 4, sizeof(double));
+    if (self->outer == NULL) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    for (Py_ssize_t g = 0; g < G; ++g) {
+        const double *c = self->box_G + 6 * g, *h = c + 3;
+        double *o = self->outer + 4 * g;
+        o[0] = c[0];
+        o[1] = c[1];
+        o[2] = c[2];
+        o[3] = self->shapes[g].kind == GC_HALFSPACE || self->shapes[g].kind == GC_MESH
+                   ? INFINITY
+                   : sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]) * (1.0 + 1e-9) + 1e-12;
+        if (!isfinite(o[3])) o[3] = INFINITY;
+    }
     rc = 0;
 release:
     if (got >= 6) PyBuffer_Release(&filt);
@@ -827,6 +859,9 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
     }
     for (Py_ssize_t c = 0; c < w->keys.size; ++c) {
         int i = (int)(w->keys.keys[c] / G), j = (int)(w->keys.keys[c] % G);
+        /* A pair whose outer spheres are farther apart than the least
+         * distance so far cannot change the answer. */
+        if (best < INFINITY && outer_gap(m, X_WG, i, j) > best) continue;
         gc_pair_result r;
         memset(&r, 0, sizeof(r));
         /* A pair proven farther than the least distance so far (or

@@ -57,3 +57,20 @@ def test_bounded_edges_equal_exact_edges(name):
         assert checker.check_edge_collision_free(q1, q2) == exact
         verdicts.append(exact)
     assert 0 < sum(verdicts) < len(verdicts)
+
+
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_smallest_distance_skips_only_pairs_that_cannot_be_nearest(name):
+    """compute_min_distance skips a pair whose outer spheres are farther apart than the
+    least distance so far: the minimum is that of every pair's distance, to the bit."""
+    urdf, srdf, _ = robots.ARMS[name]
+    checker = CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
+                                         package_roots=robots.PACKAGE_ROOTS)
+    qs = robots.random_configurations(checker, 300, 67)
+    batch = checker._chain_batch(qs)
+    every_pair = batch.compute_signed_distance_pairwise_closest_points(np.inf)
+    expected = np.array([min(p.distance for p in pairs) for pairs in every_pair])
+    assert np.array_equal(batch.compute_min_distance(np.inf), expected)
+    assert np.array_equal(batch.compute_min_distance(np.inf, parallelize=2), expected)
+    near = batch.compute_min_distance(0.05)
+    assert np.array_equal(near, np.where(expected <= 0.05, expected, np.inf))
