@@ -4,6 +4,7 @@ Usage::
 
     python -m bench.parallel                  # K = 20000 configurations, threads 1, 2 and all cores
     python -m bench.parallel --count 5000 --threads 1 2 4 --rounds 5
+    python -m bench.parallel --write-docs     # also docs/benchmarks.md's table
 
 For each arm of example-robot-data (with its SRDF, among the primitive
 obstacles of the clearance tests) ``check_configs_collision_free`` answers
@@ -18,7 +19,9 @@ count gives the one-thread answers exactly. It asserts nothing about time.
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
+import platform
 import statistics
 import sys
 import time
@@ -42,7 +45,7 @@ def load() -> str:
         return "unknown"
 
 
-def bench_arm(name: str, count: int, threads: list[int], rounds: int) -> None:
+def bench_arm(name: str, count: int, threads: list[int], rounds: int) -> list[str]:
     urdf, srdf, _ = robots.ARMS[name]
     checker = CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
                                          package_roots=robots.PACKAGE_ROOTS)
@@ -58,13 +61,14 @@ def bench_arm(name: str, count: int, threads: list[int], rounds: int) -> None:
             checker.check_configs_collision_free(qs, parallelize=t)
             times[t].append(time.perf_counter() - start)
     base = times[threads[0]]
-    print(f"\n{name}: {count} configurations, {serial.mean():.0%} free, answers equal for "
-          f"every thread count")
-    print(f"{'threads':>8} {'µs/config (median)':>20} {'speed-up median':>16} {'best':>6}")
+    rows = []
     for t in threads:
         ratios = [b / x for b, x in zip(base, times[t])]
-        print(f"{t:>8} {statistics.median(times[t]) / count * 1e6:>20.2f} "
-              f"{statistics.median(ratios):>16.2f} {max(ratios):>6.2f}")
+        rows.append(f"| {name} | {serial.mean():.0%} | {t} | "
+                    f"{statistics.median(times[t]) / count * 1e6:.2f} | "
+                    f"{statistics.median(ratios):.2f} | {max(ratios):.2f} |")
+        print(rows[-1], flush=True)
+    return rows
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -73,13 +77,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, nargs="+", default=None)
     parser.add_argument("--arms", nargs="+", default=["panda", "ur5"])
+    parser.add_argument("--write-docs", action="store_true",
+                        help="replace the parallel table in docs/benchmarks.md")
     args = parser.parse_args(argv)
     threads = args.threads or sorted({1, 2, available_cores()})
-    print(f"cores available: {available_cores()}; load average before: {load()}")
+    before = load()
+    rows = ["| arm | free | threads | µs a configuration (median) | speed-up (median) | "
+            "speed-up (best round) |", "|---|---:|---:|---:|---:|---:|"]
+    print("\n".join(rows))
     for name in args.arms:
-        bench_arm(name, args.count, threads, args.rounds)
-    print(f"\nload average after: {load()}")
+        rows += bench_arm(name, args.count, threads, args.rounds)
+    header = (f"Measured {datetime.date.today()} on {platform.machine()} "
+              f"({available_cores()} cores), K = {args.count} configurations, {args.rounds} "
+              f"alternating rounds; answers equal to one thread's for every count; load "
+              f"average {before} before, {load()} after (other processes' share of the "
+              f"cores is not the threads').")
+    text = "\n".join([header, "", *rows])
+    print(text)
+    if args.write_docs:
+        from bench.run import write_docs
 
+        write_docs(text, "parallel")
 
 if __name__ == "__main__":
     main()

@@ -2,8 +2,9 @@
 
 Usage::
 
-    python -m bench.peers                  # K = 1000 configurations per arm, writes docs/peers.md
-    python -m bench.peers --count 200 --no-write
+    python -m bench.peers                  # K = 1000 configurations per arm, prints the table
+    python -m bench.peers --write-docs     # also docs/benchmarks.md's table
+    python -m bench.peers --count 200
 
 For the Panda and the UR5 of example-robot-data with their SRDFs among the
 primitive obstacles of the clearance tests (a table, a wall and four
@@ -50,8 +51,6 @@ import robots  # noqa: E402
 
 from geometry_core.clearance import CollisionChecker  # noqa: E402
 from geometry_core.parallelism import available_cores  # noqa: E402
-
-DOC = ROOT / "docs" / "peers.md"
 
 
 def _load() -> str:
@@ -245,7 +244,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="replace the peers table in docs/benchmarks.md")
     args = parser.parse_args(argv)
     load_before = _load()
     rows, notes = [], []
@@ -260,19 +260,12 @@ def main(argv: list[str] | None = None) -> None:
               f"random configurations per arm, {args.rounds} alternating rounds, medians "
               f"(µs a configuration); load average {load_before} before, {_load()} after.")
     lines = table(rows, cores)
-    print(header)
-    print("\n".join(lines))
-    for note in notes:
-        print(f"- {note}")
-    if not args.no_write:
-        DOC.write_text("\n".join([
-            "# Is q free? Ours and other configuration checkers",
-            "",
-            "`python -m bench.peers` (see its docstring for what each peer runs). "
-            "Every verdict is compared with ours before timing.",
-            "", header, "", *lines, "", *[f"- {n}" for n in notes], ""]), encoding="utf-8")
-        print(f"wrote {DOC.relative_to(ROOT)}")
+    text = "\n".join([header, "", *lines, "", *[f"- {n}" for n in notes]])
+    print(text)
+    if args.write_docs:
+        from bench.run import write_docs
 
+        write_docs(text, "peers")
 
 if __name__ == "__main__":
     main()
