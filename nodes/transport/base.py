@@ -38,6 +38,7 @@ __all__ = [
     "LOG_LEVELS",
     "NodeLogger",
     "Publisher",
+    "Service",
     "Subscription",
     "Timer",
     "TransportNode",
@@ -235,6 +236,25 @@ class Subscription(ABC):
         """Number of matched publishers (in any process)."""
 
 
+class Service(ABC):
+    """Answers the requests of one ROS 2 service while the node spins.
+
+    Attributes
+    ----------
+    name : str
+        Fully qualified service name.
+    srv_type : str
+        ``pkg/srv/Name``.
+    request_type, response_type : type
+        The backend's classes of the request and the response.
+    """
+
+    name: str
+    srv_type: str
+    request_type: type
+    response_type: type
+
+
 class Timer(ABC):
     """Calls a callback every period while the node spins."""
 
@@ -328,6 +348,35 @@ class TransportNode(ABC):
         return self.create_subscription(
             "tf2_msgs/msg/TFMessage", topic,
             lambda msg: callback(tf_arrays_from_message(msg)), qos)
+
+    @abstractmethod
+    def service_types(self, srv_type: str) -> tuple[type, type]:
+        """The request and response classes this backend uses for ``pkg/srv/Name``.
+
+        Raises
+        ------
+        LookupError
+            If the service type is unknown to this backend.
+        """
+
+    @abstractmethod
+    def create_service(self, srv_type: str, name: str,
+                       callback: Callable[[Any, Any], Any]) -> Service:
+        """Serve ``name`` (resolved like a topic): ``callback(request, response)`` answers.
+
+        As in rclpy, the callback fills the empty ``response`` it is given (or
+        makes another of the same class) and returns it; it runs on the
+        spinning thread, like message callbacks. When the callback raises,
+        the error is logged, the client gets the empty (default) response,
+        and the node keeps serving.
+
+        Raises
+        ------
+        ValueError
+            For an invalid service name, or one this node already serves.
+        LookupError
+            If the service type is unknown to this backend.
+        """
 
     @abstractmethod
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:

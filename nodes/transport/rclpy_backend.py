@@ -38,8 +38,8 @@ import rclpy.parameter
 import rclpy.qos
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
-from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
-from .interfaces import normalize_type_name
+from .base import NodeLogger, Publisher, Service, Subscription, Timer, TransportNode
+from .interfaces import normalize_service_name, normalize_type_name
 from .params import ParameterError, ParameterStore, coerce_parameter_value
 from .qos import Durability, History, QoSProfile, Reliability
 
@@ -72,6 +72,18 @@ def _rosidl_class(ros_type: str) -> type:
     except (ImportError, AttributeError):
         raise LookupError(
             f"message type {ros_type!r} is not available to rclpy: build and source the "
+            f"ROS 2 package {package!r}"
+        ) from None
+
+
+def _rosidl_service(srv_type: str) -> type:
+    package, _, name = normalize_service_name(srv_type).split("/")
+    try:
+        module = importlib.import_module(f"{package}.srv")
+        return getattr(module, name)
+    except (ImportError, AttributeError):
+        raise LookupError(
+            f"service type {srv_type!r} is not available to rclpy: build and source the "
             f"ROS 2 package {package!r}"
         ) from None
 
@@ -153,6 +165,15 @@ class _RclpySubscription(Subscription):
 
     def get_publisher_count(self) -> int:
         return self._node.count_publishers(self.topic)
+
+
+class _RclpyService(Service):
+    def __init__(self, service: Any, srv_type: str, srv_class: type) -> None:
+        self._service = service
+        self.name = service.srv_name
+        self.srv_type = srv_type
+        self.request_type = srv_class.Request
+        self.response_type = srv_class.Response
 
 
 class _RclpyTimer(Timer):
@@ -255,8 +276,11 @@ class RclpyNode(TransportNode):
     backend = "rclpy"
 
     def __init__(
-        self, name: str, args: Sequence[str] | None = None, *, namespace: str = "/"
+        self, name: str, args: Sequence[str] | None = None, *, namespace: str = "/",
+        max_sample_bytes: int | None = None,
     ) -> None:
+        # max_sample_bytes concerns the DDS backend's decoding; rmw has its own.
+        del max_sample_bytes
         self._context = rclpy.context.Context()
         rclpy.init(args=list(sys.argv if args is None else args), context=self._context)
         self._node = rclpy.node.Node(name, namespace=namespace, context=self._context)
@@ -317,6 +341,32 @@ class RclpyNode(TransportNode):
             cls, topic, self._counted(callback), rclpy_qos(qos)
         )
         return _RclpySubscription(self._node, subscription, cls)
+
+    def service_types(self, srv_type: str) -> tuple[type, type]:
+        srv_class = _rosidl_service(srv_type)
+        return srv_class.Request, srv_class.Response
+
+    def create_service(self, srv_type: str, name: str,
+                       callback: Callable[[Any, Any], Any]) -> Service:
+        if not callable(callback):
+            raise TypeError(f"callback for service {name} must be callable, not {callback!r}")
+        full_type = normalize_service_name(srv_type)
+        srv_class = _rosidl_service(full_type)
+        logger = self._logger
+
+        def answer(request: Any, response: Any) -> Any:
+            self._messages_taken += 1
+            try:
+                return callback(request, response)
+            except Exception as error:  # noqa: BLE001 - the node keeps serving
+                # rclpy would raise out of spin: log it and answer the empty
+                # response, as the DDS backend does.
+                logger.error(f"service {name}: the callback failed: "
+                             f"{type(error).__name__}: {str(error)[:200]}")
+                return srv_class.Response()
+
+        service = self._node.create_service(srv_class, name, answer)
+        return _RclpyService(service, full_type, srv_class)
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
         if isinstance(period_s, bool) or not isinstance(period_s, (int, float)) or period_s <= 0:
