@@ -36,6 +36,7 @@ from .tf_arrays import TfArrays, tf_arrays_from_message
 
 __all__ = [
     "LOG_LEVELS",
+    "Client",
     "NodeLogger",
     "Publisher",
     "Service",
@@ -255,6 +256,41 @@ class Service(ABC):
     response_type: type
 
 
+class Client(ABC):
+    """Calls one ROS 2 service.
+
+    Attributes
+    ----------
+    name : str
+        Fully qualified service name.
+    srv_type : str
+        ``pkg/srv/Name``.
+    request_type, response_type : type
+        The backend's classes of the request and the response.
+    """
+
+    name: str
+    srv_type: str
+    request_type: type
+    response_type: type
+
+    @abstractmethod
+    def service_is_ready(self) -> bool:
+        """Whether a server of the service is matched (``rclpy``'s ``service_is_ready``)."""
+
+    @abstractmethod
+    def call(self, request: Any, timeout_s: float = 5.0) -> Any:
+        """Send ``request``, wait for the server's reply and return it.
+
+        Raises
+        ------
+        TypeError
+            If ``request`` is not of ``request_type``.
+        TimeoutError
+            If no server is available or no reply came within ``timeout_s``.
+        """
+
+
 class Timer(ABC):
     """Calls a callback every period while the node spins."""
 
@@ -374,6 +410,18 @@ class TransportNode(ABC):
         ------
         ValueError
             For an invalid service name, or one this node already serves.
+        LookupError
+            If the service type is unknown to this backend.
+        """
+
+    @abstractmethod
+    def create_client(self, srv_type: str, name: str) -> Client:
+        """A client of the service ``name`` (resolved like a topic).
+
+        Raises
+        ------
+        ValueError
+            For an invalid service name.
         LookupError
             If the service type is unknown to this backend.
         """

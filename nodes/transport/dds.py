@@ -47,6 +47,7 @@ from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 
 from .base import (
+    Client,
     NodeLogger,
     Publisher,
     Service,
@@ -56,7 +57,7 @@ from .base import (
     validate_namespace,
     validate_node_name,
 )
-from .dds_services import DdsService, wire_type
+from .dds_services import DdsClient, DdsService, wire_type
 from .interfaces import normalize_service_name
 from .msg_types import get_message_type, get_service_types, ros_type_name
 from .parameter_services import create_parameter_services
@@ -491,10 +492,7 @@ class DdsNode(TransportNode):
         request_topic = Topic(self._participant, f"rq{resolved}Request",
                               wire_type(request_type))
         reply_topic = Topic(self._participant, f"rr{resolved}Reply", wire_type(response_type))
-        self._service_ids += 1
-        guid = self._participant.guid.bytes[:12] + self._service_ids.to_bytes(4, "big")
-        service_id = ".".join(f"{b:x}" for b in guid)
-        qos = dds_qos(SERVICES) + Qos(Policy.Userdata(f"serviceid={service_id};".encode()))
+        qos = dds_qos(SERVICES) + Qos(Policy.Userdata(f"serviceid={self._service_id()};".encode()))
         reader = DataReader(self._participant, request_topic, qos=qos)
         writer = DataWriter(self._participant, reply_topic, qos=qos)
         condition = ReadCondition(reader, _NOT_READ)
@@ -509,6 +507,33 @@ class DdsNode(TransportNode):
         self._subscriptions.append(service)
         self._index_attached()
         return service
+
+    def _service_id(self) -> str:
+        # rmw_cyclonedds' client and service ids: the participant's GUID
+        # prefix and a counter, as dotted hexadecimal bytes.
+        self._service_ids += 1
+        guid = self._participant.guid.bytes[:12] + self._service_ids.to_bytes(4, "big")
+        return ".".join(f"{b:x}" for b in guid)
+
+    def create_client(self, srv_type: str, name: str) -> Client:
+        self._check_ok()
+        full_type = normalize_service_name(srv_type)
+        request_type, response_type = get_service_types(full_type)
+        resolved = self.resolve_topic(name)
+        request_topic = Topic(self._participant, f"rq{resolved}Request",
+                              wire_type(request_type))
+        reply_topic = Topic(self._participant, f"rr{resolved}Reply", wire_type(response_type))
+        qos = dds_qos(SERVICES) + Qos(Policy.Userdata(f"clientid={self._service_id()};".encode()))
+        writer = DataWriter(self._participant, request_topic, qos=qos)
+        reader = DataReader(self._participant, reply_topic, qos=qos)
+        condition = ReadCondition(reader, _NOT_READ)
+        waitset = WaitSet(self._participant)
+        waitset.attach(condition)
+        self._entities += [waitset, condition, reader, writer, request_topic, reply_topic]
+        self._discovery.add_writer(writer)
+        self._discovery.add_reader(reader)
+        return DdsClient(full_type, resolved, request_type, response_type, writer, reader,
+                         condition, waitset)
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
         self._check_ok()

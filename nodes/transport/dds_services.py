@@ -31,16 +31,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from cyclonedds._clayer import ddspy_take, ddspy_write
-from cyclonedds.core import DDSException, Policy, ReadCondition
+from cyclonedds.core import DDSException, Policy, ReadCondition, WaitSet
 from cyclonedds.idl import IdlMeta, IdlStruct
 from cyclonedds.idl import types as idl_types
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 
-from .base import NodeLogger, Service
+from .base import Client, NodeLogger, Service
 
-__all__ = ["REPLY_WAIT_S", "SERVICE_QOS_DEPTH", "DdsService", "join_header", "split_header",
-           "user_data_key", "wire_type"]
+__all__ = ["REPLY_WAIT_S", "SERVICE_QOS_DEPTH", "DdsClient", "DdsService", "join_header",
+           "split_header", "user_data_key", "wire_type"]
 
 #: Keep-last depth of ROS 2's default service profile (rmw_qos_profile_services_default).
 SERVICE_QOS_DEPTH = 10
@@ -277,3 +277,70 @@ class DdsService(Service):
         if self._logged_at is None or now - self._logged_at >= self._log_period_s:
             self._logged_at = now
             self._logger.warn(line)
+
+
+class DdsClient(Client):
+    """A service client on the DDS backend (created by ``DdsNode.create_client``).
+
+    :meth:`call` waits on the client's own reader, not on the node's spin:
+    callbacks of the node do not run meanwhile, and a node may call a
+    service it serves itself only from another thread.
+    """
+
+    def __init__(self, srv_type: str, name: str, request_type: type, response_type: type,
+                 writer: DataWriter, reader: DataReader, condition: ReadCondition,
+                 waitset: WaitSet) -> None:
+        self.srv_type = srv_type
+        self.name = name
+        self.request_type = request_type
+        self.response_type = response_type
+        self._writer = writer
+        self._reader = reader
+        self._condition = condition
+        self._waitset = waitset
+        # rmw_cyclonedds puts its request writer's instance handle in the header.
+        self._client_id = writer.get_instance_handle() & 0xFFFF_FFFF_FFFF_FFFF  # uint64
+        self._sequence = 0
+
+    def service_is_ready(self) -> bool:
+        # As rmw_cyclonedds: a request reader and a reply writer of one server matched.
+        readers = set()
+        for handle in self._writer.get_matched_subscriptions():
+            endpoint = self._writer.get_matched_subscription_data(handle)
+            readers.add(user_data_key(getattr(endpoint, "qos", None), "serviceid"))
+        for handle in self._reader.get_matched_publications():
+            endpoint = self._reader.get_matched_publication_data(handle)
+            if user_data_key(getattr(endpoint, "qos", None), "serviceid") in readers:
+                return True
+        return False
+
+    def call(self, request: Any, timeout_s: float = 5.0) -> Any:
+        if not isinstance(request, self.request_type):
+            raise TypeError(f"client of {self.name} sends {self.request_type.__name__}, "
+                            f"not {type(request).__name__}")
+        deadline = time.monotonic() + timeout_s
+        while not self.service_is_ready():
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"service {self.name} is not available "
+                                   f"after {timeout_s} s")
+            time.sleep(0.01)
+        self._sequence += 1
+        sequence = self._sequence
+        data = join_header(self._client_id, sequence, request.serialize(use_version_2=False))
+        ret = ddspy_write(self._writer._ref, data)
+        if ret < 0:
+            raise DDSException(ret, f"Occurred while sending a request to {self.name}")
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no reply from {self.name} within {timeout_s} s")
+            self._waitset.wait(round(left * 1e9))
+            raw = ddspy_take(self._reader._ref, self._condition.mask, _TAKE_BATCH)
+            if isinstance(raw, int):
+                raise DDSException(raw, f"Occurred while taking replies of {self.name}")
+            for sample, info in raw:
+                if not info.valid_data:
+                    continue
+                client_id, reply_sequence, body = split_header(sample)
+                if client_id == self._client_id and reply_sequence == sequence:
+                    return self.response_type.deserialize(body)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import array
 import importlib
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,7 +39,7 @@ import rclpy.parameter
 import rclpy.qos
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
-from .base import NodeLogger, Publisher, Service, Subscription, Timer, TransportNode
+from .base import Client, NodeLogger, Publisher, Service, Subscription, Timer, TransportNode
 from .interfaces import normalize_service_name, normalize_type_name
 from .params import ParameterError, ParameterStore, coerce_parameter_value
 from .qos import Durability, History, QoSProfile, Reliability
@@ -174,6 +175,36 @@ class _RclpyService(Service):
         self.srv_type = srv_type
         self.request_type = srv_class.Request
         self.response_type = srv_class.Response
+
+
+class _RclpyClient(Client):
+    def __init__(self, node: RclpyNode, client: Any, srv_type: str, srv_class: type) -> None:
+        self._owner = node
+        self._client = client
+        self.name = client.srv_name
+        self.srv_type = srv_type
+        self.request_type = srv_class.Request
+        self.response_type = srv_class.Response
+
+    def service_is_ready(self) -> bool:
+        return self._client.service_is_ready()
+
+    def call(self, request: Any, timeout_s: float = 5.0) -> Any:
+        if not isinstance(request, self.request_type):
+            raise TypeError(f"client of {self.name} sends {self.request_type.__name__}, "
+                            f"not {type(request).__name__}")
+        deadline = time.monotonic() + timeout_s
+        if not self._client.wait_for_service(timeout_sec=timeout_s):
+            raise TimeoutError(f"service {self.name} is not available after {timeout_s} s")
+        future = self._client.call_async(request)
+        executor = self._owner._executor
+        while not future.done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._client.remove_pending_request(future)
+                raise TimeoutError(f"no reply from {self.name} within {timeout_s} s")
+            executor.spin_once(timeout_sec=min(left, 0.1))
+        return future.result()
 
 
 class _RclpyTimer(Timer):
@@ -367,6 +398,12 @@ class RclpyNode(TransportNode):
 
         service = self._node.create_service(srv_class, name, answer)
         return _RclpyService(service, full_type, srv_class)
+
+    def create_client(self, srv_type: str, name: str) -> Client:
+        full_type = normalize_service_name(srv_type)
+        srv_class = _rosidl_service(full_type)
+        return _RclpyClient(self, self._node.create_client(srv_class, name), full_type,
+                            srv_class)
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
         if isinstance(period_s, bool) or not isinstance(period_s, (int, float)) or period_s <= 0:
