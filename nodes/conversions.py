@@ -46,7 +46,7 @@ from geometry_core_nodes.limits import (
     MAX_STAMP_SEC,
     MIN_STAMP_SEC,
 )
-from geometry_core_nodes.transport.tf_arrays import TfArrays
+from geometry_core_nodes.tf_arrays import TfArrays
 
 __all__ = [
     "ARROW_LENGTH_M",

@@ -24,7 +24,7 @@ MAX_FOREIGN_FRAMES = 10_000
 #: Transforms used from one TFMessage; the rest are dropped and counted as
 #: ``too_many_transforms``. robot_state_publisher sends one transform per
 #: joint (tens to a few hundred); checking and storing one costs a few µs
-#: (decoded into arrays, see transport/tf_arrays.py), so 1000 bound the
+#: (decoded into arrays, see tf_arrays.py), so 1000 bound the
 #: work after decoding one message to milliseconds.
 MAX_TRANSFORMS_PER_MESSAGE = 1000
 

@@ -54,6 +54,11 @@ from geometry_core_nodes.conversions import (
     signed_distances_to_msg,
 )
 from geometry_core_nodes.joint_states import ClearanceMonitor
+from geometry_core_nodes.result_cdr import (
+    serialize_penetrations,
+    serialize_signed_distances,
+    serializer_for,
+)
 from geometry_core_nodes.result_encoder import ResultEncoder
 from geometry_core_nodes.scene_inputs import SceneInputs
 from geometry_core_nodes.serve import ServedNode, serve
@@ -159,10 +164,15 @@ class SceneGraphNode(ServedNode):
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
         self._clearance_pub = node.create_publisher(
             "geometry_core_ros/msg/SignedDistancePairArray", clearance_topic, RELIABLE_RESULTS)
-        # Where both publishers take the flat writers' bytes (the DDS backend),
-        # results are encoded from the query's records; else as message objects.
-        self._serialized = (self._penetration_pub.accepts_serialized()
-                            and self._clearance_pub.accepts_serialized())
+        # Where both publishers take bytes (the DDS backend) and the flat
+        # writers give the bytes they would send, results are encoded from
+        # the query's records; else as message objects.
+        self._serialized = all(
+            publisher.accepts_serialized() and serializer_for(
+                publisher_type, node.message_type, publisher.serialize) is not None
+            for publisher, publisher_type in (
+                (self._penetration_pub, "geometry_core_ros/msg/PenetrationPairArray"),
+                (self._clearance_pub, "geometry_core_ros/msg/SignedDistancePairArray")))
         self._encoder: ResultEncoder | None = None
         self._set_publish_markers(self.publish_markers)
         self._set_rate_hz(self.rate_hz)
@@ -310,14 +320,21 @@ class SceneGraphNode(ServedNode):
             return True
         message_type = self._message_type
         if to_penetrations:
-            self._penetration_pub.publish(penetrations_to_msg(
+            penetration_msg = penetrations_to_msg(
                 penetrations, names, state.stamp_ns, state.stale_frames, message_type,
-                state.missing_frames))
+                state.missing_frames)
+            if self._serialized:
+                self._penetration_pub.publish_serialized(serialize_penetrations(penetration_msg))
+            else:
+                self._penetration_pub.publish(penetration_msg)
         clearance = signed_distances_to_msg(
             distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
             state.stale_frames, message_type, state.missing_frames) if to_clearance else None
         if clearance is not None:
-            self._clearance_pub.publish(clearance)
+            if self._serialized:
+                self._clearance_pub.publish_serialized(serialize_signed_distances(clearance))
+            else:
+                self._clearance_pub.publish(clearance)
         if markers:
             self._markers_pub.publish(results_to_markers(
                 penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,

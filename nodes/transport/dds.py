@@ -52,6 +52,7 @@ from .base import (
     Publisher,
     Service,
     Subscription,
+    SubscriptionCodec,
     Timer,
     TransportNode,
     validate_namespace,
@@ -63,9 +64,7 @@ from .msg_types import get_message_type, get_service_types, ros_type_name
 from .parameter_services import create_parameter_services
 from .params import ParameterStore, RemapRule, parse_ros_args
 from .qos import SERVICES, Durability, History, QoSProfile, Reliability
-from .result_cdr import serializer_for
 from .ros_discovery import DiscoveryAnnouncer
-from .tf_arrays import TfArrays, TfDecoder
 
 __all__ = ["DEFAULT_MAX_SAMPLE_BYTES", "DdsNode", "DdsSecurityError",
            "check_security_environment", "dds_qos", "ros_domain_id"]
@@ -185,14 +184,6 @@ class _DdsPublisher(Publisher):
         self._writer = writer
         self.msg_type = msg_type
         self.topic = topic
-        # The node's result messages are written by flat writers (result_cdr)
-        # when those give exactly the bytes DataWriter.write would.
-        self._serialize = serializer_for(ros_type_name(msg_type), get_message_type,
-                                         self._reference_bytes)
-
-    def _reference_bytes(self, msg: Any) -> bytes:
-        data = msg.serialize(use_version_2=self._writer._use_version_2)
-        return data.ljust((len(data) + 3) & ~3, b"\0")
 
     def publish(self, msg: Any) -> None:
         if not isinstance(msg, self.msg_type):
@@ -200,17 +191,17 @@ class _DdsPublisher(Publisher):
                 f"publisher on {self.topic} sends {ros_type_name(self.msg_type)}, "
                 f"not {type(msg).__name__}"
             )
-        if self._serialize is None:
-            self._writer.write(msg)
-            return
-        self.publish_serialized(self._serialize(msg))
+        self._writer.write(msg)
 
     def accepts_serialized(self) -> bool:
-        return self._serialize is not None
+        return True
+
+    def serialize(self, msg: Any) -> bytes:
+        # What DataWriter.write sends: Cyclone's bytes, padded to 4.
+        data = msg.serialize(use_version_2=self._writer._use_version_2)
+        return data.ljust((len(data) + 3) & ~3, b"\0")
 
     def publish_serialized(self, data: bytes) -> None:
-        if self._serialize is None:
-            super().publish_serialized(data)
         ret = ddspy_write(self._writer._ref, data)
         if ret < 0:
             raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
@@ -441,7 +432,7 @@ class DdsNode(TransportNode):
         topic: str,
         callback: Callable[[Any], None],
         qos: QoSProfile,
-        decode: Callable[[bytes], Any] | None = None,
+        codec: SubscriptionCodec | None = None,
     ) -> Subscription:
         self._check_ok()
         if not callable(callback):
@@ -453,6 +444,8 @@ class DdsNode(TransportNode):
         self._waitset.attach(condition)
         self._entities += [condition, reader]
         self._discovery.add_reader(reader)
+        # A codec reads the bytes itself: no message object on the way.
+        decode = None if codec is None else codec.bytes_decoder(cls.deserialize)
         subscription = _DdsSubscription(reader, condition, cls, resolved, callback,
                                         self._logger, decode, self.max_sample_bytes)
         self._subscriptions.append(subscription)
@@ -467,13 +460,6 @@ class DdsNode(TransportNode):
         self._attached = {ct.addressof(value): by_condition.get(id(entity))
                           for entity, value in attached}
         self._triggered = (ct.c_void_p * len(attached))()
-
-    def create_tf_subscription(self, topic: str, callback: Callable[[TfArrays], None],
-                               qos: QoSProfile) -> Subscription:
-        # The bytes straight into arrays: no message object per transform.
-        cls = self.message_type("tf2_msgs/msg/TFMessage")
-        return self.create_subscription(cls, topic, callback, qos,
-                                        decode=TfDecoder(cls.deserialize))
 
     def service_types(self, srv_type: str) -> tuple[type, type]:
         return get_service_types(srv_type)

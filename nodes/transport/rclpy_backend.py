@@ -39,7 +39,16 @@ import rclpy.parameter
 import rclpy.qos
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
-from .base import Client, NodeLogger, Publisher, Service, Subscription, Timer, TransportNode
+from .base import (
+    Client,
+    NodeLogger,
+    Publisher,
+    Service,
+    Subscription,
+    SubscriptionCodec,
+    Timer,
+    TransportNode,
+)
 from .interfaces import normalize_service_name, normalize_type_name
 from .params import ParameterError, ParameterStore, coerce_parameter_value
 from .qos import Durability, History, QoSProfile, Reliability
@@ -366,8 +375,15 @@ class RclpyNode(TransportNode):
         topic: str,
         callback: Callable[[Any], None],
         qos: QoSProfile,
+        codec: SubscriptionCodec | None = None,
     ) -> Subscription:
         cls = self.message_type(msg_type)
+        if codec is not None:
+            deliver = callback
+
+            def callback(msg: Any) -> None:
+                deliver(codec.from_message(msg))
+
         subscription = self._node.create_subscription(
             cls, topic, self._counted(callback), rclpy_qos(qos)
         )

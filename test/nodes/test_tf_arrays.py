@@ -17,13 +17,13 @@ from geometry_core_nodes.conversions import (
     tf_arrays_to_transforms,
     tf_message_to_frame_poses,
 )
-from geometry_core_nodes.transport import get_message_type as T
-from geometry_core_nodes.transport.tf_arrays import (
+from geometry_core_nodes.tf_arrays import (
     TfArrays,
     TfDecoder,
     decode_tf_message,
     tf_arrays_from_message,
 )
+from geometry_core_nodes.transport import get_message_type as T
 
 _spec = importlib.util.spec_from_file_location("hostile", Path(__file__).with_name("hostile.py"))
 hostile = importlib.util.module_from_spec(_spec)
