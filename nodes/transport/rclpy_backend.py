@@ -120,6 +120,8 @@ def _to_rosidl(value: Any, cls: type) -> Any:
                 item = [_to_rosidl(element, nested) for element in item]
         elif field.base == "byte" and field.is_array:
             item = [bytes([element]) for element in item]
+        elif field.base == "byte":
+            item = bytes([item])
         kwargs[field.name] = item
     return cls(**kwargs)
 
