@@ -18,6 +18,12 @@ QoS, keep last 10):
   it arrives; not with ``scene_file``), see
   :mod:`geometry_core_nodes.joint_states`.
 
+With a robot, the node also takes MoveIt's planning scene
+(``collision_object``, ``attached_collision_object``, ``planning_scene``,
+an optional PointCloud2 ``point_cloud_topic``) into the clearance table's
+world, and answers ``check_state_validity`` and ``get_planning_scene``
+(:mod:`geometry_core_nodes.moveit_interface`).
+
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
 takes from DDS (on either backend), so a burst of poses costs one query,
 not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
@@ -54,6 +60,7 @@ from geometry_core_nodes.conversions import (
     signed_distances_to_msg,
 )
 from geometry_core_nodes.joint_states import ClearanceMonitor
+from geometry_core_nodes.moveit_interface import MoveItInterface
 from geometry_core_nodes.result_cdr import (
     serialize_penetrations,
     serialize_signed_distances,
@@ -158,6 +165,10 @@ class SceneGraphNode(ServedNode):
             node, params.robot_description or None, self._srdf, params.package_roots,
             params.world_frame, self.inputs.counters, self.inputs._drop,
         ) if not params.scene_file else None
+        # MoveIt's planning scene and validity service, on the robot's checker.
+        self.moveit = MoveItInterface(node, self.clearance_monitor, params.world_frame,
+                                      self.inputs._drop) \
+            if self.clearance_monitor is not None else None
         if self.clearance_monitor is not None and self.inputs.robot_description_text:
             self._on_scene()  # the latched topic came during set-up
         self._penetration_pub = node.create_publisher(
