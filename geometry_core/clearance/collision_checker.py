@@ -47,7 +47,11 @@ from pathlib import Path
 import numpy as np
 
 from geometry_core.clearance.kinematic_chain import KinematicChain
-from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
+from geometry_core.clearance.robot_clearance import (
+    RobotClearance,
+    RobotCollisionType,
+    RobotContact,
+)
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_files import LoadedScene, load_scene
 from geometry_core.scene_files.srdf import apply_srdf_filters
@@ -512,6 +516,36 @@ class CollisionChecker:
                 robot = a if self._is_robot[a] else b
                 types[robot] = types[robot].with_environment(True)
         return types
+
+    def calc_contacts(self, q) -> list[RobotContact]:
+        """Return the contacts of configuration ``q``: the unfiltered pairs at padded distance <= 0.
+
+        One :class:`RobotContact` per pair of geometries (robot with robot or
+        anything else), in order of the pair's geometry ids, with its depth,
+        witness points and normal in the world; empty exactly when
+        :meth:`check_config_collision_free` is true.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_config_collision_free`.
+        """
+        q = self._positions(q, "q", batch=False)
+        (rows,), X_WL = self._pairs_within(q, max(self._max_padding(), 0.0))
+        contacts = []
+        for a, b, distance, pair in rows:
+            if distance > 0.0:
+                continue
+            p_WC = []
+            for body, g, p_GC in ((a, pair.id_A, pair.p_ACa), (b, pair.id_B, pair.p_BCb)):
+                # A link's geometry moves with the link; any other body's frame is the world's.
+                X_WB = X_WL[0, body - 1] if self._is_robot[body] else np.eye(4)
+                X_WG = X_WB @ self._X_BG_rows[self._geometry_row[g]]
+                p_WC.append(X_WG[:3, :3] @ p_GC + X_WG[:3, 3])
+            contacts.append(RobotContact(self.body_names[a], self.body_names[b], pair.id_A,
+                                         pair.id_B, -float(distance), p_WC[0], p_WC[1],
+                                         np.array(pair.nhat_BA_W, dtype=float)))
+        return contacts
 
     def calc_robot_clearance(self, q, influence_distance: float) -> RobotClearance:
         """Return the clearance table of configuration ``q``.
