@@ -87,3 +87,30 @@ def test_padding_adds_to_the_depth():
     assert contact.depth == pytest.approx(0.01, abs=1e-9)
     # The witness points are the unpadded ones: gap apart.
     assert np.linalg.norm(contact.p_WCa - contact.p_WCb) == pytest.approx(gap, abs=1e-9)
+
+
+def test_contacts_with_added_shapes_and_a_point_cloud():
+    from geometry_core import Box, RigidTransform
+
+    urdf, srdf, _ = robots.ARMS["panda"]
+    checker = CollisionChecker.from_urdf(urdf, srdf=srdf, package_roots=robots.PACKAGE_ROOTS)
+    q = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.04])
+    _, X_WL = checker._chain.frame_poses(q[None])
+    p_hand = X_WL[0, checker._chain.links.index("panda_hand")][:3, 3]
+    box = checker.add_collision_shape_to_body("box", "world", Box(0.1, 0.1, 0.1),
+                                              RigidTransform(p_hand))
+    point = p_hand + [0.0, 0.0, 0.01]  # inside the hand
+    checker.add_point_cloud("cloud", point[None, :], 0.02, q=checker.default_positions)
+    contacts = checker.calc_contacts(q)
+    assert not checker.check_config_collision_free(q)
+    with_box = [c for c in contacts if box in (c.geometry_id_A, c.geometry_id_B)]
+    assert with_box and all("world" in (c.body_A, c.body_B) for c in with_box)
+    clouds = [c for c in contacts if "point_cloud" in checker.geometry_name(c.geometry_id_A)
+              + checker.geometry_name(c.geometry_id_B)]
+    assert clouds
+    for c in clouds:
+        on_cloud = c.p_WCa if "point_cloud" in checker.geometry_name(c.geometry_id_A) \
+            else c.p_WCb
+        assert abs(np.linalg.norm(on_cloud - point) - 0.02) < 1e-9
+    checker.remove_all_added_collision_shapes()
+    assert checker.calc_contacts(q) == []
