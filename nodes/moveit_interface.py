@@ -46,8 +46,8 @@ import numpy as np
 
 from geometry_core.shapes import Box, Convex, Cylinder, HalfSpace, Sphere
 from geometry_core_nodes import moveit_types  # noqa: F401  (the DDS backend's definitions)
-from geometry_core_nodes.conversions import make_header
 from geometry_core_nodes.joint_states import JointStateError, joint_state_to_positions
+from geometry_core_nodes.outbound import make_header
 from geometry_core_nodes.planning_scene import (
     ADD,
     PlanningSceneError,

@@ -45,7 +45,7 @@ import numpy as np
 
 from geometry_core.math import RigidTransform
 from geometry_core.shapes import Box, Convex, Cylinder, HalfSpace, Shape, Sphere
-from geometry_core_nodes.conversions import PoseError, rigid_transform_from_pose
+from geometry_core_nodes.inbound import PoseError, rigid_transform_from_pose
 from geometry_core_nodes.limits import (
     MAX_ACM_NAMES,
     MAX_CLOUD_POINTS,

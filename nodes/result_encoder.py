@@ -1,7 +1,7 @@
 """Query results straight to the XCDR1 bytes of the scene graph node's result messages.
 
-:func:`~geometry_core_nodes.conversions.penetrations_to_msg` and
-:func:`~geometry_core_nodes.conversions.signed_distances_to_msg` build a
+:func:`~geometry_core_nodes.outbound.penetrations_to_msg` and
+:func:`~geometry_core_nodes.outbound.signed_distances_to_msg` build a
 message object per pair (and a Point or Vector3 per vector), only for a
 serializer to read every field back: at 1 kHz that cost more than the
 query. A :class:`ResultEncoder` writes the same bytes from the result
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from geometry_core.math import RigidTransform
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId
-from geometry_core_nodes.conversions import GeometryNames, stamp_fields, witness_points
+from geometry_core_nodes.outbound import GeometryNames, stamp_fields, witness_points
 from geometry_core_nodes.result_cdr import (
     PENETRATION_NUMBERS,
     SIGNED_DISTANCE_NUMBERS,

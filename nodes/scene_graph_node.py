@@ -53,14 +53,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from geometry_core_nodes.conversions import (
+from geometry_core_nodes.joint_states import ClearanceMonitor
+from geometry_core_nodes.moveit_interface import MoveItInterface
+from geometry_core_nodes.outbound import (
     CachedMessageType,
     penetrations_to_msg,
     results_to_markers,
     signed_distances_to_msg,
 )
-from geometry_core_nodes.joint_states import ClearanceMonitor
-from geometry_core_nodes.moveit_interface import MoveItInterface
 from geometry_core_nodes.result_cdr import (
     serialize_penetrations,
     serialize_signed_distances,

@@ -48,8 +48,7 @@ import numpy as np
 
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_graph import FrameId, GeometryId, Role, SourceId
-from geometry_core_nodes.conversions import (
-    GeometryNames,
+from geometry_core_nodes.inbound import (
     PoseError,
     Transform,
     all_pose_rows_valid,
@@ -58,6 +57,7 @@ from geometry_core_nodes.conversions import (
     tf_arrays_to_transforms,
 )
 from geometry_core_nodes.limits import LOG_PERIOD_S, MAX_TRANSFORMS_PER_MESSAGE
+from geometry_core_nodes.outbound import GeometryNames
 from geometry_core_nodes.tf_arrays import TF_CODEC, TfArrays, tf_arrays_from_message
 from geometry_core_nodes.tf_buffer import PoseLookup, TfBuffer
 from geometry_core_nodes.transport import (

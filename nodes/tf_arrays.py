@@ -20,7 +20,7 @@ names alone can be worked out once per layout.
 Nothing is validated here beyond decoding (truncated bytes, a string
 without its terminating zero, invalid UTF-8 raise, as Cyclone's own
 deserializer does): numbers and names are checked where they are used
-(:func:`geometry_core_nodes.conversions.tf_arrays_to_transforms`).
+(:func:`geometry_core_nodes.outbound.tf_arrays_to_transforms`).
 
 This module must never import cyclonedds, rclpy or ``geometry_core``.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from geometry_core.demo import make_demo_scene
-from geometry_core_nodes.conversions import (
+from geometry_core_nodes.outbound import (
     GeometryNames,
     penetrations_to_msg,
     signed_distances_to_msg,

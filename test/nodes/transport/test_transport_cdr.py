@@ -62,6 +62,7 @@ STANDARD_TYPES = [
     "rcl_interfaces/msg/ListParametersResult",
     "shape_msgs/msg/SolidPrimitive",
     "shape_msgs/msg/Mesh",
+    "shape_msgs/msg/MeshTriangle",
     "shape_msgs/msg/Plane",
     "sensor_msgs/msg/PointCloud2",
     "sensor_msgs/msg/PointField",
