@@ -77,10 +77,22 @@ class MoveItInterface:
         The planning frame (``header.frame_id`` of the replies).
     drop : callable
         ``drop(kind, message)``: the node's count-and-warn function.
+
+    Raises
+    ------
+    LookupError
+        If the backend has no moveit_msgs (rclpy without the ROS package
+        ``moveit_msgs``); nothing is created then.
     """
 
     def __init__(self, node: Any, monitor: Any, world_frame: str,
                  drop: Callable[[str, str], None]) -> None:
+        # Every type first, so that a missing package creates nothing.
+        for name in ("moveit_msgs/msg/CollisionObject", "moveit_msgs/msg/AttachedCollisionObject",
+                     "moveit_msgs/msg/PlanningScene", "sensor_msgs/msg/PointCloud2"):
+            node.message_type(name)
+        for name in ("moveit_msgs/srv/GetStateValidity", "moveit_msgs/srv/GetPlanningScene"):
+            node.service_types(name)
         self.node = node
         self.monitor = monitor
         self.world_frame = world_frame

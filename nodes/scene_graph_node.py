@@ -166,9 +166,13 @@ class SceneGraphNode(ServedNode):
             params.world_frame, self.inputs.counters, self.inputs._drop,
         ) if not params.scene_file else None
         # MoveIt's planning scene and validity service, on the robot's checker.
-        self.moveit = MoveItInterface(node, self.clearance_monitor, params.world_frame,
-                                      self.inputs._drop) \
-            if self.clearance_monitor is not None else None
+        self.moveit = None
+        if self.clearance_monitor is not None:
+            try:
+                self.moveit = MoveItInterface(node, self.clearance_monitor, params.world_frame,
+                                              self.inputs._drop)
+            except LookupError as err:  # rclpy without the moveit_msgs package
+                node.get_logger().warning(f"MoveIt's planning scene is off: {err}")
         if self.clearance_monitor is not None and self.inputs.robot_description_text:
             self._on_scene()  # the latched topic came during set-up
         self._penetration_pub = node.create_publisher(
