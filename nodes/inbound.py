@@ -290,4 +290,3 @@ def pose_stamped_to_transform(msg: Any, frame: str, default_parent: str) -> Tran
     if not valid_pose_rows(values[np.newaxis])[0]:
         raise _bad_values(frame, values, "pose.position", "pose.orientation")
     return parent, frame, _stamp_ns(msg.header.stamp, frame), values
-

@@ -371,4 +371,3 @@ def planning_scene_to_msg(world: PlanningSceneWorld, q: np.ndarray, frame: str, 
 def _byte_of(cls: type, value: int) -> Any:
     """A ``byte`` field's value for the class: rclpy's take one-byte ``bytes``."""
     return value if hasattr(cls, "__ros_fields__") else bytes([value])
-

@@ -455,4 +455,3 @@ def results_to_markers(
             scale=Vector3(x=_LINE_WIDTH_M), color=ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0),
             points=points, colors=colors))
     return message_type("visualization_msgs/msg/MarkerArray")(markers=markers)
-

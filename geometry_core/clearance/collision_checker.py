@@ -349,8 +349,10 @@ class CollisionChecker:
 
     def add_collision_shape(self, group_name: str,
                             description: BodyShapeDescription) -> GeometryId:
-        """Add the shape of a :class:`BodyShapeDescription` (as returned by
-        :meth:`get_all_added_collision_shapes`) to its body again."""
+        """Add the shape of a :class:`BodyShapeDescription` to its body again.
+
+        The descriptions are those :meth:`get_all_added_collision_shapes` returns.
+        """
         if not isinstance(description, BodyShapeDescription):
             raise TypeError(f"description must be a BodyShapeDescription, got "
                             f"{type(description).__name__}")

@@ -111,4 +111,3 @@ def pose_stamped_to_frame_pose(msg: Any, frame: str, default_parent: str) -> Fra
         raise PoseError(frame, f"frame {frame!r}: header.frame_id names the frame itself")
     X_PC = rigid_transform_from_pose(msg.pose, frame)
     return FramePose(parent, frame, X_PC, _stamp_ns(msg.header.stamp, frame))
-
