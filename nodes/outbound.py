@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from geometry_core.math import RigidTransform
+from geometry_core.math import RigidTransform, quaternion_wxyz_to_xyzw
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId, SceneGraphInspector
 from geometry_core_nodes.limits import MAX_STAMP_SEC, MIN_STAMP_SEC
@@ -44,6 +44,7 @@ __all__ = [
     "results_to_markers",
     "signed_distances_to_msg",
     "stamp_fields",
+    "transform_stamped",
     "witness_points",
 ]
 
@@ -92,6 +93,27 @@ def make_header(stamp_ns: int, frame_id: str, message_type: MessageType) -> Any:
     """``std_msgs/Header`` with the stamp and frame."""
     return message_type("std_msgs/msg/Header")(
         stamp=ns_to_stamp(stamp_ns, message_type), frame_id=frame_id)
+
+
+def transform_stamped(parent: str, child: str, X_PC: RigidTransform, stamp_ns: int,
+                      message_type: MessageType) -> Any:
+    """``geometry_msgs/TransformStamped`` of ``X_PC``: what a /tf publisher sends.
+
+    The inverse of :func:`geometry_core_nodes.inbound.rigid_transform_from_transform`;
+    the quaternion goes out in ROS order (``x, y, z, w``) through
+    :func:`geometry_core.math.quaternion_wxyz_to_xyzw`.
+    """
+    T = message_type
+    q = quaternion_wxyz_to_xyzw(X_PC.rotation().to_quaternion())
+    p = X_PC.translation()
+    return T("geometry_msgs/msg/TransformStamped")(
+        header=make_header(stamp_ns, parent, T),
+        child_frame_id=child,
+        transform=T("geometry_msgs/msg/Transform")(
+            translation=T("geometry_msgs/msg/Vector3")(x=float(p[0]), y=float(p[1]),
+                                                       z=float(p[2])),
+            rotation=T("geometry_msgs/msg/Quaternion")(x=float(q[0]), y=float(q[1]),
+                                                       z=float(q[2]), w=float(q[3]))))
 
 
 class GeometryNames:

@@ -4,7 +4,8 @@
   collision-free, is the edge q1 -> q2 (discrete, or certified by
   conservative advancement), and the :class:`RobotClearance` table of q,
   for one q or K at once;
-- :class:`RobotClearance` and :class:`RobotCollisionType` (seed 001);
+- :class:`RobotClearance` and :class:`RobotCollisionType` (Drake's
+  ``drake::planning::RobotClearance``);
 - :class:`KinematicChain`: link poses, point Jacobians and motion bounds
   from a URDF's joints.
 
