@@ -208,14 +208,16 @@ def _primitive(msg: Any, what: str) -> Shape:
 
 
 def _mesh(msg: Any, what: str, budget: list[int]) -> Shape:
-    vertices = np.array([[p.x, p.y, p.z] for p in msg.vertices], dtype=float).reshape(-1, 3)
-    triangles = np.array([list(t.vertex_indices) for t in msg.triangles],
-                         dtype=np.int64).reshape(-1, 3)
-    budget[0] -= len(vertices)
-    budget[1] -= len(triangles)
+    # Counted before anything is built from them: a mesh of millions of
+    # triangles is refused at the cost of two len() calls.
+    budget[0] -= len(msg.vertices)
+    budget[1] -= len(msg.triangles)
     if budget[0] < 0 or budget[1] < 0:
         raise PlanningSceneError(f"{what}: meshes of more than {MAX_MESH_VERTICES} vertices or "
                                  f"{MAX_MESH_TRIANGLES} triangles in one object")
+    vertices = np.array([[p.x, p.y, p.z] for p in msg.vertices], dtype=float).reshape(-1, 3)
+    triangles = np.array([list(t.vertex_indices) for t in msg.triangles],
+                         dtype=np.int64).reshape(-1, 3)
     if len(vertices) == 0 or len(triangles) == 0:
         raise PlanningSceneError(f"{what}: an empty mesh ({len(vertices)} vertices, "
                                  f"{len(triangles)} triangles)")
@@ -347,10 +349,10 @@ def planning_scene_edits(msg: Any) -> SceneEdits:
         raise PlanningSceneError(f"planning scene: {len(objects) + len(attached)} objects, "
                                  f"more than {MAX_OBJECTS_PER_MESSAGE}")
     acm = msg.allowed_collision_matrix
-    names = [_name(n, "allowed_collision_matrix entry name") for n in acm.entry_names]
-    if len(names) > MAX_ACM_NAMES or len(acm.default_entry_names) > MAX_ACM_NAMES:
+    if len(acm.entry_names) > MAX_ACM_NAMES or len(acm.default_entry_names) > MAX_ACM_NAMES:
         raise PlanningSceneError(f"planning scene: allowed_collision_matrix of more than "
                                  f"{MAX_ACM_NAMES} names")
+    names = [_name(n, "allowed_collision_matrix entry name") for n in acm.entry_names]
     if len(acm.entry_values) != len(names):
         raise PlanningSceneError(f"planning scene: allowed_collision_matrix has {len(names)} "
                                  f"entry_names but {len(acm.entry_values)} entry_values")

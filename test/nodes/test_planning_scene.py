@@ -297,3 +297,21 @@ def test_bad_point_clouds_are_refused(T):
     msg.row_step = 3
     with pytest.raises(PlanningSceneError, match="row_step 3 is less than"):
         point_cloud_points(msg)
+
+
+def test_oversized_messages_are_refused_before_they_are_read(T):
+    from geometry_core_nodes.limits import MAX_ACM_NAMES, MAX_MESH_TRIANGLES
+
+    co = _box_object(T)
+    co.primitives, co.primitive_poses = [], []
+    mesh = T("shape_msgs/msg/Mesh")()
+    triangle = T("shape_msgs/msg/MeshTriangle")()
+    # Many references to one triangle: the count alone is refused.
+    mesh.triangles = [triangle] * (MAX_MESH_TRIANGLES + 1)
+    co.meshes, co.mesh_poses = [mesh], [_pose(T)]
+    with pytest.raises(PlanningSceneError, match=f"{MAX_MESH_TRIANGLES} triangles"):
+        collision_object_edit(co)
+    scene = T("moveit_msgs/msg/PlanningScene")()
+    scene.allowed_collision_matrix.entry_names = ["link"] * (MAX_ACM_NAMES + 1)
+    with pytest.raises(PlanningSceneError, match=f"more than {MAX_ACM_NAMES} names"):
+        planning_scene_edits(scene)
