@@ -71,7 +71,7 @@ from geometry_core.clearance.live_world import (
     BodyShapeDescription,
     PointCloud,
     PointCloudReport,
-    clean_points,
+    checked_points,
 )
 from geometry_core.clearance.robot_clearance import (
     RobotClearance,
@@ -511,19 +511,15 @@ class CollisionChecker:
                              f"non-negative, got {radius!r}")
         q = self.default_positions if q is None else q
         q = self._positions(q, "q", batch=False)
-        points, non_finite = clean_points(p_WP, group_name)
+        points = checked_points(p_WP, group_name)
         with self._lock:
             if group_name not in self._clouds and len(self._clouds) >= MAX_CLOUD_GROUPS:
                 raise ValueError(f"adding point cloud {group_name!r} would pass the cap of "
                                  f"{MAX_CLOUD_GROUPS} clouds")
-            geometry_id = GeometryId.get_new_id()
-            cloud = PointCloud(group_name, points, radius, geometry_id,
-                               PointCloudReport(len(points), non_finite, 0))
+            cloud = PointCloud.build(group_name, points, radius, GeometryId.get_new_id())
             covered = self._self_covered(cloud, q)
             if covered.any():
-                cloud = PointCloud(group_name, points[~covered], radius, geometry_id,
-                                   PointCloudReport(int(len(points) - covered.sum()),
-                                                    non_finite, int(covered.sum())))
+                cloud = cloud.without(covered)
             self._clouds[group_name] = cloud
             self._world = self._make_world()
             return cloud.report
@@ -813,12 +809,12 @@ class CollisionChecker:
             # The batch query's rule for a sphere at each point: raw distance
             # (to the sphere) at most max_distance.
             thresholds = np.full(len(geometries), max_distance + cloud.radius)
-            distance, index, p_GN, grad_W, unique = cloud.nearest(world.native, X_WF,
-                                                                  geometries, thresholds)
+            distance, index, p_GN, grad_W, unique, p_WPs = cloud.nearest(
+                world.native, X_WF, geometries, thresholds)
             c, r = cloud.geometry_id, cloud.radius
             for k, m in zip(*np.nonzero(index >= 0)):
                 g = ids[geometries[m]]
-                p_WP = cloud.points[index[k, m]]
+                p_WP = p_WPs[k, m]
                 grad = grad_W[k, m]
                 if g.get_value() < c.get_value():
                     pair = SignedDistancePair(g, c, p_GN[k, m].copy(), p_WP - r * grad,
@@ -867,8 +863,9 @@ class CollisionChecker:
             # touches (distance 0) is a collision, as with padding.
             batch, _, X_WF, _ = self._posed(qs, world)
             free = ~batch.has_contacts()
-            if world.clouds:
-                free &= ~self._cloud_contacts(world, X_WF)
+            if world.clouds and free.any():
+                # Only configurations still free need the cloud.
+                free[free] = ~self._cloud_contacts(world, X_WF[free])
             return free
         rows, _, _ = self._pairs_in(qs, self._max_padding(), world)
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)

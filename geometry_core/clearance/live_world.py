@@ -16,7 +16,6 @@ lcm or ROS.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,35 +67,48 @@ class PointCloudReport:
     self_filtered: int
 
 
-def cell_size(p_WP: np.ndarray, radius: float) -> float:
-    """Grid cell (metres) for a cloud: about a few dozen points per occupied cell.
-
-    Points spread over a surface of area A fill about ``A / h**2`` cells, and
-    a box around the points bounds A by its largest face. At least twice the
-    radius, at most 0.2 m, at least 1 mm.
-    """
-    if len(p_WP) == 0:
-        return max(2.0 * radius, 0.05)
-    extent = np.sort(p_WP.max(axis=0) - p_WP.min(axis=0))
-    area = max(extent[2] * extent[1], 1e-6)
-    h = math.sqrt(32.0 * area / len(p_WP))
-    return float(min(max(h, 2.0 * radius, 1e-3), max(0.2, 2.0 * radius)))
-
-
 class PointCloud:
-    """An added cloud: finite points ``p_WP`` (N, 3), each a sphere of ``radius``."""
+    """An added cloud: finite points (N, 3) in the world frame, each a sphere of ``radius``.
 
-    __slots__ = ("group", "points", "radius", "geometry_id", "native", "report")
+    The points live in the compiled grid (``native``); :attr:`points`
+    copies them out, in the order given, on first use.
+    """
 
-    def __init__(self, group: str, points: np.ndarray, radius: float, geometry_id: GeometryId,
+    __slots__ = ("group", "radius", "geometry_id", "native", "report", "_points")
+
+    def __init__(self, group: str, native, radius: float, geometry_id: GeometryId,
                  report: PointCloudReport) -> None:
         self.group = group
-        self.points = points
-        self.points.setflags(write=False)
+        self.native = native
         self.radius = radius
         self.geometry_id = geometry_id
         self.report = report
-        self.native = _native.Cloud(points, cell_size(points, radius))
+        self._points: np.ndarray | None = None
+
+    @classmethod
+    def build(cls, group: str, p_WP: np.ndarray, radius: float,
+              geometry_id: GeometryId) -> PointCloud:
+        """Bin ``p_WP`` (N, 3) float64, C order; rows with a NaN or infinity are skipped."""
+        native = _native.Cloud(p_WP, radius)
+        return cls(group, native, radius, geometry_id,
+                   PointCloudReport(native.size, native.non_finite, 0))
+
+    @property
+    def points(self) -> np.ndarray:
+        """The points kept, (N, 3), read only."""
+        if self._points is None:
+            points = np.frombuffer(self.native.points()).reshape(-1, 3)
+            self._points = points
+        return self._points
+
+    def without(self, drop: np.ndarray) -> PointCloud:
+        """This cloud less the points where ``drop`` (N,) is True, in the same grid cells."""
+        keep = ~drop
+        rank = np.cumsum(keep, dtype=np.int64) - 1
+        native = self.native.without(np.ascontiguousarray(drop, dtype=np.uint8), rank)
+        dropped = self.native.size - native.size
+        return PointCloud(self.group, native, self.radius, self.geometry_id,
+                          PointCloudReport(native.size, self.report.non_finite, dropped))
 
     def any_within(self, model, X_WF: np.ndarray, geometries: np.ndarray,
                    thresholds: np.ndarray) -> np.ndarray:
@@ -110,19 +122,23 @@ class PointCloud:
         """Per configuration and geometry the nearest point within the threshold.
 
         Returns ``(distance (K, R), index (K, R), p_GN (K, R, 3), grad_W (K, R, 3),
-        unique (K, R))``: the signed distance from the geometry to the point's
-        centre (index -1 and distance inf where none is within).
+        unique (K, R), p_WP (K, R, 3))``: the signed distance from the
+        geometry to the point's centre (index -1 and distance inf where none
+        is within), the nearest point of the geometry in its frame, the
+        distance's gradient and the point.
         """
         X_WF = np.ascontiguousarray(X_WF, dtype=np.float64)
         K, R = X_WF.shape[0], len(geometries)
-        d, i, p, g, u = self.native.nearest(model, X_WF, X_WF.shape[1], geometries, thresholds)
+        d, i, p, g, u, w = self.native.nearest(model, X_WF, X_WF.shape[1], geometries,
+                                               thresholds)
         return (np.frombuffer(d).reshape(K, R), np.frombuffer(i, dtype=np.int64).reshape(K, R),
                 np.frombuffer(p).reshape(K, R, 3), np.frombuffer(g).reshape(K, R, 3),
-                np.frombuffer(u, dtype=np.uint8).reshape(K, R).astype(bool))
+                np.frombuffer(u, dtype=np.uint8).reshape(K, R).astype(bool),
+                np.frombuffer(w).reshape(K, R, 3))
 
 
-def clean_points(p_WP, group_name: str) -> tuple[np.ndarray, int]:
-    """``(finite points (N, 3) float64, number of non-finite rows skipped)``.
+def checked_points(p_WP, group_name: str) -> np.ndarray:
+    """``p_WP`` as an (N, 3) float64 array in C order (non-finite rows are the grid's to skip).
 
     Raises
     ------
@@ -131,7 +147,7 @@ def clean_points(p_WP, group_name: str) -> tuple[np.ndarray, int]:
         :data:`MAX_CLOUD_POINTS` points.
     """
     try:
-        points = np.asarray(p_WP, dtype=np.float64)
+        points = np.ascontiguousarray(p_WP, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"point cloud {group_name!r}: p_WP must be an (N, 3) array of "
                          "numbers") from None
@@ -141,7 +157,4 @@ def clean_points(p_WP, group_name: str) -> tuple[np.ndarray, int]:
     if len(points) > MAX_CLOUD_POINTS:
         raise ValueError(f"point cloud {group_name!r}: {len(points)} points exceed the cap of "
                          f"{MAX_CLOUD_POINTS}")
-    finite = np.isfinite(points).all(axis=1)
-    skipped = int(len(points) - np.count_nonzero(finite))
-    points = points[finite] if skipped else np.array(points, dtype=np.float64, order="C")
-    return np.ascontiguousarray(points), skipped
+    return points

@@ -291,3 +291,122 @@ def test_queries_on_other_threads_see_the_old_world_or_the_new_one():
                         for is_old, is_new, rows in seen)
     # The readers ran through changes: they saw both worlds.
     assert any(is_old for is_old, _, _ in seen) and any(is_new for _, is_new, _ in seen)
+
+
+# ------------------------------------------------------------------ point clouds
+
+def workspace_points(count, seed):
+    """Points around both arms' workspaces (a slab above the floor and a column)."""
+    rng = np.random.default_rng(seed)
+    slab = rng.uniform([-0.7, -0.7, 0.05], [0.7, 0.7, 0.35], (count // 2, 3))
+    column = rng.uniform([0.25, -0.15, 0.0], [0.45, 0.15, 1.0], (count - count // 2, 3))
+    return np.vstack([slab, column])
+
+
+@pytest.mark.parametrize("name, padding", [("panda", 0.0), ("ur5", 0.01)])
+def test_a_cloud_answers_as_its_points_added_as_spheres(name, padding):
+    radius = 0.015
+    cloud = make(name, environment=False, environment_padding=padding)
+    spheres = make(name, environment=False, environment_padding=padding)
+    report = cloud.add_point_cloud("camera", workspace_points(400, 2), radius)
+    kept, r, same = cloud.get_all_added_point_clouds()["camera"]
+    assert r == radius and same == report and report.kept == len(kept) > 300
+    for p_WP in kept:
+        spheres.add_collision_shape_to_body("spheres", "world", Sphere(radius),
+                                            RigidTransform(p_WP))
+    qs = robots.random_configurations(cloud, 1000, 17)
+    verdicts = cloud.check_configs_collision_free(qs)
+    assert np.array_equal(verdicts, spheres.check_configs_collision_free(qs))
+    assert 100 < verdicts.sum() < 900
+    for q in qs[:5]:
+        assert cloud.check_edge_collision_free(q, qs[-1]) == \
+            spheres.check_edge_collision_free(q, qs[-1])
+    cloud_id = next(iter(cloud._world.clouds)).geometry_id
+    sphere_ids = {d.geometry_id for d in spheres.get_all_added_collision_shapes()["spheres"]}
+    # The robot's geometries, matched across the two checkers by load order.
+    sphere_order = {g: k for k, g in enumerate(spheres._body_of)}
+    cloud_order = {g: k for k, g in enumerate(cloud._body_of)}
+    influence = 0.05
+    compared = 0
+    for table, reference in zip(cloud.calc_robot_clearances(qs, influence),
+                                spheres.calc_robot_clearances(qs, influence)):
+        # Per robot geometry: the cloud's row is the nearest sphere's row.
+        nearest = {}
+        for k, ids in enumerate(reference.geometry_ids()):
+            if not set(ids) & sphere_ids:
+                continue  # a self-collision row
+            (robot_g,) = set(ids) - sphere_ids
+            robot_g = sphere_order[robot_g]
+            if nearest.get(robot_g, (np.inf,))[0] > reference.distances()[k]:
+                nearest[robot_g] = (reference.distances()[k], k)
+        rows = {}
+        for k, ids in enumerate(table.geometry_ids()):
+            if cloud_id not in ids:
+                continue
+            assert table.other_indices()[k] == 0
+            rows[cloud_order[ids[0] if ids[1] == cloud_id else ids[1]]] = k
+        assert rows.keys() == nearest.keys()
+        compared += len(rows)
+        for g, k in rows.items():
+            d, j = nearest[g]
+            assert table.distances()[k] == pytest.approx(d, abs=1e-12)
+            assert table.robot_indices()[k] == reference.robot_indices()[j]
+            others = sorted(reference.distances()[i]
+                            for i, ids in enumerate(reference.geometry_ids())
+                            if set(ids) & sphere_ids
+                            and g in [sphere_order[h] for h in set(ids) - sphere_ids])
+            if len(others) == 1 or others[1] - others[0] > 1e-9:
+                # A unique nearest sphere: the same Jacobian row.
+                assert np.allclose(table.jacobians()[k], reference.jacobians()[j], atol=1e-12)
+    assert compared > 500
+
+
+def test_the_cloud_row_jacobian_matches_central_differences():
+    checker = make("ur5", environment=False)
+    checker.add_point_cloud("camera", workspace_points(300, 4), 0.01)
+    qs = robots.random_configurations(checker, 20, 23)
+    checked = 0
+    for q in qs:
+        table = checker.calc_robot_clearance(q, 0.1)
+        if not table.size():
+            continue
+        ids = table.geometry_ids()
+        smooth, fd = robots.smooth_rows(checker, q, ids)
+        for k in np.flatnonzero(smooth):
+            assert np.allclose(table.jacobians()[k], fd[k], atol=2e-6)
+            checked += 1
+    assert checked >= 5
+
+
+def test_self_filter_and_non_finite_points_are_counted():
+    checker = make("panda", environment=False, environment_padding=0.005)
+    q = checker.default_positions
+    rng = np.random.default_rng(6)
+    points = rng.uniform([-0.3, -0.3, 0.0], [0.3, 0.3, 1.1], (3000, 3))
+    bad = np.array([[np.nan, 0, 0], [0, np.inf, 0], [0, 0, -np.inf]])
+    radius = 0.01
+    report = checker.add_point_cloud("camera", np.vstack([points[:1000], bad, points[1000:]]),
+                                     radius)
+    assert report.non_finite == 3
+    assert report.kept + report.self_filtered == len(points)
+    # The reference: each point against every robot geometry through the scene
+    # graph's own distance-to-point query, at q.
+    sg = checker._sg
+    X_PF, _ = checker._chain.frame_poses(q[None])
+    sg.set_poses_array(checker._source, checker._frame_ids, X_PF[0])
+    query = sg.query_object()
+    robot = {g for g, body in checker._body_of.items() if checker.is_part_of_robot(body)}
+    covered = np.array([any(row.id_G in robot and row.distance <= radius + 0.005
+                            for row in query.compute_signed_distance_to_point(p, 0.05))
+                        for p in points])
+    assert report.self_filtered == covered.sum() > 20
+    kept, _, _ = checker.get_all_added_point_clouds()["camera"]
+    assert np.array_equal(kept, points[~covered])
+    assert checker.check_config_collision_free(q)
+    # Replacing the cloud replaces the report; removing it frees the checker.
+    again = checker.add_point_cloud("camera", points[:10] + 5.0, radius)
+    assert again.kept == 10 and again.self_filtered == 0 and again.non_finite == 0
+    checker.remove_all_added_collision_shapes("camera")
+    assert checker.get_all_added_point_clouds() == {}
+    checker.add_point_cloud("empty", np.zeros((0, 3)), radius)
+    assert checker.check_config_collision_free(q)
