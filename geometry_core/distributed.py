@@ -88,7 +88,8 @@ class CheckerRecipe:
                  srdf_text: str | None, environment: list[tuple],
                  self_padding: float, environment_padding: float, edge_step_size: float,
                  body_names: list[str] | None = None, filtered: np.ndarray | None = None,
-                 padding: np.ndarray | None = None) -> None:
+                 padding: np.ndarray | None = None,
+                 added: list[tuple] | None = None) -> None:
         self.urdf_text = urdf_text
         self.mesh_files = dict(mesh_files)
         self.srdf_text = srdf_text
@@ -100,6 +101,8 @@ class CheckerRecipe:
         self.body_names = body_names
         self.filtered = filtered
         self.padding = padding
+        #: Added shapes, in order: ``(group, body name, shape, X_BG (4, 4), mesh file or None)``.
+        self.added = list(added or [])
         self.key = hashlib.sha256(pickle.dumps(self._content(), protocol=4)).hexdigest()
 
     def _content(self) -> tuple:
@@ -109,7 +112,9 @@ class CheckerRecipe:
                 self.self_padding, self.environment_padding, self.edge_step_size,
                 self.body_names,
                 None if self.filtered is None else self.filtered.tobytes(),
-                None if self.padding is None else self.padding.tobytes())
+                None if self.padding is None else self.padding.tobytes(),
+                [(g, b, pickle.dumps(s, protocol=4), np.asarray(X).tobytes(), m)
+                 for g, b, s, X, m in self.added])
 
     def __repr__(self) -> str:
         return (f"CheckerRecipe(key={self.key[:12]}..., meshes={len(self.mesh_files)}, "
@@ -131,12 +136,13 @@ class CheckerRecipe:
 
     @classmethod
     def of(cls, checker: CollisionChecker) -> CheckerRecipe:
-        """The recipe of a checker as it is now (filters and paddings included).
+        """The recipe of a checker as it is now (filters, paddings and added shapes included).
 
         Raises
         ------
         ValueError
-            If the checker was not made by ``CollisionChecker.from_urdf``.
+            If the checker was not made by ``CollisionChecker.from_urdf``, or
+            holds a point cloud (clouds do not travel in a recipe yet).
         """
         sources = getattr(checker, "_sources", None)
         if sources is None:
@@ -148,11 +154,21 @@ class CheckerRecipe:
         srdf_text = None
         if srdf is not None:
             srdf_text = str(srdf) if sources["srdf_is_text"] else _read_text(Path(srdf))
+        if checker.get_all_added_point_clouds():
+            raise ValueError("the checker holds point clouds, which do not travel in a "
+                             "CheckerRecipe yet: remove them, or add them on the workers")
         environment = _environment_of(checker, mesh_files)
+        added = []
+        for group, shapes in checker.get_all_added_collision_shapes().items():
+            for description in shapes:
+                shape = description.shape
+                added.append((group, description.body_name, shape,
+                              description.pose_in_body.get_as_matrix4(),
+                              _ship_mesh(shape, "added", mesh_files)))
         return cls(urdf_text, mesh_files, srdf_text, environment,
                    sources["self_padding"], sources["environment_padding"],
                    checker.edge_step_size, list(checker.body_names),
-                   checker._filtered.copy(), checker._padding.copy())
+                   checker._filtered.copy(), checker._padding.copy(), added)
 
     # ------------------------------------------------------------ building
 
@@ -180,6 +196,11 @@ class CheckerRecipe:
                 raise ValueError(f"the rebuilt checker's bodies {checker.body_names} differ "
                                  f"from the recipe's {self.body_names}")
             self._apply_tables(checker)
+        for group, body, shape, X_BG, mesh in self.added:
+            if mesh is not None:
+                shape = type(shape)(str(folder / mesh), shape.scale3)
+            checker.add_collision_shape_to_body(group, body, shape,
+                                                RigidTransform(np.asarray(X_BG)))
         return checker
 
     def _environment_scene(self, folder: Path) -> SceneGraph:
@@ -262,14 +283,20 @@ def _environment_of(checker: CollisionChecker, mesh_files: dict[str, bytes]) -> 
         prefix = f"{_ENVIRONMENT_PREFIX}{body}::"
         name = name[len(prefix):] if name.startswith(prefix) else name
         shape = inspector.get_shape(g)
-        mesh = None
-        filename = getattr(shape, "filename", None)
-        if isinstance(shape, (Mesh, Convex)) and filename:
-            source = Path(filename)
-            mesh = f"environment_{len(mesh_files)}{source.suffix.lower()}"
-            mesh_files[mesh] = _read_bytes(source)
+        mesh = _ship_mesh(shape, "environment", mesh_files)
         out.append((body, name, shape, checker._X_BG[g].copy(), mesh))
     return out
+
+
+def _ship_mesh(shape, prefix: str, mesh_files: dict[str, bytes]) -> str | None:
+    """The name under which a Mesh's or Convex's file travels (its bytes into mesh_files)."""
+    filename = getattr(shape, "filename", None)
+    if not (isinstance(shape, (Mesh, Convex)) and filename):
+        return None
+    source = Path(filename)
+    name = f"{prefix}_{len(mesh_files)}{source.suffix.lower()}"
+    mesh_files[name] = _read_bytes(source)
+    return name
 
 
 # ---------------------------------------------------------------- on the workers
@@ -320,7 +347,7 @@ def _chunk_clearances(recipe: CheckerRecipe, qs: np.ndarray, influence_distance:
                       parallelize) -> list[tuple]:
     """Clearance tables as rows, geometry ids as the checker's row numbers (ids are per process)."""
     checker = worker_checker(recipe)
-    row_of = checker._geometry_row
+    row_of = checker._world.row_of
     out = []
     for table in checker.calc_robot_clearances(qs, influence_distance, parallelize=parallelize):
         out.append((table.robot_indices(), table.other_indices(),
@@ -435,7 +462,7 @@ def calc_robot_clearances(client, checker: CollisionChecker, qs, influence_dista
         raise ValueError(f"influence_distance must be non-negative, got {influence_distance!r}")
     recipe = CheckerRecipe.of(checker)
     qs = _validated(checker, recipe, qs)
-    ids = list(checker._geometry_row)
+    ids = list(checker._world.row_of)
     out = []
     for rows in _map(client, _chunk_clearances, recipe, _chunks(qs, chunk),
                      (influence_distance, parallelize), progress):

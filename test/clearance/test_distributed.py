@@ -21,7 +21,7 @@ pytest.importorskip("dask.distributed")
 
 from dask.distributed import Client, LocalCluster  # noqa: E402
 
-from geometry_core import distributed  # noqa: E402
+from geometry_core import Box, RigidTransform, distributed  # noqa: E402
 from geometry_core.clearance import CollisionChecker  # noqa: E402
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
@@ -46,6 +46,10 @@ def test_recipe_rebuilds_the_checker_with_its_filters_and_paddings():
     checker = make_checker("panda")
     checker.set_padding_between("panda_hand", "panda_link0", 0.03)
     checker.set_collision_filtered_between("panda_link7", "panda_link3", True)
+    checker.add_collision_shape_to_body("shelf", "world", Box(0.6, 0.3, 0.02),
+                                        RigidTransform([0.5, 0.0, 0.4]))
+    checker.add_collision_shape_to_body("part", "panda_hand", Box(0.03, 0.06, 0.1),
+                                        RigidTransform([0.0, 0.0, 0.1]))
     recipe = distributed.CheckerRecipe.of(checker)
     # Nothing of this machine's paths travels: meshes go as bytes.
     assert str(robots.SHARE) not in recipe.urdf_text and len(recipe.mesh_files) > 5
@@ -53,6 +57,12 @@ def test_recipe_rebuilds_the_checker_with_its_filters_and_paddings():
     assert rebuilt.body_names == checker.body_names
     assert np.array_equal(rebuilt._filtered, checker._filtered)
     assert np.array_equal(rebuilt._padding, checker._padding)
+    added = {group: [(d.body_name, d.pose_in_body.get_as_matrix4().tolist())
+                     for d in shapes]
+             for group, shapes in checker.get_all_added_collision_shapes().items()}
+    assert added and {group: [(d.body_name, d.pose_in_body.get_as_matrix4().tolist())
+                              for d in shapes] for group, shapes in
+                      rebuilt.get_all_added_collision_shapes().items()} == added
     qs = robots.random_configurations(checker, 800, 41)
     assert np.array_equal(rebuilt.check_configs_collision_free(qs),
                           checker.check_configs_collision_free(qs))
@@ -60,6 +70,10 @@ def test_recipe_rebuilds_the_checker_with_its_filters_and_paddings():
     # The padding is live: the padded table differs from an unpadded one.
     plain = make_checker("panda")
     plain.set_collision_filtered_between("panda_link7", "panda_link3", True)
+    plain.add_collision_shape_to_body("shelf", "world", Box(0.6, 0.3, 0.02),
+                                      RigidTransform([0.5, 0.0, 0.4]))
+    plain.add_collision_shape_to_body("part", "panda_hand", Box(0.03, 0.06, 0.1),
+                                      RigidTransform([0.0, 0.0, 0.1]))
     assert not np.array_equal(plain.calc_min_distances(qs, 0.5),
                               checker.calc_min_distances(qs, 0.5))
 
