@@ -15,7 +15,7 @@ configurations:
   core (``parallelize=True``), and K calls of ``check_config_collision_free``;
 * Drake: ``SceneGraphCollisionChecker`` (``CheckConfigsCollisionFree`` with
   one thread and with every core, ``CheckConfigCollisionFree``);
-* Pinocchio + coal: the URDF's collision meshes as convex hulls,
+* Pinocchio + coal: the URDF's collision meshes as convex hulls (qhull),
   ``computeCollisions`` stopping at the first collision, the SRDF's pairs
   and the pairs of links joined by a joint removed (what our checker and
   Drake's filter);
@@ -111,22 +111,32 @@ class PinocchioCoal:
                                          package_dirs=[str(robots.SHARE)])
         for g in geometry.geometryObjects:
             if isinstance(g.geometry, coal.BVHModelBase):
-                g.geometry.buildConvexRepresentation(False)
+                # buildConvexHull runs qhull. Not buildConvexRepresentation: that one
+                # takes the mesh's vertices as they are and assumes the mesh is convex
+                # (the Panda's are, the UR5's are not: interior vertices then give
+                # GJK's support search wrong answers, distances off by decimetres).
+                g.geometry.buildConvexHull(False, "Qt")
                 g.geometry = g.geometry.convex
                 g.geometry.computeLocalAABB()
+        robot = geometry.ngeoms
         for k, (kind, size, p_WG) in enumerate(robots.OBSTACLES):
             shape = coal.Sphere(size[0]) if kind == "sphere" else coal.Box(*size)
             geometry.addGeometryObject(pin.GeometryObject(
                 f"{kind}_{k}", 0, pin.SE3(np.eye(3), np.array(p_WG, dtype=float)), shape))
         geometry.addAllCollisionPairs()
         pin.removeCollisionPairs(model, geometry, str(srdf))
-        # Links joined by a joint: filtered by our parser and Drake's.
+        # Links joined by a joint: filtered by our parser and Drake's. The
+        # obstacles hang on the universe joint too, but they are not a link:
+        # against them only what is welded to the world is filtered.
         parents = model.parents
         keep = []
         for pair in geometry.collisionPairs:
             a = geometry.geometryObjects[pair.first].parentJoint
             b = geometry.geometryObjects[pair.second].parentJoint
-            if parents[a] != b and parents[b] != a:
+            if pair.first >= robot or pair.second >= robot:
+                if a != 0 or b != 0:
+                    keep.append(pair)
+            elif parents[a] != b and parents[b] != a:
                 keep.append(pair)
         geometry.removeAllCollisionPairs()
         for pair in keep:
