@@ -340,6 +340,29 @@ class GeometryState(Registration):
         """
         return self._poses.world_poses_batch(self._slots_for(source_id, frame_ids), X_PF)
 
+    def pose_tree(self, source_id: SourceId, frame_ids: Iterable[FrameId]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The frame tree for a compiled loop that poses ``frame_ids`` itself.
+
+        Returns
+        -------
+        X_PF : (F, 4, 4) float
+            Every frame slot's current pose in its parent (a copy; the rows
+            of ``frame_ids`` are to be overwritten).
+        parent_slot : (F,) int32
+            Each slot's parent slot (the world, slot 0, is its own).
+        slots : (N,) int32
+            The slot of each of ``frame_ids``.
+
+        Raises
+        ------
+        KeyError, ValueError
+            As :meth:`compute_world_poses_batch`.
+        """
+        slots = self._slots_for(source_id, frame_ids)
+        X_PF, parents = self._poses.pose_tree(slots)
+        return X_PF, parents, slots.astype(np.int32)
+
     def _bad_frame_for_source(self, frame_id, source_id, source) -> None:
         if not isinstance(frame_id, FrameId):
             raise TypeError(f"pose keys must be FrameId, got {frame_id!r}")
