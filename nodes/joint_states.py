@@ -23,6 +23,7 @@ This module must never import cyclonedds, rclpy, fcl or lcm directly.
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -178,10 +179,10 @@ class ClearanceMonitor:
              robot: Any = None) -> None:
         """Build the checker for this robot and SRDF, replacing the previous one.
 
-        ``robot`` (the node's LoadedScene of ``robot_description``) is used
-        as it is when there is no ``clearance_environment``: the checker adds
-        nothing to its scene graph then but the SRDF's filters, which the
-        node applies too. Else, and for a new SRDF, the text is loaded again.
+        ``robot`` (the node's LoadedScene of ``robot_description``, with the
+        node's SRDF filters) is copied when there is no
+        ``clearance_environment``: one parse per robot. Else, and for a new
+        SRDF, the text is loaded again.
 
         Raises
         ------
@@ -193,7 +194,13 @@ class ClearanceMonitor:
         from geometry_core_nodes.scene_inputs import load_robot_description, node_load_limits
 
         shared = robot is not None and not self._environment
-        if not shared:
+        if shared:
+            # The checker changes its scene graph's filters (links welded to
+            # the world, say): it gets a copy of the node's robot, not a second
+            # parse. The copy is taken before any query, so it holds no
+            # collision engine objects.
+            robot = copy.deepcopy(robot)
+        else:
             robot = load_robot_description(robot_description, self._package_roots)
         environment = None
         if self._environment:

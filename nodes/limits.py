@@ -56,18 +56,22 @@ MIN_STAMP_SEC = -(2**31)
 # What one robot description (URDF on robot_description, SRDF on
 # robot_description_semantic) may hold on a node. Anyone on the graph can
 # publish one and the node loads it between two /tf messages, so these are
-# tighter than the library's defaults (geometry_core.scene_files.limits):
-# real robots have tens to a few hundred links, and at these bounds a load
-# stays well under a second.
+# tighter than the library's defaults (geometry_core.scene_files.limits).
+# Real robots have tens to a couple of hundred links and geometries. Some
+# costs grow with the square of the size whatever the code does: links
+# welded by fixed joints filter every pair of their geometries, and the
+# clearance checker keeps each link's ancestors (a serial chain of n links
+# has n(n-1)/2); at these bounds a hostile robot costs at most a few
+# hundred thousand of each, about a second.
 
 #: Links of a robot description (one scene frame each).
-MAX_ROBOT_LINKS = 2_000
+MAX_ROBOT_LINKS = 1_000
 
 #: Joints of a robot description.
-MAX_ROBOT_JOINTS = 2_000
+MAX_ROBOT_JOINTS = 1_000
 
 #: Collision plus visual elements of a robot description.
-MAX_ROBOT_GEOMETRIES = 20_000
+MAX_ROBOT_GEOMETRIES = 1_000
 
 #: disable_collisions, disable_default_collisions and group_state entries of
 #: an SRDF. MoveIt's setup assistant writes at most n(n-1)/2 pairs for n
