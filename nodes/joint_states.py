@@ -130,8 +130,6 @@ class ClearanceMonitor:
     robot : LoadedScene, optional
         ``robot_description`` already loaded by the node (SceneInputs): the
         checker is built on it instead of loading the text again.
-    log_budget : LogBudget, optional
-        Where the SRDF's warnings are logged, bounded.
 
     Raises
     ------
@@ -143,8 +141,7 @@ class ClearanceMonitor:
 
     def __init__(self, node: Any, robot_description: str | None,
                  srdf: tuple[str, bool] | None, package_roots: Mapping[str, str],
-                 world_frame: str, counters: dict, drop, robot: Any = None,
-                 log_budget: Any = None) -> None:
+                 world_frame: str, counters: dict, drop, robot: Any = None) -> None:
         self.node = node
         self._environment = node.declare_parameter(
             "clearance_environment", "",
@@ -159,7 +156,6 @@ class ClearanceMonitor:
             raise ParameterError("parameter 'influence_distance' must be >= 0, not "
                                  f"{self.influence_distance}")
         self._package_roots = package_roots
-        self._log_budget = log_budget
         self._robot: str | None = None
         self._srdf = srdf
         self.checker: CollisionChecker | None = None
@@ -215,11 +211,10 @@ class ClearanceMonitor:
             from geometry_core.scene_files.srdf import apply_srdf_filters
 
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # logged below, bounded
-                issued = apply_srdf_filters(robot.scene_graph, srdf[0], text=srdf[1],
-                                            limits=node_load_limits())
-            if self._log_budget is not None:
-                self._log_budget.lines("srdf_warnings", issued, prefix="SRDF: ")
+                # The node logged this SRDF's warnings when it applied it to its scene.
+                warnings.simplefilter("ignore")
+                apply_srdf_filters(robot.scene_graph, srdf[0], text=srdf[1],
+                                   limits=node_load_limits())
         checker = CollisionChecker(robot, environment=environment)
         self.checker, self._robot, self._srdf = checker, robot_description, srdf
         self.tracker = JointStateTracker(checker.position_names)

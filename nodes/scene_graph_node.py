@@ -152,7 +152,7 @@ class SceneGraphNode(ServedNode):
         self.clearance_monitor = ClearanceMonitor(
             node, params.robot_description or None, self._srdf, params.package_roots,
             params.world_frame, self.inputs.counters, self.inputs._drop,
-            robot=self.inputs.robot, log_budget=self.inputs.log_budget,
+            robot=self.inputs.robot,
         ) if not params.scene_file else None
         if self.clearance_monitor is not None and self.inputs.robot_description_text:
             self._on_scene()  # the latched topic came during set-up
