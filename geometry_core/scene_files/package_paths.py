@@ -67,6 +67,7 @@ class FileAccess:
 
     @property
     def is_restricted(self) -> bool:
+        """Whether reads are limited to the roots; a refusal then says only NOT_ALLOWED."""
         return self.roots is not None
 
     @classmethod
