@@ -456,4 +456,3 @@ def test_fifos_and_devices_are_read_no_further_than_the_limit(tmp_path):
             print(err)
     """, timeout=30, memory=1 * GiB)
     assert "over the limit of 1048576 bytes" in result.stdout
-
