@@ -7,7 +7,10 @@
 - :func:`apply_srdf` applies a MoveIt SRDF's collision filters and named
   poses to a URDF robot (:mod:`geometry_core.scene_files.srdf`);
 - both return a :class:`LoadedScene`; errors are :class:`SceneFileError`
-  (a ValueError) whose message starts with ``file:line:``.
+  (a ValueError) whose message starts with ``file:line:``;
+- :class:`LoadLimits` bounds what one file may hold, :class:`FileAccess`
+  which files it may name (:func:`resolve_package` finds a ``package://``
+  URI or a package folder); see docs/robot-files.md.
 
 This package uses the scene graph, PyYAML, yourdfpy/lxml and trimesh; it
 never imports fcl, lcm or ROS, nor the viewer or the CLI.
@@ -21,11 +24,14 @@ from pathlib import Path
 
 from geometry_core.scene_files.errors import SceneFileError, SceneFileWarning
 from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
+from geometry_core.scene_files.limits import DEFAULT_LIMITS, LoadLimits
 from geometry_core.scene_files.loaded_scene import LoadedScene
+from geometry_core.scene_files.package_paths import FileAccess, resolve_package
 from geometry_core.scene_files.yaml_scene import load_scene, load_scene_text
 
-__all__ = ["JointSpec", "KinematicTree", "LoadedScene", "SceneFileError", "SceneFileWarning",
-           "apply_srdf", "load_any", "load_scene", "load_scene_text", "load_urdf"]
+__all__ = ["DEFAULT_LIMITS", "FileAccess", "JointSpec", "KinematicTree", "LoadLimits",
+           "LoadedScene", "SceneFileError", "SceneFileWarning", "apply_srdf", "load_any",
+           "load_scene", "load_scene_text", "load_urdf", "resolve_package"]
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -46,10 +52,12 @@ def apply_srdf(scene: LoadedScene, srdf, *, text: bool = False, limits=None) -> 
 
 def load_any(path: str | os.PathLike,
              package_roots: Mapping[str, str | os.PathLike] | None = None,
-             srdf: str | os.PathLike | None = None) -> LoadedScene:
+             srdf: str | os.PathLike | None = None,
+             limits: LoadLimits | None = None) -> LoadedScene:
     """Load a ``.yaml``/``.yml`` scene or a ``.urdf`` robot, chosen by extension.
 
-    ``srdf`` (a URDF's MoveIt SRDF) adds its collision filters and named poses.
+    ``srdf`` (a URDF's MoveIt SRDF) adds its collision filters and named poses;
+    ``limits`` bounds the file (the library's defaults when None).
 
     Raises
     ------
@@ -63,8 +71,8 @@ def load_any(path: str | os.PathLike,
             raise SceneFileError(path, None, "package roots apply to URDF files only")
         if srdf is not None:
             raise SceneFileError(path, None, "an SRDF applies to URDF files only")
-        return load_scene(path)
+        return load_scene(path, limits=limits)
     if suffix in (".urdf", ".xml"):
-        return load_urdf(path, package_roots=package_roots, srdf=srdf)
+        return load_urdf(path, package_roots=package_roots, srdf=srdf, limits=limits)
     raise SceneFileError(path, None, f"unknown scene file type {suffix or '(none)'!r}; "
                                      "expected .yaml, .yml or .urdf")
