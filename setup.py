@@ -52,6 +52,7 @@ setup(
             "geometry-core-run = geometry_core_nodes.run:main",
             "scene_graph_node = geometry_core_nodes.scene_graph_node:main",
             "lcm_bridge_node = geometry_core_nodes.lcm_bridge_node:main",
+            "demo_motion_node = geometry_core_nodes.demo_motion_node:main",
         ],
         # `geometry-core run` comes from the nodes: the library only discovers it.
         "geometry_core.cli": ["run = geometry_core_nodes.run:add_parser"],

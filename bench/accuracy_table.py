@@ -34,6 +34,7 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -253,6 +254,8 @@ def markdown(rows: list[PairRow], configurations: int) -> str:
         "the reference to round-off on these configurations but is up to 2e-2 m long "
         "on the Panda's finger boxes (`python -m bench.robots`).",
         "",
+        "![largest distance error against the reference, per pair](img/accuracy.png)",
+        "",
         "| pair | configs (overlap) | Drake distance: Δ dist | Δ witness | normal | "
         "Drake penetration: Δ depth | Δ witness | normal | ours vs reference | "
         "Drake vs reference |",
@@ -299,6 +302,16 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as out:
         out.write(text)
+    try:
+        from bench.plots import plot_accuracy
+    except ImportError:  # run as a file: bench/ is not a package on the path
+        sys.path.insert(0, _ROOT)
+        from bench.plots import plot_accuracy
+    try:
+        image = os.path.join(os.path.dirname(os.path.abspath(args.out)), "img", "accuracy.png")
+        print(f"wrote {plot_accuracy(text, Path(image))}", file=sys.stderr)
+    except ImportError as err:  # matplotlib is in the bench extra
+        print(f"plot not drawn: {err}", file=sys.stderr)
     return 0
 
 

@@ -4,7 +4,7 @@ Usage::
 
     python -m bench.hulls                   # 8, 128 and 512 vertices, prints the table
     python -m bench.hulls --quick           # fewer configurations and rounds
-    python -m bench.hulls --write-readme    # also replace the table in README.md
+    python -m bench.hulls --write-docs     # also docs/benchmarks.md's table and plot
 
 Each hull is the convex hull of points spread evenly on a sphere of radius
 0.1 m, written once as an .obj with trimesh; both systems hull that same
@@ -40,8 +40,7 @@ from geometry_core import (
     SceneGraph,
 )
 
-README_START = "<!-- hulls:start -->"
-README_END = "<!-- hulls:end -->"
+SECTION = "hulls"
 VERTICES = (8, 128, 512)
 RADIUS = 0.1
 MAX_DISTANCE = 0.1
@@ -206,7 +205,7 @@ def run(quick: bool) -> str:
 def main(argv=None) -> int:
     args = table_parser(__doc__, "fewer configurations and rounds", "hulls").parse_args(argv)
     np.seterr(all="ignore")
-    return emit_table(run(args.quick), args.write_readme, README_START, README_END)
+    return emit_table(run(args.quick), args.write_docs, SECTION)
 
 
 if __name__ == "__main__":

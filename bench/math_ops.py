@@ -4,7 +4,7 @@ Usage::
 
     python -m bench.math_ops                  # prints the table
     python -m bench.math_ops --quick          # fewer, shorter rounds
-    python -m bench.math_ops --write-readme   # also replace the table in README.md
+    python -m bench.math_ops --write-docs    # also docs/benchmarks.md's table and plot
 
 Each operation is a pair of calls that do the same thing, one on
 geometry_core's objects and one on pydrake's, on inputs built before timing
@@ -31,8 +31,7 @@ import numpy as np
 
 from bench.run import _version, emit_table, table_parser
 
-README_START = "<!-- math-bench:start -->"
-README_END = "<!-- math-bench:end -->"
+SECTION = "math-bench"
 
 
 def operations() -> list[tuple[str, Callable[[], object], Callable[[], object]]]:
@@ -241,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="time only the operations whose label contains this")
     args = parser.parse_args(argv)
     table, _ = run(args.quick, args.only)
-    return emit_table(table, args.write_readme, README_START, README_END)
+    return emit_table(table, args.write_docs, SECTION)
 
 
 if __name__ == "__main__":

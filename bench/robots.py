@@ -4,7 +4,7 @@ Usage::
 
     python -m bench.robots                   # both arms, prints the table
     python -m bench.robots --quick           # fewer configurations and rounds
-    python -m bench.robots --write-readme    # also replace the table in README.md
+    python -m bench.robots --write-docs     # also docs/benchmarks.md's table and plot
     python -m bench.robots --profile         # where our cycle's time goes (cProfile)
 
 Each arm is loaded from its URDF (collision meshes hulled, adjacent links
@@ -57,8 +57,7 @@ from geometry_core import (
 )
 from geometry_core.scene_files import load_urdf
 
-README_START = "<!-- robots:start -->"
-README_END = "<!-- robots:end -->"
+SECTION = "robots"
 MAX_DISTANCE = 0.1
 ARMS = {
     "Panda": "panda_description/urdf/panda.urdf",
@@ -476,7 +475,7 @@ def main(argv=None) -> int:
         for query in QUERIES:
             print(f"## Panda, {query}\n{profile(query=query)}")
         return 0
-    return emit_table(run(args.quick), args.write_readme, README_START, README_END)
+    return emit_table(run(args.quick), args.write_docs, SECTION)
 
 
 if __name__ == "__main__":

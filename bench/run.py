@@ -4,7 +4,7 @@ Usage::
 
     python -m bench.run                     # every scene and query, prints the table
     python -m bench.run --quick             # fewer rounds and N <= 100
-    python -m bench.run --write-readme      # also replace the table in README.md
+    python -m bench.run --write-docs        # also docs/benchmarks.md's table and plot
 
 For each scene and query every system is built once and warmed up, then the
 systems take turns: each round runs every system for a batch of cycles in
@@ -30,6 +30,7 @@ import re
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -46,8 +47,8 @@ from bench.systems import (
     peers_apply,
 )
 
-README_START = "<!-- bench:start -->"
-README_END = "<!-- bench:end -->"
+SECTION = "bench"
+DOCS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 
 
 def _time_batch(system, query: str, cycles: int, start: int, count: int) -> float:
@@ -245,38 +246,42 @@ def run(quick: bool) -> str:
     return "\n".join(lines)
 
 
-def write_readme(table: str, path: str = "README.md", start: str = README_START,
-                 end: str = README_END) -> None:
-    """Replace what lies between the ``start`` and ``end`` markers of ``path`` with ``table``."""
-    text = open(path).read()
+def write_docs(table: str, section: str, path: Path = DOCS_PAGE) -> None:
+    """Replace the ``<!-- section:start/end -->`` table of ``path`` and redraw its plot."""
+    from bench.plots import PLOTS
+
+    start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
+    text = path.read_text()
     pattern = re.compile(re.escape(start) + ".*?" + re.escape(end), re.S)
     if not pattern.search(text):
         raise SystemExit(f"{path} has no {start} ... {end} section")
-    text = pattern.sub(lambda _: f"{start}\n{table}\n{end}", text)
-    open(path, "w").write(text)
+    path.write_text(pattern.sub(lambda _: f"{start}\n{table}\n{end}", text))
+    if section in PLOTS:
+        print(f"wrote {PLOTS[section](table)}", file=sys.stderr)
 
 
 def table_parser(doc: str, quick_help: str, section: str) -> argparse.ArgumentParser:
-    """The command line every table-writing bench shares: ``--quick`` and ``--write-readme``."""
+    """The command line every table-writing bench shares: ``--quick`` and ``--write-docs``."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=quick_help)
-    parser.add_argument("--write-readme", action="store_true",
-                        help=f"replace the table between the {section} markers in README.md")
+    parser.add_argument("--write-docs", action="store_true",
+                        help=f"replace the {section} table in docs/benchmarks.md and redraw "
+                             "its plot in docs/img/ (needs matplotlib)")
     return parser
 
 
-def emit_table(table: str, write: bool, start: str = README_START, end: str = README_END) -> int:
-    """Print ``table`` and, when asked, put it between ``start`` and ``end`` in README.md."""
+def emit_table(table: str, write: bool, section: str = SECTION) -> int:
+    """Print ``table`` and, when asked, write it (and its plot) into docs/."""
     print(table)
     if write:
-        write_readme(table, start=start, end=end)
+        write_docs(table, section)
     return 0
 
 
 def main(argv=None) -> int:
     args = table_parser(__doc__, "fewer rounds, N <= 100", "bench").parse_args(argv)
     np.seterr(all="ignore")
-    return emit_table(run(args.quick), args.write_readme)
+    return emit_table(run(args.quick), args.write_docs)
 
 
 if __name__ == "__main__":

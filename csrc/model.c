@@ -840,6 +840,21 @@ static PyTypeObject ModelType = {
     .tp_new = PyType_GenericNew,
 };
 
+int gc_model_get_view(PyObject *model, gc_model_view *view) {
+    if (!PyObject_TypeCheck(model, &ModelType)) {
+        PyErr_Format(PyExc_TypeError, "expected a Model, got %s", Py_TYPE(model)->tp_name);
+        return -1;
+    }
+    const ModelObject *m = (const ModelObject *)model;
+    view->G = m->G;
+    view->shapes = m->shapes;
+    view->box_G = m->box_G;
+    view->frame_slot = m->frame_slot;
+    view->max_slot = m->max_slot;
+    view->X_FG = m->X_FG;
+    return 0;
+}
+
 int gc_model_register(PyObject *module) {
     if (PyType_Ready(&ModelType) < 0) return -1;
     Py_INCREF(&ModelType);

@@ -65,7 +65,8 @@ _VIEWER_NAMES = ("DrakeVisualizer", "DrakeLcm", "DrakeLcmParams", "LcmBuses",
 
 # The clearance layer sits above everything else (and reads URDF files):
 # loaded on first use, like the viewer.
-_CLEARANCE_NAMES = ("CollisionChecker", "RobotClearance", "RobotCollisionType")
+_CLEARANCE_NAMES = ("BodyShapeDescription", "CollisionChecker", "PointCloudReport",
+                    "RobotClearance", "RobotCollisionType")
 
 
 def __getattr__(name: str):
@@ -81,7 +82,8 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "Aabb", "Box", "Capsule", "CollisionChecker", "CollisionFilterDeclaration",
+    "Aabb", "BodyShapeDescription", "Box", "Capsule", "CollisionChecker",
+    "CollisionFilterDeclaration", "PointCloudReport",
     "CollisionFilterManager",
     "Convex", "Cylinder", "DrakeLcm", "DrakeLcmParams", "DrakeVisualizer", "LcmBuses",
     "apply_lcm_bus_config", "connect_drake_visualizer", "dispatch_load_message", "Ellipsoid",

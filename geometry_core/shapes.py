@@ -1,10 +1,11 @@
 """Shape specifications: what a geometry looks like in its own frame G.
 
 A shape is an immutable value with no pose and no identity, so one instance
-may be shared by many geometries (seed 002: one plate, many plates on the
-table). Each shape is defined in its canonical frame exactly as Drake defines
-it: boxes and ellipsoids centred on the origin with axes along G's axes,
-cylinders and capsules centred with their length along Gz, the half space
+may be shared by many geometries (as in the Robotics Toolbox's scene graph:
+one plate, many plates on the table). Each shape is defined in its canonical
+frame exactly as Drake defines it: boxes and ellipsoids centred on the
+origin with axes along G's axes, cylinders and capsules centred with their
+length along Gz, the half space
 bounded by the plane z = 0 with its outward normal +Gz (points with z <= 0
 are inside).
 

@@ -68,7 +68,7 @@ BOX_SAT_EDGE_AXIS_BIAS = 1e-12
 #: lower bound on the core distance) falls below this, in metres per metre of
 #: shape size. 1e-13 sits a few hundred ulps above double round-off for
 #: metre-scale shapes, so the loop stops on accuracy, not on noise, and the
-#: issue's 1e-9 m target keeps four orders of margin.
+#: 1e-9 m accuracy asked of the solver keeps four orders of margin.
 CONVEX_GJK_GAP = 1e-13
 
 #: Iteration cap for GJK. Polytope cores terminate in < 20; curved cores
@@ -222,7 +222,7 @@ CONVEX_SNAP_SAME = 4e-16
 #: gap and hands its normal to Newton, which converges quadratically; if
 #: Newton declines (a kink), EPA resumes to CONVEX_EPA_GAP. Newton's answer
 #: is a local maximum of g within this gap of EPA's certified value, so 1e-9
-#: bounds the worst case at the issue's target while saving about a third of
+#: bounds the worst case at that 1e-9 m accuracy while saving about a third of
 #: EPA's iterations (measured on ellipsoid and cylinder pairs).
 CONVEX_EPA_NEWTON_HANDOFF = 1e-9
 

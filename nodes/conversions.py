@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from geometry_core.math import RigidTransform, quaternion_xyzw_to_wxyz
+from geometry_core.math import RigidTransform, quaternion_wxyz_to_xyzw, quaternion_xyzw_to_wxyz
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId, SceneGraphInspector
 from geometry_core_nodes.limits import (
@@ -74,6 +74,7 @@ __all__ = [
     "stamp_to_ns",
     "tf_arrays_to_transforms",
     "tf_message_to_frame_poses",
+    "transform_stamped",
     "transform_stamped_to_frame_pose",
     "valid_pose_rows",
     "witness_points",
@@ -457,6 +458,27 @@ def pose_stamped_to_frame_pose(msg: Any, frame: str, default_parent: str) -> Fra
         raise PoseError(frame, f"frame {frame!r}: header.frame_id names the frame itself")
     X_PC = rigid_transform_from_pose(msg.pose, frame)
     return FramePose(parent, frame, X_PC, _stamp_ns(msg.header.stamp, frame))
+
+
+def transform_stamped(parent: str, child: str, X_PC: RigidTransform, stamp_ns: int,
+                      message_type: MessageType) -> Any:
+    """``geometry_msgs/TransformStamped`` of ``X_PC``: what a /tf publisher sends.
+
+    The inverse of :func:`rigid_transform_from_transform`; the quaternion
+    goes out in ROS order (``x, y, z, w``) through
+    :func:`geometry_core.math.quaternion_wxyz_to_xyzw`.
+    """
+    T = message_type
+    q = quaternion_wxyz_to_xyzw(X_PC.rotation().to_quaternion())
+    p = X_PC.translation()
+    return T("geometry_msgs/msg/TransformStamped")(
+        header=make_header(stamp_ns, parent, T),
+        child_frame_id=child,
+        transform=T("geometry_msgs/msg/Transform")(
+            translation=T("geometry_msgs/msg/Vector3")(x=float(p[0]), y=float(p[1]),
+                                                       z=float(p[2])),
+            rotation=T("geometry_msgs/msg/Quaternion")(x=float(q[0]), y=float(q[1]),
+                                                       z=float(q[2]), w=float(q[3]))))
 
 
 # ------------------------------------------------------------------ results

@@ -14,7 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["LaunchArgumentError", "convert_argument", "exit_code_on_failure", "node_parameters"]
+__all__ = ["DEMO_SCENE", "LaunchArgumentError", "convert_argument", "exit_code_on_failure",
+           "launch_flag", "node_parameters", "parse_flag"]
+
+#: The scene ``demo:=true`` loads.
+DEMO_SCENE = "builtin:demo"
 
 #: ``(name, type, help)`` rows of a launch file's argument table.
 ArgumentTable = Sequence[tuple[str, Callable[[str], Any], str]]
@@ -35,13 +39,32 @@ def convert_argument(name: str, kind: Callable[[str], Any], text: str) -> Any:
     try:
         return kind(text)
     except ValueError:
-        expected = "a number" if kind in (float, int) else f"a {getattr(kind, '__name__', kind)}"
+        expected = ("a number" if kind in (float, int) else "true or false" if kind is parse_flag
+                    else f"a {getattr(kind, '__name__', kind)}")
         raise LaunchArgumentError(
             f"launch argument '{name}:={text}': expected {expected}") from None
 
 
-def node_parameters(context: Any, arguments: ArgumentTable) -> list[Any]:
+def parse_flag(text: str) -> bool:
+    """``true``/``false`` (any case, or ``1``/``0``) as a bool; anything else is a ValueError."""
+    value = {"true": True, "1": True, "false": False, "0": False}.get(text.strip().lower())
+    if value is None:
+        raise ValueError(text)
+    return value
+
+
+def launch_flag(context: Any, name: str) -> bool:
+    """The boolean launch argument ``name``, or an error naming it."""
+    from launch.substitutions import LaunchConfiguration
+
+    return convert_argument(name, parse_flag, LaunchConfiguration(name).perform(context))
+
+
+def node_parameters(context: Any, arguments: ArgumentTable, demo: bool = False) -> list[Any]:
     """Parameters of a launch_ros ``Node``: ``params_file``, then the non-empty arguments.
+
+    With ``demo``, ``scene_file`` is :data:`DEMO_SCENE` (an argument naming
+    another scene is an error: the demo's /tf poses only the demo arm).
 
     Raises
     ------
@@ -60,6 +83,12 @@ def node_parameters(context: Any, arguments: ArgumentTable) -> list[Any]:
         text = LaunchConfiguration(name).perform(context)
         if text:
             overrides[name] = convert_argument(name, kind, text)
+    if demo:
+        scene = overrides.setdefault("scene_file", DEMO_SCENE)
+        if scene != DEMO_SCENE:
+            raise LaunchArgumentError(
+                f"launch argument 'scene_file:={scene}': demo:=true moves the demo arm, "
+                f"so it needs scene_file {DEMO_SCENE} (or no scene_file)")
     if overrides:
         parameters.append(overrides)
     return parameters

@@ -34,7 +34,8 @@ LINE_LENGTH = int(re.search(r"^line-length = (\d+)$", _RUFF_TOML, re.MULTILINE)[
 
 #: Python sources of the package; scripts/ros/ holds extension-less node scripts.
 PYTHON_PATHS = ("setup.py", "geometry_core", "nodes", "launch", "bench", "test",
-                "scripts/ros/scene_graph_node", "scripts/ros/lcm_bridge_node")
+                "scripts/ros/scene_graph_node", "scripts/ros/lcm_bridge_node",
+                "scripts/ros/demo_motion_node")
 #: Generated code (lcm-gen), excluded from ruff as well.
 EXCLUDES = tuple(re.findall(r'"([^"]+)"', re.search(
     r"^extend-exclude = \[(.*)\]$", _RUFF_TOML, re.MULTILINE)[1]))

@@ -2,7 +2,7 @@
 
 Nothing here reads a time (benchmarks print numbers, tests assert
 behaviour); this only keeps ``python -m bench.run`` from rotting between
-the runs that fill the README's table.
+the runs that fill docs/benchmarks.md's tables.
 """
 
 from __future__ import annotations

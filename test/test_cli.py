@@ -132,6 +132,11 @@ def test_check_urdf_with_joints_and_package_root():
       "not found"]),
     (["check", SCENE, "--pose", "nope"], ["has no pose named 'nope'; poses: home, reach_post"]),
     (["check", SCENE, "--joint", "a=1"], ["has no joints"]),
+    (["check", URDF, "--package-root", f"tiny_arm={DATA}", "--pose", "home"],
+     ["has no pose named 'home'; poses: (none); a URDF's named poses come from its MoveIt "
+      "SRDF", "--srdf"]),
+    (["check"], ["give a SCENE file or --robot NAME"]),
+    (["check", SCENE, "--robot", "panda"], ["give a SCENE file or --robot NAME"]),
     (["check", URDF, "--package-root", f"tiny_arm={DATA}", "--joint", "elbow=9"],
      ["position 9 of joint 'elbow' is outside its limits [-3, 3]"]),
     (["check", URDF, "--package-root", f"tiny_arm={DATA}", "--joint", "elbow=up"],
@@ -141,6 +146,42 @@ def test_check_urdf_with_joints_and_package_root():
 ])
 def test_check_bad_input_exits_2_with_the_message(args, fragments):
     assert_bad_input(run(*args), "geometry-core check: error: ", *fragments)
+
+
+def _example_robot_data():
+    from geometry_core.scene_files import example_robot_data_share
+
+    if example_robot_data_share() is None:
+        pytest.skip("example-robot-data is not installed (it is in the test extra)")
+
+
+def test_check_robot_by_name_uses_its_srdf_and_named_poses():
+    _example_robot_data()
+    result = run("check", "--robot", "panda", "--pose", "default", "--format", "json")
+    assert result.returncode in (0, 1), result.stderr
+    report = json.loads(result.stdout)
+    assert report["scene"].endswith("panda_description/urdf/panda.urdf")
+    # The SRDF's disable_collisions pairs are filtered: without it, neighbours touch.
+    from geometry_core.scene_files import example_robot
+
+    panda = example_robot("panda")
+    plain = run("check", panda.urdf, "--package-root",
+                f"example-robot-data={panda.package_roots['example-robot-data']}",
+                "--format", "json")
+    assert len(json.loads(plain.stdout)["penetrations"]) > len(report["penetrations"])
+    ur5 = run("check", "--robot", "ur5", "--pose", "nope")
+    assert_bad_input(ur5, "has no pose named 'nope'; poses: ")
+
+
+def test_check_robot_list_and_unknown_names():
+    _example_robot_data()
+    listed = run("check", "--robot", "list")
+    assert listed.returncode == 0, listed.stderr
+    names = listed.stdout.split()
+    assert {"panda", "ur5", "z1", "ur5_robot"} <= set(names) and names == sorted(names)
+    assert_bad_input(run("check", "--robot", "pandas"),
+                     "--robot pandas: example-robot-data has no robot named 'pandas'; did you "
+                     "mean panda", "--robot list")
 
 
 @pytest.mark.parametrize("args, fragment", [

@@ -29,12 +29,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "geometry_core_ros"
-NODES = ("scene_graph_node", "lcm_bridge_node")
+NODES = ("scene_graph_node", "lcm_bridge_node", "demo_motion_node")
 CONSOLE_SCRIPTS = {
     "geometry-core": "geometry_core.cli:main",
     "geometry-core-run": "geometry_core_nodes.run:main",
     "scene_graph_node": "geometry_core_nodes.scene_graph_node:main",
     "lcm_bridge_node": "geometry_core_nodes.lcm_bridge_node:main",
+    "demo_motion_node": "geometry_core_nodes.demo_motion_node:main",
 }
 #: What the nodes and launch files use at run time (DESIGN.md section 5).
 EXEC_DEPENDS = {"rclpy", "launch", "launch_ros", "std_msgs", "geometry_msgs", "tf2_msgs",
@@ -345,3 +346,20 @@ def test_cmake_installs_what_setup_py_installs():
     for node in NODES:
         assert f"scripts/ros/{node}" in cmake
         assert f'"{node} = {CONSOLE_SCRIPTS[node]}"' in setup
+
+
+def test_ros_requirements_follow_setup_cfg():
+    # The README's ROS 2 recipe installs requirements-ros.txt into a virtual
+    # environment that keeps the distribution's numpy: setup.cfg's
+    # install_requires and test extra, less what that environment leaves out.
+    import configparser
+
+    setup = configparser.ConfigParser()
+    setup.read(ROOT / "setup.cfg")
+    left_out = ("numpy", "drake", "coal", "pybullet", "matplotlib")
+    expected = [r for r in setup["options"]["install_requires"].split()
+                + setup["options.extras_require"]["test"].split()
+                if not r.startswith(left_out)]
+    listed = [line.strip() for line in (ROOT / "requirements-ros.txt").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert listed == expected, "requirements-ros.txt should list:\n" + "\n".join(expected)

@@ -1,4 +1,4 @@
-"""The README's Python examples run as written and say what the README says."""
+"""The README's examples (and the command lines of docs/cli.md) run as written."""
 
 import contextlib
 import io
@@ -12,11 +12,22 @@ import sys
 
 import pytest
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+CLI_DOC = ROOT / "docs" / "cli.md"
 
 
 def python_blocks():
     return re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+
+
+def marked_block(name: str) -> str:
+    """The fenced block between ``<!-- name:start -->`` and ``<!-- name:end -->``."""
+    section = re.search(f"<!-- {name}:start -->(.*?)<!-- {name}:end -->", README.read_text(),
+                        re.S)
+    assert section, f"README has no {name} section"
+    (block,) = re.findall(r"```bash\n(.*?)```", section[1], re.S)
+    return block
 
 
 def test_quick_start_runs_and_finds_the_penetration():
@@ -27,6 +38,23 @@ def test_quick_start_runs_and_finds_the_penetration():
     first = out.getvalue().splitlines()[0].split()
     assert first[:2] == ["link1_box", "floor"]
     assert float(first[2]) == pytest.approx(0.05)
+
+
+def test_configuration_space_example_runs_on_the_example_obstacles(monkeypatch):
+    from geometry_core.scene_files import example_robot_data_share
+
+    if example_robot_data_share() is None:
+        pytest.skip("example-robot-data is not installed (it is in the test extra)")
+    (example,) = [b for b in python_blocks() if "CollisionChecker" in b]
+    assert "config/obstacles.yaml" in example and (ROOT / "config" / "obstacles.yaml").is_file()
+    monkeypatch.chdir(ROOT)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, "README configuration space", "exec"), {})
+    free, rows = out.getvalue().splitlines()
+    assert free == "True"
+    size, closest = rows.split()
+    assert int(size) > 0 and 0.0 < float(closest) < 0.3
 
 
 def test_two_commands_exist_and_are_executable():
@@ -48,7 +76,7 @@ def _run_cli(*args):
 
 
 def test_yaml_example_loads_as_written(tmp_path):
-    (example,) = re.findall(r"```yaml\n(.*?)```", README.read_text(), re.S)
+    (example,) = re.findall(r"```yaml\n(.*?)```", CLI_DOC.read_text(), re.S)
     path = tmp_path / "scene.yaml"
     path.write_text(example)
     result = _run_cli("check", str(path), "--pose", "home", "--format", "json")
@@ -58,12 +86,31 @@ def test_yaml_example_loads_as_written(tmp_path):
 
 
 def test_check_commands_run_as_written():
-    commands = re.findall(r"^geometry-core (check [^\n#]*?)\s*$", README.read_text(), re.M)
-    assert len(commands) >= 2
+    from geometry_core.scene_files import example_robot_data_share
+
+    commands = [command for doc in (README, CLI_DOC) for command in re.findall(
+        r"^geometry-core (check [^\n#]*?)\s*(?:#.*)?$", doc.read_text(), re.M)]
+    assert len(commands) >= 4
     for command in commands:
-        result = _run_cli(*shlex.split(command))
+        words = shlex.split(command)
+        if any(re.fullmatch(r"[A-Z][A-Z_]+", w) for w in words):
+            continue  # a placeholder line (URDF, SRDF, NAME): nothing to run
+        if "--robot" in words and example_robot_data_share() is None:
+            continue
+        result = _run_cli(*words)
         assert result.returncode in (0, 1), (command, result.stderr)
         assert result.stdout, command
+
+
+def test_ros2_recipe_is_what_ci_runs():
+    build, run = marked_block("ros2-build"), marked_block("ros2-run")
+    assert "--system-site-packages" in build and "constraints.txt" in build
+    assert "-DPYTHON_EXECUTABLE=/usr/bin/python3" in build
+    assert "requirements-ros.txt" in build and (ROOT / "requirements-ros.txt").is_file()
+    assert "demo:=true" in run and "colcon test" in run
+    ci = (ROOT / ".ci" / "run").read_text()
+    for name in ("ros2-build", "ros2-run"):
+        assert f"readme_block {name}" in ci, name
 
 
 @pytest.mark.parametrize("script", ["scripts/demo", "scripts/test"])

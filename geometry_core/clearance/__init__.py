@@ -4,7 +4,8 @@
   collision-free, is the edge q1 -> q2 (discrete, or certified by
   conservative advancement), and the :class:`RobotClearance` table of q,
   for one q or K at once;
-- :class:`RobotClearance` and :class:`RobotCollisionType` (seed 001);
+- :class:`RobotClearance` and :class:`RobotCollisionType` (Drake's
+  ``drake::planning::RobotClearance``);
 - :class:`KinematicChain`: link poses, point Jacobians and motion bounds
   from a URDF's joints.
 
@@ -15,6 +16,8 @@ ROS.
 
 from geometry_core.clearance.collision_checker import CollisionChecker
 from geometry_core.clearance.kinematic_chain import KinematicChain
+from geometry_core.clearance.live_world import BodyShapeDescription, PointCloudReport
 from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
 
-__all__ = ["CollisionChecker", "KinematicChain", "RobotClearance", "RobotCollisionType"]
+__all__ = ["BodyShapeDescription", "CollisionChecker", "KinematicChain", "PointCloudReport",
+           "RobotClearance", "RobotCollisionType"]

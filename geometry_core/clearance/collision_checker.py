@@ -27,10 +27,25 @@ Padding
 Environment
     Copied, as anchored geometry at its current pose, into the checker's own
     scene graph: the checker never changes the scene it was given.
+Added shapes and point clouds
+    Drake's ``AddCollisionShapeToBody`` family, by group name: a shape added
+    to a robot body is a held object (it moves with the body, keeps the
+    body's filters and padding, and its rows in a clearance table are the
+    body's); a shape added to ``world`` or an environment body is an
+    obstacle. :meth:`CollisionChecker.add_point_cloud` adds points, each a
+    sphere of one radius, without the points on the robot itself.
+    Everything added is checked exactly, and is gone after
+    :meth:`CollisionChecker.remove_all_added_collision_shapes`. Caps:
+    ``live_world.MAX_ADDED_SHAPES`` shapes, ``MAX_ADDED_TRIANGLES``
+    triangles, ``MAX_CLOUD_POINTS`` points a cloud, ``MAX_CLOUD_GROUPS``
+    clouds.
 
 Threads: queries only read the checker (the poses of K configurations go to
 the scene graph's batched query, never into its pose table), so several
-threads may query one checker at once; changing padding or filters while a
+threads may query one checker at once. Adding and removing shapes and
+clouds may run while other threads query: a change builds the new world
+aside and swaps it in as one reference, so a query sees the world before
+the change or after it, never a part. Changing padding or filters while a
 query runs is not supported.
 
 This module uses the scene files, the scene graph and the proximity queries;
@@ -41,13 +56,28 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from geometry_core.clearance.kinematic_chain import KinematicChain
+from geometry_core.clearance.live_world import (
+    MAX_ADDED_SHAPES,
+    MAX_ADDED_TRIANGLES,
+    MAX_CLOUD_GROUPS,
+    BodyShapeDescription,
+    PointCloud,
+    PointCloudReport,
+    checked_points,
+)
 from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
+from geometry_core.math import RigidTransform
+from geometry_core.proximity.batch_query import BatchQuery
+from geometry_core.proximity.engine import ModelCache
+from geometry_core.proximity.results import SignedDistancePair
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_files import LoadedScene, load_scene
 from geometry_core.scene_files.srdf import apply_srdf_filters
@@ -60,6 +90,7 @@ from geometry_core.scene_graph import (
     ProximityProperties,
     Role,
 )
+from geometry_core.shapes import Convex, HalfSpace, Mesh, Shape
 from geometry_core.tolerances import CERTIFIED_EDGE_CLEARANCE, CERTIFIED_EDGE_MAX_STEPS
 
 __all__ = ["CollisionChecker"]
@@ -70,6 +101,21 @@ Body = int | str
 
 _SELF = RobotCollisionType.SELF_COLLISION
 _ENVIRONMENT = RobotCollisionType.ENVIRONMENT_COLLISION
+
+
+class _World(NamedTuple):
+    """Everything a query reads that a change of added shapes replaces, swapped as one."""
+
+    model: object                 # the scene graph's CollisionModel
+    native: object                # its compiled Model (what a cloud query reads)
+    slot_of: dict                 # frame id -> slot
+    row_of: dict                  # geometry id (clouds too) -> row
+    body_rows: np.ndarray         # (rows,) body of each row
+    X_BG_rows: np.ndarray         # (rows, 4, 4) pose of each row's geometry on its body
+    link_radius: np.ndarray       # (links,) reach of each link's geometry from its frame
+    clouds: tuple                 # PointCloud of every group with one
+    robot_geometries: np.ndarray  # (R,) int32 model indices of robot geometry a cloud can hit
+    robot_bodies: np.ndarray      # (R,) their bodies
 
 
 class CollisionChecker:
@@ -129,12 +175,7 @@ class CollisionChecker:
         self._is_robot = np.zeros(B, dtype=bool)
         self._is_robot[1:1 + num_links] = True
         self._geometry_sets = self._body_geometry_sets()
-        self._link_radius = np.zeros(num_links)
-        for g, body in self._body_of.items():
-            if 1 <= body <= num_links:
-                X_LG = self._X_BG[g]
-                r = inspector.get_shape(g).bounding_radius() + np.linalg.norm(X_LG[:3, 3])
-                self._link_radius[body - 1] = max(self._link_radius[body - 1], r)
+        self._shape_of = {g: inspector.get_shape(g) for g in self._body_of}
         self._filtered = self._initial_filters()
         self._padding = np.zeros((B, B))
         robot_pair = np.outer(self._is_robot, self._is_robot)
@@ -144,10 +185,14 @@ class CollisionChecker:
         self._padding_range: tuple[float, float] | None = None
         np.fill_diagonal(self._padding, 0.0)
         self._apply_filters(np.argwhere(np.triu(self._filtered, 1)), filtered=True)
-        # Every geometry's row in arrays the queries gather from at once.
-        self._geometry_row = {g: k for k, g in enumerate(self._body_of)}
-        self._body_rows = np.array(list(self._body_of.values()), dtype=np.intp)
-        self._X_BG_rows = np.array([self._X_BG[g] for g in self._body_of])
+        # Added shapes and clouds by group; one lock orders the changes.
+        self._lock = threading.RLock()
+        self._added: dict[str, list[BodyShapeDescription]] = {}
+        self._clouds: dict[str, PointCloud] = {}
+        self._added_source = None
+        self._added_count = 0
+        self._added_triangles = 0
+        self._world = self._make_world()
 
     @classmethod
     def from_urdf(cls, urdf: str | os.PathLike, srdf: str | os.PathLike | None = None,
@@ -232,6 +277,279 @@ class CollisionChecker:
             ids[body].append(g)
         return [GeometrySet(members) if members else None for members in ids]
 
+    def _make_world(self) -> _World:
+        """The world queries read, built from the current geometries and clouds."""
+        num_links = len(self._chain.links)
+        link_radius = np.zeros(num_links)
+        for g, body in self._body_of.items():
+            if 1 <= body <= num_links:
+                X_LG = self._X_BG[g]
+                r = self._shape_of[g].bounding_radius() + np.linalg.norm(X_LG[:3, 3])
+                link_radius[body - 1] = max(link_radius[body - 1], r)
+        clouds = tuple(self._clouds.values())
+        # Every geometry's row (a cloud's too: on the world, at identity) in
+        # arrays the queries gather from at once.
+        ids = list(self._body_of) + [cloud.geometry_id for cloud in clouds]
+        row_of = {g: k for k, g in enumerate(ids)}
+        body_rows = np.array(list(self._body_of.values()) + [0] * len(clouds), dtype=np.intp)
+        X_BG_rows = np.array([self._X_BG[g] for g in self._body_of] + [np.eye(4)] * len(clouds))
+        model = self._sg.collision_model()
+        # Robot geometry a cloud (on the world body) can touch: the bodies
+        # not filtered against the world.
+        robot = [(model.index_of(g), body) for g, body in self._body_of.items()
+                 if self._is_robot[body] and not self._filtered[body, 0]]
+        robot.sort()
+        return _World(model, ModelCache.of(model).native if clouds else None,
+                      self._sg.frame_slot_map(), row_of, body_rows, X_BG_rows,
+                      link_radius, clouds,
+                      np.array([m for m, _ in robot], dtype=np.int32),
+                      np.array([b for _, b in robot], dtype=np.intp))
+
+    # ------------------------------------------------------------- added shapes
+
+    def add_collision_shape_to_body(self, group_name: str, body: Body, shape: Shape,
+                                    X_BG: RigidTransform | None = None) -> GeometryId:
+        """Add ``shape`` at ``X_BG`` on a body, in group ``group_name``; return its id.
+
+        On a robot link it is a held object: it moves with the link, keeps
+        the link's filters (a part between the fingers does not collide with
+        the hand or the fingers) and padding, and its clearance rows carry
+        the link's index. On ``world`` or an environment body it is an
+        obstacle (an environment body's frame is the world's). The next
+        query sees it.
+
+        Raises
+        ------
+        KeyError, IndexError
+            For an unknown body (the message lists the names).
+        TypeError
+            If ``shape`` is not a Shape or ``X_BG`` not a RigidTransform.
+        ValueError
+            If the group name is empty, a Mesh or HalfSpace goes on a robot
+            link (hold a Convex), a mesh file is empty or not finite, or a
+            cap (``MAX_ADDED_SHAPES``, ``MAX_ADDED_TRIANGLES``) would be
+            passed. Nothing changes then.
+        """
+        with self._lock:
+            return self._add_shape(group_name, self.body_index(body), shape, X_BG)
+
+    def add_collision_shape_to_frame(self, group_name: str, frame: Body, shape: Shape,
+                                     X_FG: RigidTransform | None = None) -> GeometryId:
+        """Add ``shape`` at ``X_FG`` on a frame: a link's, ``world`` or an environment frame.
+
+        Every frame of the checker is a body's frame (links on fixed joints
+        are bodies of their own), so this is
+        :meth:`add_collision_shape_to_body`.
+        """
+        return self.add_collision_shape_to_body(group_name, frame, shape, X_FG)
+
+    def add_collision_shape(self, group_name: str,
+                            description: BodyShapeDescription) -> GeometryId:
+        """Add the shape of a :class:`BodyShapeDescription` (as returned by
+        :meth:`get_all_added_collision_shapes`) to its body again."""
+        if not isinstance(description, BodyShapeDescription):
+            raise TypeError(f"description must be a BodyShapeDescription, got "
+                            f"{type(description).__name__}")
+        return self.add_collision_shape_to_body(group_name, description.body_name,
+                                                description.shape, description.pose_in_body)
+
+    def get_all_added_collision_shapes(self) -> dict[str, list[BodyShapeDescription]]:
+        """Return ``{group name: [BodyShapeDescription, ...]}`` of every added shape, in order.
+
+        Point clouds are not shapes: see :meth:`get_all_added_point_clouds`.
+        """
+        with self._lock:
+            return {group: list(shapes) for group, shapes in self._added.items() if shapes}
+
+    def get_all_added_point_clouds(self) -> dict[str, tuple[np.ndarray, float,
+                                                            PointCloudReport]]:
+        """Return ``{group name: (p_WP kept (N, 3), radius, report)}`` of every added cloud."""
+        with self._lock:
+            return {group: (cloud.points, cloud.radius, cloud.report)
+                    for group, cloud in self._clouds.items()}
+
+    def remove_all_added_collision_shapes(self, group_name: str | None = None) -> None:
+        """Remove every shape and point cloud added in ``group_name`` (all groups when None).
+
+        A group that holds nothing is no error (Drake's behaviour).
+
+        Raises
+        ------
+        TypeError
+            If ``group_name`` is neither a str nor None.
+        """
+        if group_name is not None and not isinstance(group_name, str):
+            raise TypeError(f"group_name must be a str or None, got {group_name!r}")
+        with self._lock:
+            groups = list(self._added) if group_name is None else [group_name]
+            doomed = [d for group in groups for d in self._added.pop(group, [])]
+            clouds = list(self._clouds) if group_name is None else \
+                [group_name] if group_name in self._clouds else []
+            for group in clouds:
+                del self._clouds[group]
+            if not doomed and not clouds:
+                return
+            touched = set()
+            inspector = self._sg.model_inspector()
+            for description in doomed:
+                g = description.geometry_id
+                body = self._body_of.pop(g)
+                touched.add(body)
+                del self._X_BG[g]
+                shape = self._shape_of.pop(g)
+                self._added_triangles -= _triangles(shape)
+                self._added_count -= 1
+                source = self._source if self._is_robot[body] else self._added_source
+                if inspector.get_frame_id(g) is not None:
+                    self._sg.remove_geometry(source, g)
+            for body in touched:
+                members = [g for g, b in self._body_of.items() if b == body]
+                self._geometry_sets[body] = GeometrySet(members) if members else None
+            self._world = self._make_world()
+
+    def _add_shape(self, group_name, body: int, shape, X_BG) -> GeometryId:
+        if not isinstance(group_name, str) or not group_name:
+            raise ValueError(f"group_name must be a non-empty str, got {group_name!r}")
+        if not isinstance(shape, Shape):
+            raise TypeError(f"shape must be a Shape (Sphere, Box, ...), got "
+                            f"{type(shape).__name__}")
+        if X_BG is None:
+            X_BG = RigidTransform()
+        if not isinstance(X_BG, RigidTransform):
+            raise TypeError(f"X_BG must be a RigidTransform, got {type(X_BG).__name__}")
+        body_name = self.body_names[body]
+        robot = bool(self._is_robot[body])
+        if robot and isinstance(shape, (Mesh, HalfSpace)):
+            raise ValueError(f"a {type(shape).__name__} cannot be held by robot link "
+                             f"{body_name!r}: hold a Convex (or a primitive)")
+        triangles = _checked_triangles(shape)
+        if self._added_count + 1 > MAX_ADDED_SHAPES:
+            raise ValueError(f"adding a shape to group {group_name!r} would pass the cap of "
+                             f"{MAX_ADDED_SHAPES} added shapes")
+        if self._added_triangles + triangles > MAX_ADDED_TRIANGLES:
+            raise ValueError(f"adding {triangles} triangles to group {group_name!r} would pass "
+                             f"the cap of {MAX_ADDED_TRIANGLES} added triangles")
+        name = f"added::{group_name}::{self._added_count}::{id(shape):x}"
+        if robot:
+            instance = GeometryInstance(X_BG, shape, name)
+            instance.set_proximity_properties(ProximityProperties())
+            g = self._sg.register_geometry(self._source, self._frame_ids[body - 1], instance)
+        else:
+            if self._added_source is None:
+                self._added_source = self._sg.register_source("added")
+            instance = GeometryInstance(X_BG, shape, name)
+            instance.set_proximity_properties(ProximityProperties())
+            g = self._sg.register_anchored_geometry(self._added_source, instance)
+        try:
+            members = [g] + ([] if self._geometry_sets[body] is None
+                             else list(self._geometry_sets[body].geometries()))
+            declaration = CollisionFilterDeclaration()
+            mine = GeometrySet([g])
+            for other in np.flatnonzero(self._filtered[body]):
+                if other != body and self._geometry_sets[other] is not None:
+                    declaration.exclude_between(mine, self._geometry_sets[other])
+            if declaration.statements:
+                self._sg.collision_filter_manager().apply(declaration)
+        except BaseException:
+            self._sg.remove_geometry(self._source if robot else self._added_source, g)
+            raise
+        self._body_of[g] = body
+        self._X_BG[g] = X_BG.get_as_matrix4()
+        self._shape_of[g] = shape
+        self._geometry_sets[body] = GeometrySet(members)
+        self._added_count += 1
+        self._added_triangles += triangles
+        self._added.setdefault(group_name, []).append(
+            BodyShapeDescription(shape, X_BG, body_name, g))
+        self._world = self._make_world()
+        return g
+
+    # ------------------------------------------------------------ point clouds
+
+    def add_point_cloud(self, group_name: str, p_WP, radius: float,
+                        q=None) -> PointCloudReport:
+        """Add points ``p_WP`` (N, 3, world frame), each a sphere of ``radius``, to a group.
+
+        A group holds one cloud: adding again replaces it. Rows with a NaN or
+        an infinity are skipped and counted. Points the robot itself covers
+        at configuration ``q`` (default: :attr:`default_positions`) are
+        removed (the self filter): those within ``radius`` plus the link's
+        environment padding of a robot geometry, held objects included.
+        A configuration is in collision when a robot geometry's padded
+        distance to a point's sphere is at or below zero; clearance rows
+        report, per robot geometry, the nearest point's sphere (the
+        cloud's geometry id, its frame the world's) with its Jacobian.
+
+        Returns
+        -------
+        PointCloudReport
+            Points kept, non-finite points skipped, points self-filtered.
+
+        Raises
+        ------
+        ValueError
+            If the group name is empty, ``p_WP`` is not an (N, 3) array of
+            numbers or passes ``MAX_CLOUD_POINTS``, ``radius`` is negative
+            or not finite, ``q`` is not a valid configuration, or a new
+            group would pass ``MAX_CLOUD_GROUPS``. Nothing changes then.
+        """
+        if not isinstance(group_name, str) or not group_name:
+            raise ValueError(f"group_name must be a non-empty str, got {group_name!r}")
+        try:
+            radius = float(radius)
+        except (TypeError, ValueError):
+            raise ValueError(f"point cloud {group_name!r}: radius must be a number, got "
+                             f"{radius!r}") from None
+        if not (math.isfinite(radius) and radius >= 0.0):
+            raise ValueError(f"point cloud {group_name!r}: radius must be finite and "
+                             f"non-negative, got {radius!r}")
+        q = self.default_positions if q is None else q
+        q = self._positions(q, "q", batch=False)
+        points = checked_points(p_WP, group_name)
+        with self._lock:
+            if group_name not in self._clouds and len(self._clouds) >= MAX_CLOUD_GROUPS:
+                raise ValueError(f"adding point cloud {group_name!r} would pass the cap of "
+                                 f"{MAX_CLOUD_GROUPS} clouds")
+            cloud = PointCloud.build(group_name, points, radius, GeometryId.get_new_id())
+            covered = self._self_covered(cloud, q)
+            if covered.any():
+                cloud = cloud.without(covered)
+            self._clouds[group_name] = cloud
+            self._world = self._make_world()
+            return cloud.report
+
+    def _self_covered(self, cloud: PointCloud, q: np.ndarray) -> np.ndarray:
+        """(N,) bool: points within the radius plus padding of the robot's geometry at q."""
+        model = self._sg.collision_model()
+        robot = [(model.index_of(g), body) for g, body in self._body_of.items()
+                 if self._is_robot[body]]
+        if not robot or cloud.native.size == 0:
+            return np.zeros(cloud.native.size, dtype=bool)
+        geometries = np.array([m for m, _ in robot], dtype=np.int32)
+        bodies = np.array([b for _, b in robot], dtype=np.intp)
+        thresholds = np.ascontiguousarray(cloud.radius + self._padding[bodies, 0])
+        X_PF, _ = self._chain.frame_poses(q)
+        X_WF = np.ascontiguousarray(
+            self._sg.compute_world_poses_batch(self._source, self._frame_ids, X_PF))
+        mask = cloud.native.within(ModelCache.of(model).native, X_WF, X_WF.shape[1], geometries,
+                                   thresholds)
+        return np.frombuffer(mask, dtype=np.uint8).astype(bool)
+
+    @property
+    def default_positions(self) -> np.ndarray:
+        """Configuration the self filter of :meth:`add_point_cloud` uses when given none.
+
+        Zero for every position, moved into its joint's limits; settable.
+        """
+        if getattr(self, "_default_positions", None) is None:
+            self._default_positions = np.clip(np.zeros(self.num_positions),
+                                              self._chain.lower, self._chain.upper)
+        return self._default_positions.copy()
+
+    @default_positions.setter
+    def default_positions(self, q) -> None:
+        self._default_positions = self._positions(q, "default_positions", batch=False)[0]
+
     # ---------------------------------------------------------------- filters
 
     def _link_geometries(self) -> list[list[GeometryId]]:
@@ -305,6 +623,8 @@ class CollisionChecker:
             count += 1
         if count:
             self._sg.collision_filter_manager().apply(declaration)
+            if hasattr(self, "_world"):
+                self._world = self._make_world()
 
     def body_name(self, index: int) -> str:
         """Return the name of a body index (a URDF link, ``world``, or an environment frame).
@@ -328,6 +648,9 @@ class CollisionChecker:
         KeyError
             If the id is not one of the checker's geometries.
         """
+        for cloud in self._world.clouds:
+            if cloud.geometry_id == geometry_id:
+                return f"{cloud.group}::point_cloud"
         if geometry_id not in self._body_of:
             raise KeyError(f"{geometry_id!r} is not a geometry of this checker")
         return self._sg.model_inspector().get_name(geometry_id)
@@ -451,16 +774,27 @@ class CollisionChecker:
         qs = qs.reshape(-1, n)
         return self._chain.check_positions(qs, name)
 
-    def _posed(self, qs: np.ndarray):
+    def _posed(self, qs: np.ndarray, world: _World | None = None):
+        """``(batch query, X_WL, X_WF, world)`` of K configurations, all of one world."""
+        world = self._world if world is None else world
         X_PF, X_WL = self._chain.frame_poses(qs)
-        return self._sg.query_batch(self._source, self._frame_ids, X_PF), X_WL
+        X_WF = self._sg.compute_world_poses_batch(self._source, self._frame_ids, X_PF)
+        return BatchQuery(world.model, X_WF, world.slot_of), X_WL, X_WF, world
 
     def _pairs_within(self, qs: np.ndarray, max_distance: float):
         """Per configuration: unfiltered pairs as (body_a, body_b, padded distance, pair)."""
-        batch, X_WL = self._posed(qs)
+        rows, X_WL, _ = self._pairs_in(qs, max_distance)
+        return rows, X_WL
+
+    def _pairs_in(self, qs: np.ndarray, max_distance: float, world: _World | None = None):
+        """:meth:`_pairs_within` in ``world`` (the current one when None), and that world."""
+        batch, X_WL, X_WF, world = self._posed(qs, world)
         out = []
-        row_of, body_rows = self._geometry_row, self._body_rows
-        for pairs in batch.compute_signed_distance_pairwise_closest_points(max_distance):
+        row_of, body_rows = world.row_of, world.body_rows
+        all_pairs = batch.compute_signed_distance_pairwise_closest_points(max_distance)
+        if world.clouds:
+            all_pairs = self._with_cloud_pairs(world, X_WF, max_distance, all_pairs)
+        for pairs in all_pairs:
             if not pairs:
                 out.append([])
                 continue
@@ -470,7 +804,51 @@ class CollisionChecker:
             keep = np.flatnonzero(~self._filtered[a, b])
             out.append(list(zip(a[keep].tolist(), b[keep].tolist(), distance[keep].tolist(),
                                 [pairs[k] for k in keep])))
-        return out, X_WL
+        return out, X_WL, world
+
+    def _with_cloud_pairs(self, world: _World, X_WF: np.ndarray, max_distance: float,
+                          all_pairs: list[list[SignedDistancePair]]):
+        """``all_pairs`` with, per cloud and robot geometry, the nearest point within reach.
+
+        The row of a point is the row of a sphere of the cloud's radius
+        there (the cloud's geometry frame is the world), in id order.
+        """
+        geometries = world.robot_geometries
+        ids = world.model.geometry_ids
+        out = [list(pairs) for pairs in all_pairs]
+        for cloud in world.clouds:
+            # The batch query's rule for a sphere at each point: raw distance
+            # (to the sphere) at most max_distance.
+            thresholds = np.full(len(geometries), max_distance + cloud.radius)
+            distance, index, p_GN, grad_W, unique, p_WPs = cloud.nearest(
+                world.native, X_WF, geometries, thresholds)
+            c, r = cloud.geometry_id, cloud.radius
+            for k, m in zip(*np.nonzero(index >= 0)):
+                g = ids[geometries[m]]
+                p_WP = p_WPs[k, m]
+                grad = grad_W[k, m]
+                if g.get_value() < c.get_value():
+                    pair = SignedDistancePair(g, c, p_GN[k, m].copy(), p_WP - r * grad,
+                                              float(distance[k, m] - r), -grad,
+                                              bool(unique[k, m]))
+                else:
+                    pair = SignedDistancePair(c, g, p_WP - r * grad, p_GN[k, m].copy(),
+                                              float(distance[k, m] - r), grad.copy(),
+                                              bool(unique[k, m]))
+                out[k].append(pair)
+        for pairs in out:
+            pairs.sort(key=lambda pair: (pair.id_A.get_value(), pair.id_B.get_value()))
+        return out
+
+    def _cloud_contacts(self, world: _World, X_WF: np.ndarray) -> np.ndarray:
+        """(K,) bool: some robot geometry's padded distance to a cloud point is <= 0."""
+        hit = np.zeros(X_WF.shape[0], dtype=bool)
+        geometries, bodies = world.robot_geometries, world.robot_bodies
+        for cloud in world.clouds:
+            thresholds = np.ascontiguousarray(cloud.radius + self._padding[bodies, 0],
+                                              dtype=np.float64)
+            hit |= cloud.any_within(world.native, X_WF, geometries, thresholds)
+        return hit
 
     def check_configs_collision_free(self, qs) -> np.ndarray:
         """Return a (K,) bool array: whether each configuration is collision-free.
@@ -489,13 +867,18 @@ class CollisionChecker:
 
     def _collision_free(self, qs: np.ndarray) -> np.ndarray:
         """check_configs_collision_free of validated (K, n) positions."""
+        world = self._world
         if self._padding_bounds() == (0.0, 0.0):
             # No padding anywhere: the compiled test answers every
             # configuration and stops each at its first overlap; a pair that
             # touches (distance 0) is a collision, as with padding.
-            batch, _ = self._posed(qs)
-            return ~batch.has_contacts()
-        rows, _ = self._pairs_within(qs, self._max_padding())
+            batch, _, X_WF, _ = self._posed(qs, world)
+            free = ~batch.has_contacts()
+            if world.clouds and free.any():
+                # Only configurations still free need the cloud.
+                free[free] = ~self._cloud_contacts(world, X_WF[free])
+            return free
+        rows, _, _ = self._pairs_in(qs, self._max_padding(), world)
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
 
     def check_config_collision_free(self, q) -> bool:
@@ -518,7 +901,7 @@ class CollisionChecker:
         """
         q = self._positions(q, "q", batch=False)
         types = [RobotCollisionType.NO_COLLISION] * len(self.body_names)
-        (rows,), _ = self._pairs_within(q, self._max_padding())
+        (rows,), _, _ = self._pairs_in(q, self._max_padding())
         for a, b, distance, _ in rows:
             if distance > 0.0:
                 continue
@@ -562,7 +945,8 @@ class CollisionChecker:
         influence_distance = float(influence_distance)
         if not influence_distance >= 0.0:
             raise ValueError(f"influence_distance must be non-negative, got {influence_distance!r}")
-        rows, X_WL = self._pairs_within(qs, influence_distance + max(self._max_padding(), 0.0))
+        rows, X_WL, world = self._pairs_in(
+            qs, influence_distance + max(self._max_padding(), 0.0))
         out = []
         for k, config in enumerate(rows):
             config = [row for row in config if row[2] <= influence_distance]
@@ -573,11 +957,11 @@ class CollisionChecker:
             # B's): their world points and Jacobian rows in one compiled pass.
             pairs = [pair for _, _, _, pair in config]
             bodies = np.array([[a, b] for a, b, _, _ in config]).reshape(-1)
-            rows = [self._geometry_row[g] for pair in pairs for g in (pair.id_A, pair.id_B)]
+            rows = [world.row_of[g] for pair in pairs for g in (pair.id_A, pair.id_B)]
             p_GQ = np.array([p for pair in pairs for p in (pair.p_ACa, pair.p_BCb)])
             links = np.where(self._is_robot[bodies], bodies - 1, -1)
             jacobian_rows = self._chain.distance_jacobians(
-                X_WL[k], links, self._X_BG_rows[rows], p_GQ,
+                X_WL[k], links, world.X_BG_rows[rows], p_GQ,
                 np.array([pair.nhat_BA_W for pair in pairs]))
             robot, other, types = [], [], []
             is_robot = self._is_robot
@@ -624,14 +1008,16 @@ class CollisionChecker:
         ratios = np.arange(steps) / steps
         qs = np.vstack([q2[None], q1 + ratios[:, None] * (q2 - q1)])
         # Both ends are within the limits, so every point between them is.
-        if self._padding_bounds() == (0.0, 0.0):
+        world = self._world
+        if self._padding_bounds() == (0.0, 0.0) and not world.clouds:
             # One compiled call that stops at the first configuration in contact.
-            batch, _ = self._posed(qs)
+            batch, _, _, _ = self._posed(qs, world)
             return not batch.any_contact()
         return bool(np.all(self._collision_free(qs)))
 
     def _certified_edge(self, q1: np.ndarray, q2: np.ndarray) -> bool:
-        speed = self._pair_speeds(q1, q2)
+        world = self._world
+        speed = self._pair_speeds(q1, q2, world.link_radius)
         fastest_pair = float(speed.max())
         eps = CERTIFIED_EDGE_CLEARANCE
         dq = q2 - q1
@@ -641,7 +1027,7 @@ class CollisionChecker:
             # Pairs farther apart than their padding plus what the bodies can
             # sweep in the rest of the edge cannot meet: the query skips them.
             horizon = max(self._max_padding(), 0.0) + (1.0 - s) * fastest_pair
-            (rows,), _ = self._pairs_within(q, horizon)
+            (rows,), _, _ = self._pairs_in(q, horizon, world)
             step = 1.0 - s
             for a, b, distance, _ in rows:
                 # Each step keeps every pair at least eps apart, so the
@@ -655,7 +1041,8 @@ class CollisionChecker:
             s += step
         return False
 
-    def _pair_speeds(self, q1: np.ndarray, q2: np.ndarray) -> np.ndarray:
+    def _pair_speeds(self, q1: np.ndarray, q2: np.ndarray,
+                     link_radius: np.ndarray) -> np.ndarray:
         """Bound (B, B) on how fast each body pair can approach per unit of the edge q1 -> q2.
 
         An environment pair approaches at most as fast as the robot body's
@@ -667,7 +1054,7 @@ class CollisionChecker:
         dq = np.zeros(L)
         moving = chain.column >= 0
         dq[moving] = np.abs(q2 - q1)[chain.column[moving]]
-        r = chain.motion_rates(self._link_radius, q1, q2) * dq[None, :]
+        r = chain.motion_rates(link_radius, q1, q2) * dq[None, :]
         total = r.sum(axis=1)
         shared = r @ chain.ancestor_mask().T.astype(float)
         robot = np.zeros((L, L))
@@ -679,6 +1066,30 @@ class CollisionChecker:
         speed[:] = link_total[:, None] + link_total[None, :]
         speed[1:1 + L, 1:1 + L] = robot
         return np.maximum(speed, 0.0)
+
+
+def _triangles(shape: Shape) -> int:
+    if isinstance(shape, Convex):
+        return len(shape.hull()[1])
+    if isinstance(shape, Mesh):
+        return len(shape.faces())
+    return 0
+
+
+def _checked_triangles(shape: Shape) -> int:
+    """Triangles of a Mesh or Convex, read now so that a bad file fails before anything changes.
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read, holds no triangles or a non-finite
+        vertex, or the hull is degenerate.
+    """
+    if isinstance(shape, (Mesh, Convex)):
+        vertices = shape.vertices()
+        if not np.all(np.isfinite(vertices)):
+            raise ValueError(f"{shape!r} has a vertex that is NaN or infinite")
+    return _triangles(shape)
 
 
 def _check_padding(name: str, value) -> None:

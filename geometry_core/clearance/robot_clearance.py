@@ -1,6 +1,6 @@
 """RobotClearance: the table of distances between robot bodies and everything else.
 
-Drake's ``drake::planning::RobotClearance`` (seed 001) in snake_case: one row
+Drake's ``drake::planning::RobotClearance`` in snake_case: one row
 per geometry pair within the influence distance, with the robot body R, the
 other body O, the kind of O, the padded signed distance and its Jacobian with
 respect to the robot's positions. Two planner extras, not in Drake:

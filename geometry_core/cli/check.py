@@ -41,7 +41,10 @@ def add_parser(commands) -> None:
                     "print every penetrating pair and every pair within --max-distance, "
                     "with witness points in the world frame.",
         epilog="exit status: 0 no penetration; 1 penetrations found; 2 bad input.")
-    add_scene_arguments(check)
+    add_scene_arguments(check, optional_scene=True)
+    check.add_argument("--robot", metavar="NAME",
+                       help="instead of SCENE: a robot of example-robot-data (when installed) "
+                            "with its SRDF, e.g. panda, ur5; 'list' prints the names")
     check.add_argument("--max-distance", type=non_negative_float, default=0.1, metavar="D",
                        help="report clearances up to D metres (default 0.1)")
     check.add_argument("--format", choices=("table", "json"), default="table",
@@ -129,7 +132,31 @@ def _print_checktable_lines(report: dict, args: argparse.Namespace, out: TextIO)
             print(line, file=out)
 
 
+def _use_robot(args: argparse.Namespace) -> bool:
+    """Point ``args`` at ``--robot``'s URDF, SRDF and package root; True if it only lists."""
+    from geometry_core.scene_files import example_robot, example_robot_names
+
+    if (args.scene is None) == (args.robot is None):
+        raise BadInput("give a SCENE file or --robot NAME (one of the two)")
+    if args.robot is None:
+        return False
+    try:
+        if args.robot == "list":
+            print("\n".join(example_robot_names()))
+            return True
+        robot = example_robot(args.robot)
+    except ValueError as err:
+        raise BadInput(f"--robot {args.robot}: {err}") from None
+    args.scene = str(robot.urdf)
+    args.package_root = [*robot.package_roots.items(), *args.package_root]
+    if args.srdf is None and robot.srdf is not None:
+        args.srdf = str(robot.srdf)
+    return False
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
+    if _use_robot(args):
+        return EXIT_OK
     scene = load_scene(args)
     report = _check_report(scene, args.max_distance)
     if args.format == "json":

@@ -61,8 +61,9 @@ def assignment(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("scene", metavar="SCENE", help="a .yaml/.yml scene or a .urdf robot")
+def add_scene_arguments(parser: argparse.ArgumentParser, optional_scene: bool = False) -> None:
+    parser.add_argument("scene", metavar="SCENE", nargs="?" if optional_scene else None,
+                        help="a .yaml/.yml scene or a .urdf robot")
     parser.add_argument("--pose", metavar="NAME",
                         help="apply a named pose of a YAML scene (or of check's --srdf)")
     parser.add_argument("--joint", type=assignment, action="append", default=[],

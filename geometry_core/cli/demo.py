@@ -8,8 +8,10 @@ Publishes to Drake's viewer over LCM when ``geometry_core.viewer`` and
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
+import shlex
 import shutil
 import sys
 import time
@@ -85,6 +87,15 @@ def _progress_bar(fraction: float, width: int = 20) -> str:
     return "[" + "#" * filled + "-" * (width - filled) + "]"
 
 
+def _meldis_hint() -> str:
+    """How to start Meldis with this interpreter, installing Drake first if it is absent."""
+    python = shlex.quote(sys.executable)
+    start = f"start `{python} -m pydrake.visualization.meldis -w`"
+    if importlib.util.find_spec("pydrake") is None:
+        return f"`{python} -m pip install drake` (Meldis comes with it), then {start}"
+    return start
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from geometry_core.demo import make_demo_scene
 
@@ -107,7 +118,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
                           f"(url {args.lcm_url or 'default'})")
             if live:
                 print(f"publishing to Drake's viewer on {visualizer.draw_channel()}; "
-                      "start `python -m pydrake.visualization.meldis` to watch", flush=True)
+                      f"to watch, {_meldis_hint()}", flush=True)
 
     # The first query builds the proximity model; keep it out of the timings.
     sg.query_object().compute_signed_distance_pairwise_closest_points(args.max_distance)

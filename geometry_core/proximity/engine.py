@@ -26,14 +26,25 @@ _caches_lock = threading.Lock()
 
 
 class ModelCache:
-    """Topology-only data of one collision model."""
+    """Topology-only data of one collision model.
 
-    def __init__(self, model: CollisionModel) -> None:
+    A model derived from another by a few edits (``CollisionModel.derived_from``:
+    geometry added, removed or changed between two snapshots) gets its
+    compiled model from the other's arrays, edited the same way: the cost
+    of the edited geometries and an array copy, not of every geometry.
+    """
+
+    def __init__(self, model: CollisionModel, base: ModelCache | None = None,
+                 steps: tuple = ()) -> None:
         self.model = model
         self.solver = PairSolver(model.shapes)
+        if base is None:
+            self.rows = native.model_rows(model.shapes)
+        else:
+            self.rows = native.edit_model_rows(base.rows, model.shapes, steps)
         #: The compiled kernels' copy of the model.
-        self.native = native.build_model(model.shapes, model.frame_slot, model.X_FG,
-                                         model.filtered_keys)
+        self.native = native.model_of_rows(self.rows, model.frame_slot, model.X_FG,
+                                           model.filtered_keys)
 
     @classmethod
     def of(cls, model: CollisionModel) -> ModelCache:
@@ -43,7 +54,13 @@ class ModelCache:
             with _caches_lock:
                 cache = _caches.get(model)
                 if cache is None:
-                    cache = _caches[model] = cls(model)
+                    base, steps = None, ()
+                    if model.derived_from is not None:
+                        base, steps = _caches.get(model.derived_from[0]), \
+                            model.derived_from[1]
+                    cache = _caches[model] = cls(model, base, steps if base else ())
+                    # Its caches exist now: later edits derive from this model.
+                    object.__setattr__(model, "derived_from", None)
         return cache
 
 

@@ -211,23 +211,71 @@ class PairAnswers:
 
 def build_model(shapes, frame_slot: np.ndarray, X_FG: np.ndarray, filtered_keys: np.ndarray):
     """A ``_native.Model`` of one collision model's geometries."""
+    return model_of_rows(model_rows(shapes), frame_slot, X_FG, filtered_keys)
+
+
+def _shape_row(shape: Shape) -> tuple:
+    kind, s, hull = shape_spec(shape)
+    box = shape.local_aabb()
+    return kind, s, (np.zeros(6) if box is None else np.concatenate(box)), hull
+
+
+def model_rows(shapes) -> tuple:
+    """``(kinds (G,), sizes (G, 3), local boxes (G, 6), hulls {index: hull})`` of shapes."""
     size = len(shapes)
     kinds = np.empty(size, dtype=np.int32)
     sizes = np.zeros((size, 3))
     boxes = np.zeros((size, 6))
-    hulls = []
+    hulls = {}
     for g, shape in enumerate(shapes):
-        kind, s, hull = shape_spec(shape)
-        kinds[g] = kind
-        sizes[g] = s
-        box = shape.local_aabb()
-        if box is not None:
-            boxes[g, :3], boxes[g, 3:] = box
+        kinds[g], sizes[g], boxes[g], hull = _shape_row(shape)
         if hull is not None:
-            hulls.append((g, hull))
-    return _native.Model(kinds, sizes, boxes, np.ascontiguousarray(frame_slot, dtype=np.int32),
+            hulls[g] = hull
+    return kinds, sizes, boxes, hulls
+
+
+def edit_model_rows(rows: tuple, shapes, steps: tuple) -> tuple:
+    """:func:`model_rows` of ``shapes``, from the rows of the model they were edited from.
+
+    ``steps`` are ``CollisionModel.derived_from``'s: ``("insert", k)``,
+    ``("delete", keep mask)``, ``("replace", k)``, in order; ``shapes`` are
+    the edited model's. Only inserted and replaced shapes are converted.
+    """
+    kinds, sizes, boxes, hulls = rows
+    pending = []
+    for kind, where in steps:
+        if kind == "insert":
+            kinds = np.insert(kinds, where, 0)
+            sizes = np.insert(sizes, where, 0.0, axis=0)
+            boxes = np.insert(boxes, where, 0.0, axis=0)
+            hulls = {g + (g >= where): h for g, h in hulls.items()}
+            pending = [g + (g >= where) for g in pending] + [where]
+        elif kind == "delete":
+            index = np.cumsum(where) - 1
+            kinds, sizes, boxes = kinds[where], sizes[where], boxes[where]
+            hulls = {int(index[g]): h for g, h in hulls.items() if where[g]}
+            pending = [int(index[g]) for g in pending if where[g]]
+        else:
+            pending.append(where)
+    if pending:
+        kinds, sizes, boxes, hulls = kinds.copy(), sizes.copy(), boxes.copy(), dict(hulls)
+        for g in set(pending):
+            kinds[g], sizes[g], boxes[g], hull = _shape_row(shapes[g])
+            hulls.pop(g, None)
+            if hull is not None:
+                hulls[g] = hull
+    return kinds, sizes, boxes, hulls
+
+
+def model_of_rows(rows: tuple, frame_slot: np.ndarray, X_FG: np.ndarray,
+                  filtered_keys: np.ndarray):
+    """A ``_native.Model`` of :func:`model_rows` and the model's frames and filters."""
+    kinds, sizes, boxes, hulls = rows
+    return _native.Model(kinds, np.ascontiguousarray(sizes), np.ascontiguousarray(boxes),
+                         np.ascontiguousarray(frame_slot, dtype=np.int32),
                          np.ascontiguousarray(X_FG, dtype=np.float64).reshape(-1),
-                         np.ascontiguousarray(filtered_keys, dtype=np.int64), hulls)
+                         np.ascontiguousarray(filtered_keys, dtype=np.int64),
+                         sorted(hulls.items(), key=lambda item: item[0]))
 
 
 def build_records(cls: type, names: tuple[str, ...], columns: tuple[list, ...]) -> list:

@@ -4,6 +4,8 @@
   :mod:`geometry_core.scene_files.yaml_scene`);
 - :func:`load_urdf` reads a URDF robot (:mod:`geometry_core.scene_files.urdf`);
 - :func:`load_any` picks by extension;
+- :func:`example_robot` finds a robot of example-robot-data by short name
+  (:mod:`geometry_core.scene_files.example_robots`);
 - :func:`apply_srdf` applies a MoveIt SRDF's collision filters and named
   poses to a URDF robot (:mod:`geometry_core.scene_files.srdf`);
 - both return a :class:`LoadedScene`; errors are :class:`SceneFileError`
@@ -23,14 +25,21 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from geometry_core.scene_files.errors import SceneFileError, SceneFileWarning
+from geometry_core.scene_files.example_robots import (
+    ExampleRobot,
+    example_robot,
+    example_robot_data_share,
+    example_robot_names,
+)
 from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
 from geometry_core.scene_files.limits import DEFAULT_LIMITS, LoadLimits
 from geometry_core.scene_files.loaded_scene import LoadedScene
 from geometry_core.scene_files.package_paths import FileAccess, resolve_package
 from geometry_core.scene_files.yaml_scene import load_scene, load_scene_text
 
-__all__ = ["DEFAULT_LIMITS", "FileAccess", "JointSpec", "KinematicTree", "LoadLimits",
-           "LoadedScene", "SceneFileError", "SceneFileWarning", "apply_srdf", "load_any",
+__all__ = ["DEFAULT_LIMITS", "ExampleRobot", "FileAccess", "JointSpec", "KinematicTree",
+           "LoadLimits", "LoadedScene", "SceneFileError", "SceneFileWarning", "apply_srdf",
+           "example_robot", "example_robot_data_share", "example_robot_names", "load_any",
            "load_scene", "load_scene_text", "load_urdf", "resolve_package"]
 
 _YAML_SUFFIXES = (".yaml", ".yml")

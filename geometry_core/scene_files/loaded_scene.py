@@ -86,6 +86,9 @@ class LoadedScene:
             poses = self.named_poses[name]
         except KeyError:
             known = ", ".join(sorted(self.named_poses)) or "(none)"
+            if not self.named_poses and self.kinematics is not None:
+                known += ("; a URDF's named poses come from its MoveIt SRDF "
+                          "(load_urdf(..., srdf=...), or check's --srdf)")
             raise KeyError(f"{self.path} has no pose named {name!r}; poses: {known}") from None
         for source_id, frame_poses in poses.items():
             self.scene_graph.set_poses(source_id, frame_poses)

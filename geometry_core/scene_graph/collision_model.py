@@ -26,7 +26,10 @@ import numpy as np
 from geometry_core.scene_graph.identifiers import GeometryId
 from geometry_core.shapes import Shape
 
-__all__ = ["CollisionModel"]
+__all__ = ["CollisionModel", "MAX_LINEAGE"]
+
+#: Most edits a model remembers it was derived by (see ``derived_from``).
+MAX_LINEAGE = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,6 +54,11 @@ class CollisionModel:
         True for geometry on the world frame.
     filtered_keys : (K,) int64, sorted
         ``i * G + j`` for each explicitly filtered pair of indices ``i < j``.
+    derived_from : tuple or None
+        ``(base model, steps)`` when this model is ``base`` edited by
+        :meth:`inserted`, :meth:`without` and :meth:`replaced` (the steps
+        name the rows), so that the query engine's caches of ``base`` can
+        be edited the same way instead of rebuilt; None otherwise.
     """
 
     version: int
@@ -61,12 +69,28 @@ class CollisionModel:
     X_FG: np.ndarray
     anchored: np.ndarray
     filtered_keys: np.ndarray
+    derived_from: tuple | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index_of",
-                           {gid: i for i, gid in enumerate(self.geometry_ids)})
+                           dict(zip(self.geometry_ids, range(len(self.geometry_ids)))))
+        object.__setattr__(self, "_id_values", np.fromiter(
+            (g.get_value() for g in self.geometry_ids), np.int64, len(self.geometry_ids)))
         for array in (self.frame_slot, self.X_FG, self.anchored, self.filtered_keys):
             array.setflags(write=False)
+
+    @classmethod
+    def _edited(cls, index_of: dict, id_values: np.ndarray, **fields) -> CollisionModel:
+        """A model from fields and an index map derived from another model's (no rehash)."""
+        model = cls.__new__(cls)
+        fields.setdefault("derived_from", None)
+        for name, value in fields.items():
+            object.__setattr__(model, name, value)
+        object.__setattr__(model, "_index_of", index_of)
+        object.__setattr__(model, "_id_values", id_values)
+        for array in (model.frame_slot, model.X_FG, model.anchored, model.filtered_keys):
+            array.setflags(write=False)
+        return model
 
     @property
     def size(self) -> int:
@@ -129,6 +153,98 @@ class CollisionModel:
             anchored=self.anchored[old],
             filtered_keys=keys.astype(np.int64),
         )
+
+    # ------------------------------------------------------------- live edits
+
+    def _lineage(self, step: tuple) -> tuple | None:
+        """``derived_from`` of this model edited by ``step``.
+
+        The query engine cuts a model's lineage once it has derived its
+        caches, so a lineage spans the edits since the last query; past
+        :data:`MAX_LINEAGE` steps it is dropped (the next query rebuilds),
+        so it never grows without bound.
+        """
+        if self.derived_from is not None:
+            base, steps = self.derived_from
+            return (base, steps + (step,)) if len(steps) < MAX_LINEAGE else None
+        return self, (step,)
+
+    def inserted(self, version: int, geometry_id: GeometryId, name: str, shape: Shape,
+                 frame_slot: int, X_FG: np.ndarray) -> CollisionModel:
+        """This model with one more geometry, in id order; filters of the others carry over.
+
+        Costs array copies, plus re-indexing the geometries after it in id
+        order (none for a new geometry: its id is the largest).
+        """
+        ids = self.geometry_ids
+        pos = int(np.searchsorted(self._id_values, geometry_id.get_value()))
+        G = self.size
+        index_of = self._index_of.copy()
+        for k in range(pos, G):
+            index_of[ids[k]] = k + 1
+        index_of[geometry_id] = pos
+        i, j = self.filtered_keys // max(G, 1), self.filtered_keys % max(G, 1)
+        i, j = i + (i >= pos), j + (j >= pos)
+        return CollisionModel._edited(
+            index_of, np.insert(self._id_values, pos, geometry_id.get_value()),
+            version=version,
+            geometry_ids=ids[:pos] + (geometry_id,) + ids[pos:],
+            names=self.names[:pos] + (name,) + self.names[pos:],
+            shapes=self.shapes[:pos] + (shape,) + self.shapes[pos:],
+            frame_slot=np.insert(self.frame_slot, pos, frame_slot),
+            X_FG=np.insert(self.X_FG.reshape(-1, 4, 4), pos, X_FG, axis=0),
+            anchored=np.insert(self.anchored, pos, frame_slot == 0),
+            filtered_keys=(i * (G + 1) + j).astype(np.int64),
+            derived_from=self._lineage(("insert", pos)),
+        )
+
+    def without(self, version: int, geometry_ids) -> CollisionModel:
+        """This model without the given geometries (ids it lacks are ignored).
+
+        Costs array copies, plus re-indexing the geometries after the first
+        removed one in id order.
+        """
+        gone = sorted(k for k in (self._index_of.get(g) for g in geometry_ids) if k is not None)
+        if not gone:
+            return self
+        G = self.size
+        keep = np.ones(G, dtype=bool)
+        keep[gone] = False
+        ids, names, shapes = self.geometry_ids, self.names, self.shapes
+        index_of = self._index_of.copy()
+        for k in gone:
+            del index_of[ids[k]]
+        new_index = np.cumsum(keep) - 1
+        for k in range(gone[0], G):
+            if keep[k]:
+                index_of[ids[k]] = int(new_index[k])
+        edges = [-1] + gone + [G]
+
+        def cut(values: tuple) -> tuple:
+            return sum((values[a + 1:b] for a, b in zip(edges, edges[1:])), ())
+
+        size = G - len(gone)
+        i, j = self.filtered_keys // max(G, 1), self.filtered_keys % max(G, 1)
+        both = keep[i] & keep[j]
+        return CollisionModel._edited(
+            index_of, self._id_values[keep],
+            version=version, geometry_ids=cut(ids), names=cut(names), shapes=cut(shapes),
+            frame_slot=self.frame_slot[keep], X_FG=self.X_FG[keep], anchored=self.anchored[keep],
+            filtered_keys=(new_index[i[both]] * size + new_index[j[both]]).astype(np.int64),
+            derived_from=self._lineage(("delete", keep)))
+
+    def replaced(self, version: int, geometry_id: GeometryId, shape: Shape,
+                 X_FG: np.ndarray) -> CollisionModel:
+        """This model with one geometry's shape and pose in its frame changed."""
+        k = self.index_of(geometry_id)
+        poses = self.X_FG.copy()
+        poses[k] = X_FG
+        return CollisionModel._edited(
+            self._index_of, self._id_values,
+            version=version, geometry_ids=self.geometry_ids, names=self.names,
+            shapes=self.shapes[:k] + (shape,) + self.shapes[k + 1:],
+            frame_slot=self.frame_slot, X_FG=poses, anchored=self.anchored,
+            filtered_keys=self.filtered_keys, derived_from=self._lineage(("replace", k)))
 
     def is_filtered(self, i: int, j: int) -> bool:
         """Report whether the pair of indices ``(i, j)`` is never reported."""

@@ -13,13 +13,19 @@ own module, and this class ties them together:
 * ``snapshot.py``: the frozen snapshot and the cached proximity model.
 
 The proximity model (:class:`CollisionModel`) is rebuilt only when the
-topology changes, never per pose update. Every mutating call validates
-everything before it changes anything, so a rejected call leaves the model
-as it was.
+topology changes, never per pose update. Geometry added, removed or
+changed (:meth:`GeometryState.change_shape`, :meth:`GeometryState.change_pose`)
+between two snapshots edits the last model instead: the next snapshot costs
+the changed geometry plus an array copy, not a rebuild of every geometry.
+Every mutating call validates everything before it changes anything, so a
+rejected call leaves the model as it was. Changes and snapshots take one
+lock, so a snapshot taken on one thread while another changes the scene
+holds the scene before the change or after it, never a part.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -32,12 +38,13 @@ from geometry_core.scene_graph.collision_filters import (
 )
 from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.frame_pose_vector import FramePoseVector
-from geometry_core.scene_graph.identifiers import FrameId, SourceId
-from geometry_core.scene_graph.instances import GeometrySet
+from geometry_core.scene_graph.identifiers import FrameId, GeometryId, SourceId
+from geometry_core.scene_graph.instances import GeometryFrame, GeometryInstance, GeometrySet
 from geometry_core.scene_graph.pose_table import PoseTable
 from geometry_core.scene_graph.registration import Registration
 from geometry_core.scene_graph.roles import Role
 from geometry_core.scene_graph.snapshot import SceneSnapshot, SnapshotCache
+from geometry_core.shapes import Shape
 
 __all__ = ["GeometryState"]
 
@@ -59,6 +66,7 @@ class GeometryState(Registration):
         # Per source, {frame id: slot} of its frames: what set_poses' compiled
         # path looks ids up in (rebuilt after a frame is registered).
         self._source_slots: dict[SourceId, dict[FrameId, int]] = {}
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------- hooks
 
@@ -77,6 +85,131 @@ class GeometryState(Registration):
         """Return a counter that changes whenever registration, roles or filters change."""
         return self._version
 
+    # ------------------------------------------------------- changes at run time
+
+    def register_frame(self, source_id: SourceId, frame: GeometryFrame,
+                       parent_id: FrameId | None = None) -> FrameId:
+        with self._lock:
+            return super().register_frame(source_id, frame, parent_id)
+
+    def register_geometry(self, source_id: SourceId, parent_id: FrameId | GeometryId,
+                          geometry: GeometryInstance) -> GeometryId:
+        with self._lock:
+            mark = self._cache.mark()
+            geometry_id = super().register_geometry(source_id, parent_id, geometry)
+            self._cache.resume(mark, ("add", geometry_id))
+            return geometry_id
+
+    def register_anchored_geometry(self, source_id: SourceId,
+                                   geometry: GeometryInstance) -> GeometryId:
+        with self._lock:
+            mark = self._cache.mark()
+            geometry_id = super().register_anchored_geometry(source_id, geometry)
+            self._cache.resume(mark, ("add", geometry_id))
+            return geometry_id
+
+    def remove_geometry(self, source_id: SourceId, geometry_id: GeometryId) -> None:
+        with self._lock:
+            mark = self._cache.mark()
+            # The geometry and those registered relative to it.
+            doomed, k = [geometry_id], 0
+            while k < len(doomed) and doomed[k] in self._geometries:
+                doomed.extend(self._geometries[doomed[k]].child_ids)
+                k += 1
+            super().remove_geometry(source_id, geometry_id)
+            self._cache.resume(mark, ("remove", tuple(doomed)))
+
+    def assign_role(self, source_id, geometry_id, properties, *args, **kwargs) -> None:
+        with self._lock:
+            super().assign_role(source_id, geometry_id, properties, *args, **kwargs)
+
+    def remove_role(self, source_id, id, role) -> int:
+        with self._lock:
+            return super().remove_role(source_id, id, role)
+
+    def change_shape(self, source_id: SourceId, geometry_id: GeometryId, shape: Shape,
+                     X_FG: RigidTransform | None = None) -> None:
+        """Replace a geometry's shape, and its pose in its frame when ``X_FG`` is given.
+
+        Drake's ``SceneGraph::ChangeShape``. Geometry registered relative
+        to this one keeps its pose relative to it. The next snapshot sees
+        the change; it costs that geometry, not the scene.
+
+        Raises
+        ------
+        KeyError
+            If the source or geometry is unknown.
+        ValueError
+            If the geometry belongs to another source.
+        TypeError
+            If ``shape`` is not a Shape or ``X_FG`` not a RigidTransform.
+        """
+        if not isinstance(shape, Shape):
+            raise TypeError(f"shape must be a Shape, got {type(shape).__name__}")
+        self._change(source_id, geometry_id, shape, X_FG)
+
+    def change_pose(self, source_id: SourceId, geometry_id: GeometryId,
+                    X_FG: RigidTransform) -> None:
+        """Move a geometry on its frame: its new pose in the frame is ``X_FG``.
+
+        For anchored geometry the frame is the world: this moves an
+        obstacle. Geometry registered relative to this one moves with it.
+        As :meth:`change_shape` with the geometry's own shape.
+        """
+        self._change(source_id, geometry_id, None, X_FG)
+
+    def _change(self, source_id, geometry_id, shape, X_FG) -> None:
+        if X_FG is not None and not isinstance(X_FG, RigidTransform):
+            raise TypeError(f"X_FG must be a RigidTransform, got {type(X_FG).__name__}")
+        with self._lock:
+            self._source(source_id)
+            record = self._geometry(geometry_id)
+            self._check_owner(source_id, record.source_id, f"geometry {record.name!r}")
+            mark = self._cache.mark()
+            if shape is not None:
+                record.shape = shape
+            changed = [record]
+            if X_FG is not None:
+                X_FG = X_FG.get_as_matrix4()
+                if record.parent_geometry_id is not None:
+                    parent = self._geometries[record.parent_geometry_id]
+                    record.X_PG = np.linalg.inv(parent.X_FG) @ X_FG
+                else:
+                    record.X_PG = X_FG
+                record.X_FG = X_FG
+                k = 0
+                while k < len(changed):
+                    for child_id in changed[k].child_ids:
+                        child = self._geometries[child_id]
+                        child.X_FG = changed[k].X_FG @ child.X_PG
+                        changed.append(child)
+                    k += 1
+            self._topology_changed()
+            self._cache.resume(mark, ("change", tuple(r.id for r in changed)))
+
+    def _edit_model(self, model: CollisionModel, edits: list) -> CollisionModel:
+        """``model`` with the geometry edits since it was built applied, in order."""
+        for kind, what in edits:
+            if kind == "remove":
+                model = model.without(self._version, what)
+                continue
+            for geometry_id in ((what,) if kind == "add" else what):
+                record = self._geometries.get(geometry_id)
+                present = model.find_index(geometry_id) is not None
+                if record is None or Role.PROXIMITY not in record.properties:
+                    if present:
+                        model = model.without(self._version, (geometry_id,))
+                elif present:
+                    model = model.replaced(self._version, geometry_id, record.shape,
+                                           record.X_FG)
+                else:
+                    model = model.inserted(self._version, geometry_id,
+                                           self._scoped_name(record), record.shape,
+                                           self._frames[record.frame_id].slot, record.X_FG)
+        if model.version != self._version:
+            object.__setattr__(model, "version", self._version)
+        return model
+
     # ------------------------------------------------------------------ filters
 
     def collision_filter_manager(self) -> CollisionFilterManager:
@@ -92,10 +225,11 @@ class GeometryState(Registration):
         self._apply_filter_declaration(CollisionFilterDeclaration().exclude_between(set_A, set_B))
 
     def _apply_filter_declaration(self, declaration: CollisionFilterDeclaration) -> None:
-        expanded = [(kind, self._expand(a), None if b is None else self._expand(b))
-                    for kind, a, b in declaration.statements]
-        self._filters.apply(expanded)
-        self._topology_changed()
+        with self._lock:
+            expanded = [(kind, self._expand(a), None if b is None else self._expand(b))
+                        for kind, a, b in declaration.statements]
+            self._filters.apply(expanded)
+            self._topology_changed()
 
     # -------------------------------------------------------------------- poses
 
@@ -115,32 +249,33 @@ class GeometryState(Registration):
         TypeError
             If a value is not a RigidTransform.
         """
-        # The common call, a dict (or FramePoseVector) of RigidTransforms for
-        # frames of this source, is one compiled call; anything else, and every
-        # error, takes the loop below, which names what is wrong.
-        items = poses if type(poses) is dict else (
-            poses._poses if type(poses) is FramePoseVector else None)
-        if items is not None and type(source_id) is SourceId:
-            if self._poses.copy_items(items, self._slots_of_source(source_id), RigidTransform):
-                return
-        source = self._source(source_id)
-        frames = self._frames
-        slots, matrices = [], []
-        for frame_id, X_PF in poses.items():
-            frame = frames.get(frame_id)
-            # Identity first: ids compare in Python, and callers pass the id
-            # register_source gave them.
-            if frame is None or (frame.source_id is not source_id
-                                 and frame.source_id != source_id):
-                self._bad_frame_for_source(frame_id, source_id, source)
-            if not isinstance(X_PF, RigidTransform):
-                raise TypeError(f"pose of frame {frame.name!r} must be a RigidTransform, "
-                                f"got {type(X_PF).__name__}")
-            slots.append(frame.slot)
-            # A RigidTransform's matrix is valid by construction and is copied
-            # into the pose table below, so it is read without a copy here.
-            matrices.append(X_PF._X)
-        self._poses.copy_rows(slots, matrices)
+        with self._lock:
+            # The common call, a dict (or FramePoseVector) of RigidTransforms for
+            # frames of this source, is one compiled call; anything else, and every
+            # error, takes the loop below, which names what is wrong.
+            items = poses if type(poses) is dict else (
+                poses._poses if type(poses) is FramePoseVector else None)
+            if items is not None and type(source_id) is SourceId:
+                if self._poses.copy_items(items, self._slots_of_source(source_id), RigidTransform):
+                    return
+            source = self._source(source_id)
+            frames = self._frames
+            slots, matrices = [], []
+            for frame_id, X_PF in poses.items():
+                frame = frames.get(frame_id)
+                # Identity first: ids compare in Python, and callers pass the id
+                # register_source gave them.
+                if frame is None or (frame.source_id is not source_id
+                                     and frame.source_id != source_id):
+                    self._bad_frame_for_source(frame_id, source_id, source)
+                if not isinstance(X_PF, RigidTransform):
+                    raise TypeError(f"pose of frame {frame.name!r} must be a RigidTransform, "
+                                    f"got {type(X_PF).__name__}")
+                slots.append(frame.slot)
+                # A RigidTransform's matrix is valid by construction and is copied
+                # into the pose table below, so it is read without a copy here.
+                matrices.append(X_PF._X)
+            self._poses.copy_rows(slots, matrices)
 
     def _slots_of_source(self, source_id: SourceId) -> dict[FrameId, int]:
         """``{frame id: slot}`` of the frames of ``source_id`` (cached until a frame is added).
@@ -176,7 +311,8 @@ class GeometryState(Registration):
             As ``set_poses``, plus ``ValueError`` for a bad shape or an invalid
             pose (the message gives the frame's name and what is wrong).
         """
-        self._poses.set_rows(self._slots_for(source_id, frame_ids), X_PF)
+        with self._lock:
+            self._poses.set_rows(self._slots_for(source_id, frame_ids), X_PF)
 
     def compute_world_poses_batch(self, source_id: SourceId, frame_ids: Iterable[FrameId],
                                   X_PF: np.ndarray) -> np.ndarray:
@@ -267,6 +403,10 @@ class GeometryState(Registration):
         if frames_without_pose not in ("raise", "skip"):
             raise ValueError("frames_without_pose must be 'raise' or 'skip', "
                              f"got {frames_without_pose!r}")
+        with self._lock:
+            return self._snapshot(frames_without_pose)
+
+    def _snapshot(self, frames_without_pose: str) -> SceneSnapshot:
         slot_of = self.frame_slot_map()
         if frames_without_pose == "raise" or self._poses.all_posed():
             return SceneSnapshot(self.collision_model(), self.compute_world_poses(), slot_of)
@@ -281,7 +421,8 @@ class GeometryState(Registration):
 
     def collision_model(self) -> CollisionModel:
         """Return the proximity model of the current topology (cached until it changes)."""
-        return self._cache.collision_model(self._build_collision_model)
+        with self._lock:
+            return self._cache.collision_model(self._build_collision_model, self._edit_model)
 
     def _build_collision_model(self) -> CollisionModel:
         records = sorted((g for g in self._geometries.values()

@@ -355,8 +355,8 @@ class Registration:
         """Tint a frame's whole subtree: illustration colours multiply by ``rgba``.
 
         Tints nest: a geometry's drawn colour is its diffuse colour times the
-        tints of its frame and of every ancestor frame (seed 002's branch
-        alpha and colour). ``None`` clears the tint.
+        tints of its frame and of every ancestor frame (the Robotics
+        Toolbox's branch alpha and colour). ``None`` clears the tint.
         """
         self._source(source_id)
         frame = self._frame(frame_id)

@@ -46,6 +46,9 @@ class SnapshotCache:
 
     def __init__(self) -> None:
         self._collision_model: CollisionModel | None = None
+        # The last model built and the geometry edits since (None: rebuild).
+        self._base: CollisionModel | None = None
+        self._edits: list | None = None
         # The last partial model of snapshot(frames_without_pose="skip"):
         # (full model, which geometries it keeps, the subset).
         self._partial_model: tuple[CollisionModel, bytes, CollisionModel] | None = None
@@ -56,11 +59,38 @@ class SnapshotCache:
         self._collision_model = None
         self._partial_model = None
         self._slot_of = None
+        self._edits = None
 
-    def collision_model(self, build: Callable[[], CollisionModel]) -> CollisionModel:
-        """Return the cached model, calling ``build`` when there is none."""
+    def mark(self) -> tuple | None:
+        """What :meth:`resume` needs to turn the next :meth:`clear` into one edit."""
+        if self._collision_model is not None:
+            return self._collision_model, [], self._slot_of
+        if self._base is not None and self._edits is not None:
+            return self._base, list(self._edits), self._slot_of
+        return None
+
+    def resume(self, mark: tuple | None, edit: tuple) -> None:
+        """After a :meth:`clear`: the change since ``mark`` was only ``edit`` of geometry.
+
+        Frames did not change, so the frame-slot map is kept; the next model
+        is the last one with the edits applied (:meth:`collision_model`).
+        """
+        if mark is None:
+            return
+        base, edits, slot_of = mark
+        self._base, self._edits, self._slot_of = base, edits + [edit], slot_of
+
+    def collision_model(self, build: Callable[[], CollisionModel],
+                        edit: Callable[[CollisionModel, list], CollisionModel] | None = None
+                        ) -> CollisionModel:
+        """Return the cached model; ``edit(base, edits)`` it from the last one, else ``build()``."""
         if self._collision_model is None:
-            self._collision_model = build()
+            if edit is not None and self._base is not None and self._edits is not None:
+                model = edit(self._base, self._edits)
+            else:
+                model = build()
+            self._collision_model = self._base = model
+            self._edits = []
         return self._collision_model
 
     def slot_of(self, build: Callable[[], dict]) -> dict:

@@ -1,4 +1,4 @@
-"""RobotClearance and RobotCollisionType: the seed-001 table, its checks and the rate extras."""
+"""RobotClearance and RobotCollisionType: Drake's table, its checks and the rate extras."""
 
 import math
 

@@ -29,7 +29,7 @@ def _declared(path: Path) -> set[str]:
 def test_launch_files_declare_scene_rate_topic_and_lcm_arguments():
     scene = _declared(LAUNCH / FILES[0])
     assert {"params_file", "namespace", "scene_file", "world_frame", "max_distance", "rate_hz",
-            "penetration_topic", "clearance_topic", "markers_topic"} <= scene
+            "penetration_topic", "clearance_topic", "markers_topic", "demo"} <= scene
     bridge = _declared(LAUNCH / FILES[1])
     assert {"params_file", "lcm_url", "role", "publish_period", "scene_file"} <= bridge
 
@@ -39,7 +39,8 @@ def test_parameters_of_the_nodes_match_the_launch_arguments():
     sources = "".join((Path(__file__).resolve().parents[2] / "nodes" / name).read_text()
                       for name in ("scene_inputs.py", "scene_graph_node.py", "lcm_bridge_node.py"))
     for file in FILES:
-        for name in _declared(LAUNCH / file) - {"params_file", "namespace"}:
+        # demo is the launch file's own: it picks the scene and starts demo_motion_node.
+        for name in _declared(LAUNCH / file) - {"params_file", "namespace", "demo"}:
             assert f'"{name}"' in sources, (file, name)
 
 
@@ -60,3 +61,13 @@ def test_a_launch_argument_that_does_not_convert_is_named():
     with pytest.raises(LaunchArgumentError,
                        match=r"launch argument 'max_distance:=abc': expected a number"):
         convert_argument("max_distance", float, "abc")
+
+
+def test_the_demo_flag_takes_true_or_false_and_names_anything_else():
+    from geometry_core_nodes.launch_support import LaunchArgumentError, convert_argument, parse_flag
+
+    assert [convert_argument("demo", parse_flag, text)
+            for text in ("true", "True", "1", "false", "0")] == [True, True, True, False, False]
+    with pytest.raises(LaunchArgumentError,
+                       match=r"launch argument 'demo:=yes please': expected true or false"):
+        convert_argument("demo", parse_flag, "yes please")

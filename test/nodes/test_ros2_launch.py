@@ -1,7 +1,9 @@
 """``ros2 launch geometry_core_ros scene_graph.launch.py`` on a real ROS 2.
 
 An rclpy client publishes the demo arm's /tf to the launched node and
-compares its results with the library's; bad launch arguments and a node
+compares its results with the library's; with ``demo:=true`` the launch
+moves the arm itself and an rclpy subscriber sees penetrations and
+clearances at once; bad launch arguments and a node
 that exits on bad configuration make ``ros2 launch`` fail, naming what was
 wrong. Needs the ``ros2`` command, rclpy and a workspace where
 ``geometry_core_ros`` is built and sourced: skipped elsewhere (CI runs it
@@ -65,6 +67,35 @@ def test_launched_node_answers_an_rclpy_client_as_the_library_does(monkeypatch):
             assert launch.stop() == 0, launch.output
     finally:
         peer.shutdown()
+
+
+def test_demo_launch_shows_results_to_an_rclpy_subscriber_at_once(monkeypatch):
+    domain = 80 + os.getpid() % 7
+    for key, value in scenario.loopback_environment(domain).items():
+        monkeypatch.setenv(key, value)
+    peer = scenario.Peer(domain, backend="rclpy")
+    try:
+        with _launch(domain, "demo:=true") as launch:
+            launch.wait_for_line("publishing the demo arm's 6 frames on /tf")
+            # No /tf from the test: the demo motion node moves the arm, and it
+            # starts in contact, so the first results already hold pairs.
+            penetrations = peer.wait_for("penetrations", lambda m: len(m.pairs) > 0)
+            clearance = peer.wait_for("clearance", lambda m: len(m.pairs) > 0)
+            names = {p.geometry_a for p in penetrations.pairs} | {
+                p.geometry_b for p in penetrations.pairs}
+            assert any(name.startswith("arm::") for name in names), names
+            assert not penetrations.lost_frames and not clearance.lost_frames
+            assert launch.stop() == 0, launch.output
+    finally:
+        peer.shutdown()
+
+
+def test_demo_with_another_scene_is_refused_by_name():
+    with _launch(70 + os.getpid() % 7, "demo:=true", "scene_file:=other.yaml") as launch:
+        launch.process.wait(60)
+    assert launch.process.returncode == 1, launch.output
+    assert "launch argument 'scene_file:=other.yaml': demo:=true moves the demo arm" \
+        in launch.output
 
 
 def test_a_bad_launch_argument_is_named_and_fails_the_launch():

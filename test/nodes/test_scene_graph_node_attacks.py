@@ -7,7 +7,7 @@ and answers them exactly as the library does (:func:`_assert_answers`).
 Attacks that need a node of their own (a bad message latched on
 /tf_static across a restart, enforced security) start their own.
 
-Each test is one failure mode of issue 13 or one that already worked:
+Each test is one way an outside publisher can hurt a node:
 invalid UTF-8, stamps beyond the int32 field and from 1970 and 2038,
 quaternions of norm 1e300, NaN/inf/zero, unknown frames, cycles (lost
 frames), floods, a 10 000-transform message, 1 MB names, wrong message
@@ -125,7 +125,7 @@ def _arm_transform(T, frame: str, **override):
     return transform
 
 
-# ----------------------------------------------------- failure modes of the issue
+# -------------------------------------------------------------- failure modes
 
 
 def test_frame_id_not_utf8_is_dropped_and_the_node_lives(target):

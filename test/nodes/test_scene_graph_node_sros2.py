@@ -14,12 +14,10 @@ reason elsewhere. Inside the namespace (``netns.run_here_or_in_netns``):
    same time publishes /tf with another stamp and must get nothing, and its
    /tf must never reach the node (no result carries its stamp).
 
-Run it on the real ROS 2 (see ../shared/ros2/README.md)::
+Run it in the workspace of the README's ROS 2 recipe (built, sourced, its
+virtual environment active)::
 
-    PATH=/usr/bin:$PATH; source /opt/ros_humble_local/setup.bash
-    source <colcon workspace of this repository>/install/setup.bash
-    VENV=<venv made with /usr/bin/python3 -m venv --system-site-packages>
-    $VENV/bin/python -m pytest test/nodes/test_scene_graph_node_sros2.py
+    python -m pytest src/geometry_core/test/nodes/test_scene_graph_node_sros2.py
 """
 
 from __future__ import annotations

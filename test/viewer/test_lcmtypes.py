@@ -94,7 +94,7 @@ def _fill(package, name):
         msg.position = [0.5, -1.0, 2.0]
         msg.quaternion = [0.5, 0.5, -0.5, 0.5]
         msg.color = [0.25, 0.5, 0.75, 1.0]
-        msg.string_data = "/tmp/mesh.obj"
+        msg.string_data = "meshes/mesh.obj"
         msg.float_data = [1.0, 2.0, 0.5]
         msg.num_float_data = 3
         return msg

@@ -1,0 +1,983 @@
+/* Cloud: a point cloud in a uniform grid of cells, and the exact queries of
+ * a Model's geometries against it.
+ *
+ * Construction bins the points by cell in two passes over an open-addressing
+ * table of occupied cells (linear in the number of points, no sort): the
+ * points of one cell lie together, each cell's slot holds where they start
+ * and how many they are. A query composes each listed geometry's world pose
+ * as the Model does (X_WF[frame_slot] X_FG), visits the cells its world box
+ * reaches once grown by the threshold, drops a point whose distance to that
+ * box already exceeds the threshold, and answers the others with the point
+ * kernel (gc_point_distance): the same number a sphere of the cloud's radius
+ * at that point gets from the sphere-X pair kernel, before the radius.
+ *
+ * A Cloud is immutable after construction; the query loops run with the GIL
+ * released, so several threads may query one Cloud at once.
+ */
+#include "gc_model.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t N;
+    double *p;          /* (N, 3), grouped by cell */
+    int64_t *order;     /* (N) index of each point in the input */
+    double h;           /* cell size */
+    double inv_h;       /* 1 / h: cell_index multiplies (build and queries alike) */
+    double lo[3], hi[3];/* bounds of the points */
+    int64_t dims[3];    /* cells along each axis */
+    Py_ssize_t cap;     /* table slots, a power of two */
+    int64_t *keys;      /* (cap) cell key, -1 where empty */
+    int32_t *start;     /* (cap) first point of the cell */
+    int32_t *count;     /* (cap) points in the cell */
+    int32_t *cell_xyz;  /* (cap, 3) the cell's indices along x, y, z */
+    /* Blocks of BLOCK^3 cells: the occupied cells of each, so that a query
+     * probes the blocks its box reaches and then only occupied cells. */
+    int64_t bdims[3];
+    Py_ssize_t bcap;
+    int64_t *bkeys;     /* (bcap) block key, -1 where empty */
+    int32_t *bstart;    /* (bcap) first of the block's cells in bcells */
+    int32_t *bcount;    /* (bcap) its occupied cells */
+    int32_t *bcells;    /* table slots of the occupied cells, by block */
+    double *cell_box;   /* (cap, 6) tight bounds of each cell's points */
+    Py_ssize_t non_finite; /* rows skipped */
+} CloudObject;
+
+#define BLOCK 8
+
+static void cloud_dealloc(CloudObject *self) {
+    PyMem_Free(self->p);
+    PyMem_Free(self->order);
+    free(self->keys);
+    free(self->start);
+    free(self->count);
+    free(self->cell_xyz);
+    free(self->bkeys);
+    free(self->bstart);
+    free(self->bcount);
+    free(self->bcells);
+    free(self->cell_box);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static inline uint64_t mix(int64_t key) {
+    uint64_t x = (uint64_t)key;
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ULL;
+    x ^= x >> 27;
+    x *= 0x81dadef4bc2dd44dULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* The table slot of a cell key: its own, or the empty one where it belongs. */
+static inline Py_ssize_t slot_of(const CloudObject *c, int64_t key) {
+    Py_ssize_t mask = c->cap - 1, s = (Py_ssize_t)(mix(key) & (uint64_t)mask);
+    while (c->keys[s] != -1 && c->keys[s] != key) s = (s + 1) & mask;
+    return s;
+}
+
+static inline int64_t cell_index(const CloudObject *c, int axis, double x) {
+    double v = floor((x - c->lo[axis]) * c->inv_h);
+    if (!(v > 0.0)) return 0; /* and NaN */
+    if (v >= (double)(c->dims[axis] - 1)) return c->dims[axis] - 1;
+    return (int64_t)v;
+}
+
+static inline int64_t cell_key(const CloudObject *c, int64_t ix, int64_t iy, int64_t iz) {
+    return ix + c->dims[0] * (iy + c->dims[1] * iz);
+}
+
+/* Rehash the table into `cap` slots (counts kept); -1 when out of memory.
+ * Uses malloc, not PyMem: it runs with the GIL released. */
+static int grow(CloudObject *c, Py_ssize_t cap) {
+    int64_t *keys = malloc((size_t)cap * sizeof(int64_t));
+    int32_t *start = calloc((size_t)cap, sizeof(int32_t));
+    int32_t *count = calloc((size_t)cap, sizeof(int32_t));
+    if (!keys || !start || !count) {
+        free(keys);
+        free(start);
+        free(count);
+        return -1;
+    }
+    memset(keys, 0xff, (size_t)cap * sizeof(int64_t));
+    int64_t *old_keys = c->keys;
+    int32_t *old_count = c->count, *old_start = c->start;
+    Py_ssize_t old_cap = c->cap;
+    c->keys = keys;
+    c->start = start;
+    c->count = count;
+    c->cap = cap;
+    for (Py_ssize_t s = 0; s < old_cap; ++s) {
+        if (old_keys[s] == -1) continue;
+        Py_ssize_t t = slot_of(c, old_keys[s]);
+        keys[t] = old_keys[s];
+        count[t] = old_count[s];
+    }
+    free(old_keys);
+    free(old_start);
+    free(old_count);
+    return 0;
+}
+
+static inline Py_ssize_t block_slot(const CloudObject *c, int64_t key) {
+    Py_ssize_t mask = c->bcap - 1, s = (Py_ssize_t)(mix(key) & (uint64_t)mask);
+    while (c->bkeys[s] != -1 && c->bkeys[s] != key) s = (s + 1) & mask;
+    return s;
+}
+
+static inline int64_t block_key(const CloudObject *c, int64_t bx, int64_t by, int64_t bz) {
+    return bx + c->bdims[0] * (by + c->bdims[1] * bz);
+}
+
+/* The cells' indices and the blocks' lists of occupied cells; -1 when out of
+ * memory. Runs without the GIL (malloc only). */
+static int build_blocks(CloudObject *c) {
+    Py_ssize_t used = 0;
+    for (Py_ssize_t s = 0; s < c->cap; ++s) used += c->keys[s] != -1;
+    for (int a = 0; a < 3; ++a) c->bdims[a] = (c->dims[a] + BLOCK - 1) / BLOCK;
+    Py_ssize_t bcap = 16;
+    while (bcap < 2 * used + 16) bcap *= 2;
+    c->bcap = bcap;
+    c->cell_xyz = malloc((size_t)c->cap * 3 * sizeof(int32_t));
+    c->bkeys = malloc((size_t)bcap * sizeof(int64_t));
+    c->bstart = calloc((size_t)bcap, sizeof(int32_t));
+    c->bcount = calloc((size_t)bcap, sizeof(int32_t));
+    c->bcells = malloc((size_t)(used > 0 ? used : 1) * sizeof(int32_t));
+    if (!c->cell_xyz || !c->bkeys || !c->bstart || !c->bcount || !c->bcells) return -1;
+    memset(c->bkeys, 0xff, (size_t)bcap * sizeof(int64_t));
+    for (Py_ssize_t s = 0; s < c->cap; ++s) {
+        int64_t key = c->keys[s];
+        if (key == -1) continue;
+        int64_t ix = key % c->dims[0], iy = (key / c->dims[0]) % c->dims[1],
+                iz = key / (c->dims[0] * c->dims[1]);
+        c->cell_xyz[3 * s] = (int32_t)ix;
+        c->cell_xyz[3 * s + 1] = (int32_t)iy;
+        c->cell_xyz[3 * s + 2] = (int32_t)iz;
+        Py_ssize_t b = block_slot(c, block_key(c, ix / BLOCK, iy / BLOCK, iz / BLOCK));
+        c->bkeys[b] = block_key(c, ix / BLOCK, iy / BLOCK, iz / BLOCK);
+        c->bcount[b] += 1;
+    }
+    int32_t next = 0;
+    for (Py_ssize_t b = 0; b < bcap; ++b) {
+        c->bstart[b] = next;
+        next += c->bcount[b];
+        c->bcount[b] = 0;
+    }
+    for (Py_ssize_t s = 0; s < c->cap; ++s) {
+        if (c->keys[s] == -1) continue;
+        const int32_t *xyz = c->cell_xyz + 3 * s;
+        Py_ssize_t b = block_slot(c, block_key(c, xyz[0] / BLOCK, xyz[1] / BLOCK, xyz[2] / BLOCK));
+        c->bcells[c->bstart[b] + c->bcount[b]++] = (int32_t)s;
+    }
+    return 0;
+}
+
+/* Tight bounds of each cell's points, (cap, 6): low x y z, high x y z. */
+static int cell_bounds(CloudObject *c) {
+    c->cell_box = malloc((size_t)c->cap * 6 * sizeof(double));
+    if (c->cell_box == NULL) return -1;
+    for (Py_ssize_t s = 0; s < c->cap; ++s) {
+        double *b = c->cell_box + 6 * s;
+        for (int a = 0; a < 3; ++a) {
+            b[a] = INFINITY;
+            b[3 + a] = -INFINITY;
+        }
+        const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
+        for (int32_t m = 0; m < c->count[s]; ++m, q += 3)
+            for (int a = 0; a < 3; ++a) {
+                if (q[a] < b[a]) b[a] = q[a];
+                if (q[a] > b[3 + a]) b[3 + a] = q[a];
+            }
+    }
+    return 0;
+}
+
+static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"points", "radius", NULL};
+    PyObject *points_o;
+    double radius;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Od", kwlist, &points_o, &radius)) return -1;
+    if (self->keys != NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Cloud is immutable: construct a new one");
+        return -1;
+    }
+    if (!(radius >= 0.0) || !isfinite(radius)) {
+        PyErr_SetString(PyExc_ValueError, "radius must be finite and non-negative");
+        return -1;
+    }
+    Py_buffer view;
+    if (gc_get_buffer(points_o, &view, 'd', -1, "points") < 0) return -1;
+    Py_ssize_t rows = view.len / 24;
+    if (view.len != rows * 24 || rows > INT32_MAX / 2) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "points must have shape (N, 3), N < 2**30");
+        return -1;
+    }
+    const double *in = view.buf;
+    unsigned char *finite = malloc((size_t)(rows > 0 ? rows : 1));
+    if (finite == NULL) {
+        PyBuffer_Release(&view);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int a = 0; a < 3; ++a) {
+        self->lo[a] = INFINITY;
+        self->hi[a] = -INFINITY;
+    }
+    Py_ssize_t N = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        const double *q = in + 3 * n;
+        finite[n] = isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]);
+        if (!finite[n]) continue;
+        ++N;
+        for (int a = 0; a < 3; ++a) {
+            if (q[a] < self->lo[a]) self->lo[a] = q[a];
+            if (q[a] > self->hi[a]) self->hi[a] = q[a];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    self->non_finite = rows - N;
+    /* About 32 points a cell over the area of the bounds' two largest sides
+     * (a camera sees surfaces), at least twice the radius and 1 mm, at most
+     * 0.2 m; cells along an axis stay below 2**20, so keys fit in 63 bits. */
+    double ext[3] = {0.0, 0.0, 0.0};
+    for (int a = 0; a < 3 && N > 0; ++a) ext[a] = self->hi[a] - self->lo[a];
+    double e0 = fmax(ext[0], fmax(ext[1], ext[2])), e2 = fmin(ext[0], fmin(ext[1], ext[2]));
+    double e1 = ext[0] + ext[1] + ext[2] - e0 - e2;
+    double h = N > 0 ? sqrt(32.0 * fmax(e0 * e1, 1e-6) / (double)N) : 0.05;
+    h = fmin(fmax(h, fmax(2.0 * radius, 1e-3)), fmax(0.2, 2.0 * radius));
+    for (int a = 0; a < 3 && N > 0; ++a)
+        if (ext[a] / h > 1048575.0) h = ext[a] / 1048575.0;
+    self->h = h;
+    self->inv_h = 1.0 / h;
+    for (int a = 0; a < 3; ++a)
+        self->dims[a] = N > 0 ? (int64_t)floor((self->hi[a] - self->lo[a]) / h) + 1 : 1;
+    self->N = N;
+    self->p = PyMem_Malloc((size_t)(N > 0 ? N : 1) * 3 * sizeof(double));
+    self->order = PyMem_Malloc((size_t)(N > 0 ? N : 1) * sizeof(int64_t));
+    int64_t *key_of = PyMem_Malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int64_t));
+    int32_t *slot_at = PyMem_Malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int32_t));
+    /* The cell size aims at 32 points a cell: a table for N / 8 cells (load
+     * 1/4 at that aim) seldom grows and stays in cache. */
+    Py_ssize_t cap0 = 1024;
+    while (cap0 < N / 8) cap0 *= 2;
+    if (!self->p || !self->order || !key_of || !slot_at || grow(self, cap0) < 0) {
+        PyMem_Free(slot_at);
+        PyMem_Free(key_of);
+        free(finite);
+        PyBuffer_Release(&view);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* Pass 1: count the points of each occupied cell; the table grows with
+     * the occupied cells (not the points), so it stays small and in cache. */
+    Py_ssize_t used = 0;
+    int grown = 0;
+    for (Py_ssize_t n = 0; n < rows && !failed; ++n) {
+        if (!finite[n]) continue;
+        const double *q = in + 3 * n;
+        int64_t key = cell_key(self, cell_index(self, 0, q[0]), cell_index(self, 1, q[1]),
+                               cell_index(self, 2, q[2]));
+        key_of[n] = key;
+        Py_ssize_t s = slot_of(self, key);
+        if (self->keys[s] == -1) {
+            if (2 * (used + 1) > self->cap) {
+                if (grow(self, 2 * self->cap) < 0) {
+                    failed = 1;
+                    break;
+                }
+                grown = 1;
+                s = slot_of(self, key);
+            }
+            self->keys[s] = key;
+            ++used;
+        }
+        self->count[s] += 1;
+        slot_at[n] = (int32_t)s;
+    }
+    if (!failed) {
+        int32_t next = 0;
+        for (Py_ssize_t s = 0; s < self->cap; ++s) {
+            self->start[s] = next;
+            next += self->count[s];
+            self->count[s] = 0;
+        }
+        /* Pass 2: place each point in its cell's run; a point's index is its
+         * rank among the finite rows. */
+        int64_t rank = 0;
+        for (Py_ssize_t n = 0; n < rows; ++n) {
+            if (!finite[n]) continue;
+            /* A slot noted before the table grew has moved: look it up. */
+            Py_ssize_t s = grown ? slot_of(self, key_of[n]) : slot_at[n];
+            int32_t at = self->start[s] + self->count[s]++;
+            memcpy(self->p + 3 * at, in + 3 * n, 3 * sizeof(double));
+            self->order[at] = rank++;
+        }
+        if (build_blocks(self) < 0 || cell_bounds(self) < 0) failed = 1;
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_Free(slot_at);
+    PyMem_Free(key_of);
+    free(finite);
+    PyBuffer_Release(&view);
+    if (failed) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* World box of a bounded geometry: its local box turned and moved to W. */
+static void world_box(const double *X, const double *box_G, double c[3], double half[3]) {
+    gc_to_world(X, box_G, c);
+    for (int r = 0; r < 3; ++r)
+        half[r] = fabs(X[4 * r]) * box_G[3] + fabs(X[4 * r + 1]) * box_G[4] +
+                  fabs(X[4 * r + 2]) * box_G[5];
+}
+
+typedef struct {
+    double distance;    /* signed distance from the geometry to the point */
+    int64_t index;      /* the point, in input order; -1 when none */
+    double p_GN[3], grad_W[3], p_WP[3];
+    int unique;
+} cloud_hit;
+
+/* A lower bound on the signed distance from the geometry to world point q, or
+ * any number above `bound` once one is known to exceed it; cheap next to the
+ * point kernel: the gap to the geometry's box in G, then for a hull the
+ * height of q above its face planes (the distance is at least the greatest
+ * outside, and equals it inside), stopping at the first plane above `bound`. */
+static double lower_bound(const gc_shape *shape, const double *box_G, const double *X_WG,
+                          const double *q, double bound) {
+    if (shape->kind == GC_HALFSPACE) return -INFINITY;
+    double p[3], gap2 = 0.0;
+    gc_to_local(X_WG, q, p);
+    for (int a = 0; a < 3; ++a) {
+        double e = fabs(p[a] - box_G[a]) - box_G[3 + a];
+        if (e > 0.0) gap2 += e * e;
+    }
+    /* Inside the box the point may be inside the geometry: no bound but the planes'. */
+    double low = gap2 > 0.0 ? sqrt(gap2) : -INFINITY;
+    if (low > bound || shape->kind != GC_CONVEX || shape->nt <= 0) return low;
+    double h = -INFINITY;
+    for (int t = 0; t < shape->nt; ++t) {
+        const double *n = shape->tri_n + 3 * t;
+        double height = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - shape->tri_d[t];
+        if (height > h) {
+            h = height;
+            /* Rounding of the heights: stay below by a hair. */
+            if (h - 1e-12 * (1.0 + fabs(h)) > bound) break;
+        }
+    }
+    h -= 1e-12 * (1.0 + fabs(h));
+    return h > low ? h : low;
+}
+
+/* A lower bound on the distance from the geometry to any point of a cell
+ * whose points lie in the world box cb (low, high): the gap between that
+ * box, turned into G, and the geometry's box in G; -inf when they meet. */
+static double cell_lower_bound(const gc_shape *shape, const double *box_G, const double *X_WG,
+                               const double *cb) {
+    if (shape->kind == GC_HALFSPACE) return -INFINITY;
+    double c_W[3], h_W[3], c_G[3];
+    for (int a = 0; a < 3; ++a) {
+        c_W[a] = 0.5 * (cb[a] + cb[3 + a]);
+        h_W[a] = 0.5 * (cb[3 + a] - cb[a]);
+    }
+    gc_to_local(X_WG, c_W, c_G);
+    double gap2 = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        /* Column i of R_WG is G's axis i in W. */
+        double h = fabs(X_WG[i]) * h_W[0] + fabs(X_WG[4 + i]) * h_W[1] +
+                   fabs(X_WG[8 + i]) * h_W[2];
+        double e = fabs(c_G[i] - box_G[i]) - box_G[3 + i] - h;
+        if (e > 0.0) gap2 += e * e;
+    }
+    return gap2 > 0.0 ? sqrt(gap2) * (1.0 - 1e-9) - 1e-12 : -INFINITY;
+}
+
+typedef struct {
+    double gap;         /* distance from the cell to the geometry's world box */
+    Py_ssize_t slot;
+} cell_ref;
+
+static int cmp_cell(const void *a, const void *b) {
+    double x = ((const cell_ref *)a)->gap, y = ((const cell_ref *)b)->gap;
+    if (x < y) return -1;
+    if (x > y) return 1;
+    Py_ssize_t s = ((const cell_ref *)a)->slot, t = ((const cell_ref *)b)->slot;
+    return (s > t) - (s < t);
+}
+
+/* The occupied cells within `bound` of the world box (center, half), nearest
+ * first when `sort`; -1 when out of memory. *cells is malloc'd (free it). */
+static Py_ssize_t cells_near(const CloudObject *c, const double center[3], const double half[3],
+                             double bound, int sort, cell_ref **cells) {
+    *cells = NULL;
+    int64_t from[3], to[3];
+    double reach_extra = bound > 0.0 ? bound : 0.0;
+    for (int a = 0; a < 3; ++a) {
+        double lo = center[a] - half[a] - reach_extra, hi = center[a] + half[a] + reach_extra;
+        if (hi < c->lo[a] || lo > c->hi[a]) return 0;
+        from[a] = cell_index(c, a, lo);
+        to[a] = cell_index(c, a, hi);
+    }
+    Py_ssize_t count = 0, capacity = 0;
+    cell_ref *out = NULL;
+    for (int64_t bz = from[2] / BLOCK; bz <= to[2] / BLOCK; ++bz)
+    for (int64_t by = from[1] / BLOCK; by <= to[1] / BLOCK; ++by)
+    for (int64_t bx = from[0] / BLOCK; bx <= to[0] / BLOCK; ++bx) {
+        Py_ssize_t b = block_slot(c, block_key(c, bx, by, bz));
+        if (c->bkeys[b] == -1) continue;
+        for (int32_t k = 0; k < c->bcount[b]; ++k) {
+            Py_ssize_t s = c->bcells[c->bstart[b] + k];
+            const int32_t *xyz = c->cell_xyz + 3 * s;
+            if (xyz[0] < from[0] || xyz[0] > to[0] || xyz[1] < from[1] || xyz[1] > to[1] ||
+                xyz[2] < from[2] || xyz[2] > to[2] || c->count[s] == 0)
+                continue;
+            /* The gap from the cell's points' bounds to the world box; a cell
+             * meeting the box may hold points inside the geometry, at
+             * negative distance. */
+            const double *cb = c->cell_box + 6 * s;
+            double gap2 = 0.0;
+            for (int a = 0; a < 3; ++a) {
+                double e = fmax(cb[a] - (center[a] + half[a]), (center[a] - half[a]) - cb[3 + a]);
+                if (e > 0.0) gap2 += e * e;
+            }
+            double gap = gap2 > 0.0 ? sqrt(gap2) * (1.0 - 1e-12) : -INFINITY;
+            if (gap > bound) continue;
+            if (count == capacity) {
+                capacity = capacity ? 2 * capacity : 64;
+                cell_ref *grown = realloc(out, (size_t)capacity * sizeof(cell_ref));
+                if (grown == NULL) {
+                    free(out);
+                    return -1;
+                }
+                out = grown;
+            }
+            out[count].gap = gap;
+            out[count].slot = s;
+            ++count;
+        }
+    }
+    if (sort) qsort(out, (size_t)count, sizeof(cell_ref), cmp_cell);
+
+    *cells = out;
+    return count;
+}
+
+/* The nearest point of the cloud to geometry g at X_WG whose signed distance
+ * is at most `threshold` (any such point when `first`); hit->index -1 when
+ * none. Returns GC_OK, the kernel's status when it handles no such shape, or
+ * -1 when out of memory. */
+static int nearest(const CloudObject *c, const gc_shape *shape, const double *box_G,
+                   const double *X_WG, double threshold, int first, cloud_hit *hit) {
+    hit->index = -1;
+    hit->distance = INFINITY;
+    if (c->N == 0 || isnan(threshold)) return GC_OK;
+    double center[3], half[3];
+    if (shape->kind == GC_HALFSPACE) {
+        for (int a = 0; a < 3; ++a) {
+            center[a] = 0.5 * (c->lo[a] + c->hi[a]);
+            half[a] = INFINITY;
+        }
+    } else {
+        world_box(X_WG, box_G, center, half);
+    }
+    double bound = threshold;
+    if (first) {
+        /* Any point within the bound will do: the blocks and their cells in
+         * storage order, tested as they come (nothing collected or sorted). */
+        int64_t from[3], to[3];
+        double extra = bound > 0.0 ? bound : 0.0;
+        for (int a = 0; a < 3; ++a) {
+            double lo = center[a] - half[a] - extra, hi = center[a] + half[a] + extra;
+            if (hi < c->lo[a] || lo > c->hi[a]) return GC_OK;
+            from[a] = cell_index(c, a, lo);
+            to[a] = cell_index(c, a, hi);
+        }
+        for (int64_t bz = from[2] / BLOCK; bz <= to[2] / BLOCK; ++bz)
+        for (int64_t by = from[1] / BLOCK; by <= to[1] / BLOCK; ++by)
+        for (int64_t bx = from[0] / BLOCK; bx <= to[0] / BLOCK; ++bx) {
+            Py_ssize_t b = block_slot(c, block_key(c, bx, by, bz));
+            if (c->bkeys[b] == -1) continue;
+            for (int32_t k = 0; k < c->bcount[b]; ++k) {
+                Py_ssize_t s = c->bcells[c->bstart[b] + k];
+                const int32_t *xyz = c->cell_xyz + 3 * s;
+                if (xyz[0] < from[0] || xyz[0] > to[0] || xyz[1] < from[1] ||
+                    xyz[1] > to[1] || xyz[2] < from[2] || xyz[2] > to[2] || c->count[s] == 0)
+                    continue;
+                if (cell_lower_bound(shape, box_G, X_WG, c->cell_box + 6 * s) > bound) continue;
+                const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
+                for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
+                    if (lower_bound(shape, box_G, X_WG, q, bound) > bound) continue;
+                    gc_point_result r;
+                    int status = gc_point_distance(shape, X_WG, q, &r);
+                    if (status != GC_OK) return status;
+                    if (r.distance > bound) continue;
+                    hit->distance = r.distance;
+                    hit->index = c->order[c->start[s] + m];
+                    for (int a = 0; a < 3; ++a) {
+                        hit->p_GN[a] = r.p_GN[a];
+                        hit->grad_W[a] = r.grad[a];
+                        hit->p_WP[a] = q[a];
+                    }
+                    hit->unique = r.unique;
+                    return GC_OK;
+                }
+            }
+        }
+        return GC_OK;
+    }
+    cell_ref *cells;
+    Py_ssize_t count = cells_near(c, center, half, bound, 1, &cells);
+    if (count < 0) return -1;
+    int status = GC_OK;
+    for (Py_ssize_t k = 0; k < count && status == GC_OK; ++k) {
+        if (cells[k].gap > bound) break;
+        Py_ssize_t s = cells[k].slot;
+        if (cell_lower_bound(shape, box_G, X_WG, c->cell_box + 6 * s) > bound) continue;
+        const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
+        for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
+            if (lower_bound(shape, box_G, X_WG, q, bound) > bound) continue;
+            gc_point_result r;
+            status = gc_point_distance(shape, X_WG, q, &r);
+            if (status != GC_OK) break;
+            if (r.distance > bound) continue;
+            int64_t index = c->order[c->start[s] + m];
+            /* Ties go to the first point given. */
+            if (hit->index >= 0 && (r.distance > hit->distance ||
+                                    (r.distance == hit->distance && index > hit->index)))
+                continue;
+            hit->distance = r.distance;
+            hit->index = index;
+            for (int a = 0; a < 3; ++a) {
+                hit->p_GN[a] = r.p_GN[a];
+                hit->grad_W[a] = r.grad[a];
+                hit->p_WP[a] = q[a];
+            }
+            hit->unique = r.unique;
+            if (first) {
+                free(cells);
+                return GC_OK;
+            }
+            bound = r.distance;
+        }
+    }
+    free(cells);
+    return status;
+}
+
+typedef struct {
+    gc_model_view model;
+    Py_buffer xwf, geoms, thresholds;
+    Py_ssize_t F, K, R;
+    int got;
+} query_args;
+
+static void release_args(query_args *a) {
+    if (a->got >= 3) PyBuffer_Release(&a->thresholds);
+    if (a->got >= 2) PyBuffer_Release(&a->geoms);
+    if (a->got >= 1) PyBuffer_Release(&a->xwf);
+    a->got = 0;
+}
+
+static int parse_args(PyObject *model_o, PyObject *xwf_o, Py_ssize_t F, PyObject *geoms_o,
+                      PyObject *thr_o, query_args *a) {
+    a->got = 0;
+    if (gc_model_get_view(model_o, &a->model) < 0) return -1;
+    if (F <= a->model.max_slot) {
+        PyErr_Format(PyExc_ValueError, "F must exceed the largest frame slot %d",
+                     a->model.max_slot);
+        return -1;
+    }
+    if (gc_get_buffer(xwf_o, &a->xwf, 'd', -1, "X_WF") < 0) return -1;
+    a->got = 1;
+    a->F = F;
+    a->K = a->xwf.len / (F * 16 * 8);
+    if (a->xwf.len != a->K * F * 16 * 8) {
+        release_args(a);
+        PyErr_Format(PyExc_ValueError, "X_WF must hold (K, %zd, 4, 4) poses", F);
+        return -1;
+    }
+    if (gc_get_buffer(geoms_o, &a->geoms, 'i', -1, "geometries") < 0) {
+        release_args(a);
+        return -1;
+    }
+    a->got = 2;
+    a->R = a->geoms.len / 4;
+    if (gc_get_buffer(thr_o, &a->thresholds, 'd', a->R, "thresholds") < 0) {
+        release_args(a);
+        return -1;
+    }
+    a->got = 3;
+    const int *g = a->geoms.buf;
+    for (Py_ssize_t r = 0; r < a->R; ++r) {
+        if (g[r] < 0 || g[r] >= a->model.G) {
+            release_args(a);
+            PyErr_Format(PyExc_ValueError, "geometries[%zd] = %d is not a geometry of the model",
+                         r, g[r]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *not_handled(int g) {
+    PyErr_Format(PyExc_ValueError, "geometry %d: the point kernel handles no such shape "
+                 "(a Mesh has no inside)", g);
+    return NULL;
+}
+
+/* any_within(model, X_WF, F, geometries, thresholds) -> bytes (K,) of 0/1. */
+static PyObject *cloud_any_within(CloudObject *self, PyObject *args) {
+    PyObject *model_o, *xwf_o, *geoms_o, *thr_o;
+    Py_ssize_t F;
+    if (!PyArg_ParseTuple(args, "OOnOO", &model_o, &xwf_o, &F, &geoms_o, &thr_o)) return NULL;
+    query_args a;
+    if (parse_args(model_o, xwf_o, F, geoms_o, thr_o, &a) < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, a.K);
+    if (out == NULL) {
+        release_args(&a);
+        return NULL;
+    }
+    unsigned char *hit = (unsigned char *)PyBytes_AS_STRING(out);
+    const int *geoms = a.geoms.buf;
+    const double *thr = a.thresholds.buf;
+    int bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < a.K && bad == -1; ++k) {
+        const double *X_WF = (const double *)a.xwf.buf + (size_t)k * (size_t)a.F * 16;
+        hit[k] = 0;
+        for (Py_ssize_t r = 0; r < a.R && !hit[k]; ++r) {
+            int g = geoms[r];
+            double X_WG[16];
+            gc_compose(X_WF + 16 * a.model.frame_slot[g], a.model.X_FG + 16 * g, X_WG);
+            cloud_hit h;
+            int status = nearest(self, &a.model.shapes[g], a.model.box_G + 6 * g, X_WG, thr[r],
+                                 1, &h);
+            if (status != GC_OK) {
+                bad = status < 0 ? -2 : g;
+                break;
+            }
+            if (h.index >= 0) hit[k] = 1;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    if (bad != -1) {
+        Py_DECREF(out);
+        return bad == -2 ? PyErr_NoMemory() : not_handled(bad);
+    }
+    return out;
+}
+
+/* nearest(model, X_WF, F, geometries, thresholds) -> (bytes distance (K, R) float64,
+ * bytes index (K, R) int64, bytes p_GN (K, R, 3), bytes grad_W (K, R, 3),
+ * bytes unique (K, R) uint8): per configuration and geometry, the nearest point
+ * within the threshold (index -1, distance inf when none). */
+static PyObject *cloud_nearest(CloudObject *self, PyObject *args) {
+    PyObject *model_o, *xwf_o, *geoms_o, *thr_o;
+    Py_ssize_t F;
+    if (!PyArg_ParseTuple(args, "OOnOO", &model_o, &xwf_o, &F, &geoms_o, &thr_o)) return NULL;
+    query_args a;
+    if (parse_args(model_o, xwf_o, F, geoms_o, thr_o, &a) < 0) return NULL;
+    Py_ssize_t M = a.K * a.R;
+    PyObject *dist = PyBytes_FromStringAndSize(NULL, M * 8);
+    PyObject *index = PyBytes_FromStringAndSize(NULL, M * 8);
+    PyObject *pgn = PyBytes_FromStringAndSize(NULL, M * 24);
+    PyObject *grad = PyBytes_FromStringAndSize(NULL, M * 24);
+    PyObject *uniq = PyBytes_FromStringAndSize(NULL, M);
+    PyObject *pwp = PyBytes_FromStringAndSize(NULL, M * 24);
+    if (!dist || !index || !pgn || !grad || !uniq || !pwp) {
+        Py_XDECREF(pwp);
+        Py_XDECREF(dist);
+        Py_XDECREF(index);
+        Py_XDECREF(pgn);
+        Py_XDECREF(grad);
+        Py_XDECREF(uniq);
+        release_args(&a);
+        return NULL;
+    }
+    double *d_out = (double *)PyBytes_AS_STRING(dist);
+    int64_t *i_out = (int64_t *)PyBytes_AS_STRING(index);
+    double *p_out = (double *)PyBytes_AS_STRING(pgn);
+    double *g_out = (double *)PyBytes_AS_STRING(grad);
+    unsigned char *u_out = (unsigned char *)PyBytes_AS_STRING(uniq);
+    double *w_out = (double *)PyBytes_AS_STRING(pwp);
+    const int *geoms = a.geoms.buf;
+    const double *thr = a.thresholds.buf;
+    int bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < a.K && bad == -1; ++k) {
+        const double *X_WF = (const double *)a.xwf.buf + (size_t)k * (size_t)a.F * 16;
+        for (Py_ssize_t r = 0; r < a.R; ++r) {
+            int g = geoms[r];
+            Py_ssize_t m = k * a.R + r;
+            double X_WG[16];
+            gc_compose(X_WF + 16 * a.model.frame_slot[g], a.model.X_FG + 16 * g, X_WG);
+            cloud_hit h;
+            int status = nearest(self, &a.model.shapes[g], a.model.box_G + 6 * g, X_WG, thr[r],
+                                 0, &h);
+            if (status != GC_OK) {
+                bad = status < 0 ? -2 : g;
+                break;
+            }
+            d_out[m] = h.distance;
+            i_out[m] = h.index;
+            u_out[m] = (unsigned char)(h.index >= 0 && h.unique);
+            for (int c = 0; c < 3; ++c) {
+                p_out[3 * m + c] = h.index >= 0 ? h.p_GN[c] : 0.0;
+                g_out[3 * m + c] = h.index >= 0 ? h.grad_W[c] : 0.0;
+                w_out[3 * m + c] = h.index >= 0 ? h.p_WP[c] : 0.0;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    if (bad != -1) {
+        Py_DECREF(dist);
+        Py_DECREF(index);
+        Py_DECREF(pgn);
+        Py_DECREF(grad);
+        Py_DECREF(uniq);
+        Py_DECREF(pwp);
+        return bad == -2 ? PyErr_NoMemory() : not_handled(bad);
+    }
+    return Py_BuildValue("(NNNNNN)", dist, index, pgn, grad, uniq, pwp);
+}
+
+/* within(model, X_WF (1 configuration), F, geometries, thresholds) -> bytes (N,) of 0/1
+ * in input order: whether some listed geometry is within its threshold of the point. */
+static PyObject *cloud_within(CloudObject *self, PyObject *args) {
+    PyObject *model_o, *xwf_o, *geoms_o, *thr_o;
+    Py_ssize_t F;
+    if (!PyArg_ParseTuple(args, "OOnOO", &model_o, &xwf_o, &F, &geoms_o, &thr_o)) return NULL;
+    query_args a;
+    if (parse_args(model_o, xwf_o, F, geoms_o, thr_o, &a) < 0) return NULL;
+    if (a.K != 1) {
+        release_args(&a);
+        PyErr_SetString(PyExc_ValueError, "within takes the poses of one configuration");
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->N);
+    if (out == NULL) {
+        release_args(&a);
+        return NULL;
+    }
+    unsigned char *mask = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(mask, 0, (size_t)self->N);
+    const int *geoms = a.geoms.buf;
+    const double *thr = a.thresholds.buf;
+    int bad = -1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < a.R && bad == -1; ++r) {
+        int g = geoms[r];
+        double X_WG[16], center[3], half[3];
+        const double *X_WF = (const double *)a.xwf.buf;
+        gc_compose(X_WF + 16 * a.model.frame_slot[g], a.model.X_FG + 16 * g, X_WG);
+        const gc_shape *shape = &a.model.shapes[g];
+        double bound = thr[r];
+        if (self->N == 0 || shape->kind == GC_HALFSPACE) {
+            /* Every point, in order. */
+            for (Py_ssize_t n = 0; n < self->N; ++n) {
+                gc_point_result pr;
+                if (gc_point_distance(shape, X_WG, self->p + 3 * n, &pr) != GC_OK) {
+                    bad = g;
+                    break;
+                }
+                if (pr.distance <= bound) mask[self->order[n]] = 1;
+            }
+            continue;
+        }
+        world_box(X_WG, a.model.box_G + 6 * g, center, half);
+        cell_ref *cells;
+        Py_ssize_t count = cells_near(self, center, half, bound, 0, &cells);
+        if (count < 0) {
+            bad = -2;
+            break;
+        }
+        for (Py_ssize_t k = 0; k < count && bad == -1; ++k) {
+            Py_ssize_t s = cells[k].slot;
+            if (cell_lower_bound(shape, a.model.box_G + 6 * g, X_WG, self->cell_box + 6 * s) >
+                bound)
+                continue;
+            for (int32_t m = 0; m < self->count[s]; ++m) {
+                Py_ssize_t n = self->start[s] + m;
+                const double *q = self->p + 3 * n;
+                if (mask[self->order[n]] ||
+                    lower_bound(shape, a.model.box_G + 6 * g, X_WG, q, bound) > bound)
+                    continue;
+                gc_point_result pr;
+                if (gc_point_distance(shape, X_WG, q, &pr) != GC_OK) {
+                    bad = g;
+                    break;
+                }
+                if (pr.distance <= bound) mask[self->order[n]] = 1;
+            }
+        }
+        free(cells);
+    }
+    Py_END_ALLOW_THREADS
+    release_args(&a);
+    if (bad != -1) {
+        Py_DECREF(out);
+        return bad == -2 ? PyErr_NoMemory() : not_handled(bad);
+    }
+    return out;
+}
+
+static PyTypeObject CloudType;
+
+/* without(drop bytes (N,) in input order, rank int64 (N,)) -> Cloud of the points not
+ * dropped, each point's input index replaced by rank[index]: no re-binning. */
+static PyObject *cloud_without(CloudObject *self, PyObject *args) {
+    PyObject *drop_o, *rank_o;
+    if (!PyArg_ParseTuple(args, "OO", &drop_o, &rank_o)) return NULL;
+    Py_buffer drop, rank;
+    if (PyObject_GetBuffer(drop_o, &drop, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (gc_get_buffer(rank_o, &rank, 'q', self->N, "rank") < 0) {
+        PyBuffer_Release(&drop);
+        return NULL;
+    }
+    if (drop.len != self->N) {
+        PyBuffer_Release(&drop);
+        PyBuffer_Release(&rank);
+        PyErr_Format(PyExc_ValueError, "drop must hold %zd bytes", self->N);
+        return NULL;
+    }
+    CloudObject *c = (CloudObject *)CloudType.tp_alloc(&CloudType, 0);
+    if (c == NULL) {
+        PyBuffer_Release(&drop);
+        PyBuffer_Release(&rank);
+        return NULL;
+    }
+    const unsigned char *gone = drop.buf;
+    const int64_t *to = rank.buf;
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t n = 0; n < self->N; ++n) kept += !gone[n];
+    c->N = kept;
+    c->h = self->h;
+    c->inv_h = self->inv_h;
+    c->cap = self->cap;
+    for (int a = 0; a < 3; ++a) {
+        c->lo[a] = self->lo[a];
+        c->hi[a] = self->hi[a];
+        c->dims[a] = self->dims[a];
+    }
+    c->p = PyMem_Malloc((size_t)(kept > 0 ? kept : 1) * 3 * sizeof(double));
+    c->order = PyMem_Malloc((size_t)(kept > 0 ? kept : 1) * sizeof(int64_t));
+    c->keys = malloc((size_t)c->cap * sizeof(int64_t));
+    c->start = malloc((size_t)c->cap * sizeof(int32_t));
+    c->count = malloc((size_t)c->cap * sizeof(int32_t));
+    if (!c->p || !c->order || !c->keys || !c->start || !c->count) {
+        PyBuffer_Release(&drop);
+        PyBuffer_Release(&rank);
+        Py_DECREF(c);
+        return PyErr_NoMemory();
+    }
+    memcpy(c->keys, self->keys, (size_t)c->cap * sizeof(int64_t));
+    int32_t next = 0;
+    for (Py_ssize_t s = 0; s < c->cap; ++s) {
+        c->start[s] = next;
+        for (int32_t m = 0; m < self->count[s]; ++m) {
+            Py_ssize_t n = self->start[s] + m;
+            if (gone[self->order[n]]) continue;
+            memcpy(c->p + 3 * next, self->p + 3 * n, 3 * sizeof(double));
+            c->order[next] = to[self->order[n]];
+            ++next;
+        }
+        c->count[s] = next - c->start[s];
+        /* An emptied cell stays in the table with no points: lookups skip it. */
+    }
+    c->non_finite = self->non_finite;
+    if (build_blocks(c) < 0 || cell_bounds(c) < 0) {
+        PyBuffer_Release(&drop);
+        PyBuffer_Release(&rank);
+        Py_DECREF(c);
+        return PyErr_NoMemory();
+    }
+    PyBuffer_Release(&drop);
+    PyBuffer_Release(&rank);
+    return (PyObject *)c;
+}
+
+static PyObject *cloud_size(CloudObject *self, void *closure) {
+    return PyLong_FromSsize_t(self->N);
+}
+
+static PyObject *cloud_non_finite(CloudObject *self, void *closure) {
+    return PyLong_FromSsize_t(self->non_finite);
+}
+
+/* points() -> bytes (N, 3) float64 of the points in index order. */
+static PyObject *cloud_points(CloudObject *self, PyObject *unused) {
+    PyObject *out = PyBytes_FromStringAndSize(NULL, self->N * 24);
+    if (out == NULL) return NULL;
+    double *p = (double *)PyBytes_AS_STRING(out);
+    for (Py_ssize_t n = 0; n < self->N; ++n)
+        memcpy(p + 3 * self->order[n], self->p + 3 * n, 3 * sizeof(double));
+    return out;
+}
+
+static PyObject *cloud_cell(CloudObject *self, void *closure) {
+    return PyFloat_FromDouble(self->h);
+}
+
+static PyMethodDef cloud_methods[] = {
+    {"any_within", (PyCFunction)cloud_any_within, METH_VARARGS,
+     "any_within(model, X_WF (K,F,4,4), F, geometries int32 (R,), thresholds (R,)) -> bytes\n"
+     "(K,): 1 where some geometry r has a point at signed distance <= thresholds[r]"},
+    {"nearest", (PyCFunction)cloud_nearest, METH_VARARGS,
+     "nearest(model, X_WF, F, geometries, thresholds) -> (distance (K,R), index (K,R) int64,\n"
+     "p_GN (K,R,3), grad_W (K,R,3), unique (K,R) uint8, p_WP (K,R,3)) as bytes: the nearest\n"
+     "point within the threshold (index -1 when none)"},
+    {"within", (PyCFunction)cloud_within, METH_VARARGS,
+     "within(model, X_WF (1,F,4,4), F, geometries, thresholds) -> bytes (N,) in input\n"
+     "order: 1 where a geometry is within its threshold of the point"},
+    {"points", (PyCFunction)cloud_points, METH_NOARGS,
+     "points() -> bytes (N, 3) float64: the points kept, in the order given"},
+    {"without", (PyCFunction)cloud_without, METH_VARARGS,
+     "without(drop bytes (N,), rank int64 (N,)) -> Cloud of the points not dropped, their\n"
+     "input indices renumbered by rank, in the same cells"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef cloud_getset[] = {
+    {"size", (getter)cloud_size, NULL, "number of points", NULL},
+    {"non_finite", (getter)cloud_non_finite, NULL, "rows skipped: a NaN or an infinity", NULL},
+    {"cell", (getter)cloud_cell, NULL, "cell size used (metres)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CloudType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "geometry_core._native.Cloud",
+    .tp_basicsize = sizeof(CloudObject),
+    .tp_dealloc = (destructor)cloud_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Cloud(points (N,3) float64, radius): the finite points binned in a grid of\n"
+              "cells sized from their extent and count (rows with a NaN or an infinity\n"
+              "skipped and counted in non_finite).",
+    .tp_methods = cloud_methods,
+    .tp_getset = cloud_getset,
+    .tp_init = (initproc)cloud_init,
+    .tp_new = PyType_GenericNew,
+};
+
+int gc_cloud_register(PyObject *module) {
+    if (PyType_Ready(&CloudType) < 0) return -1;
+    Py_INCREF(&CloudType);
+    if (PyModule_AddObject(module, "Cloud", (PyObject *)&CloudType) < 0) {
+        Py_DECREF(&CloudType);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,412 @@
+"""Shapes and point clouds added to a CollisionChecker while it runs (Panda and UR5 as shipped)."""
+
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import robots  # noqa: E402
+
+from geometry_core import Box, Convex, HalfSpace, Mesh, RigidTransform, Sphere  # noqa: E402
+from geometry_core.clearance import CollisionChecker  # noqa: E402
+from geometry_core.clearance.live_world import BodyShapeDescription  # noqa: E402
+
+HAND = {"panda": "panda_hand", "ur5": "wrist_3_link"}
+
+
+def make(name, environment=True, **kwargs):
+    urdf, srdf, _ = robots.ARMS[name]
+    return CollisionChecker.from_urdf(
+        urdf, srdf=srdf, environment=robots.environment_scene() if environment else None,
+        package_roots=robots.PACKAGE_ROOTS, **kwargs)
+
+
+def link_pose(checker, q, body):
+    """X_WL of a robot body at configuration q, (4, 4)."""
+    _, X_WL = checker._chain.frame_poses(np.asarray(q, dtype=float)[None])
+    return X_WL[0, checker.body_index(body) - 1]
+
+
+def free_configuration(checker, seed=3):
+    qs = robots.random_configurations(checker, 200, seed)
+    return qs[checker.check_configs_collision_free(qs)][0]
+
+
+@pytest.fixture(params=["panda", "ur5"])
+def arm(request):
+    return request.param, make(request.param)
+
+
+def test_an_obstacle_added_moved_and_removed_changes_the_answers(arm):
+    name, checker = arm
+    qs = robots.random_configurations(checker, 120, 5)
+    before = checker.check_configs_collision_free(qs)
+    q = free_configuration(checker)
+    p_WH = link_pose(checker, q, HAND[name])[:3, 3]
+    # Far away first: nothing changes.
+    g = checker.add_collision_shape_to_body("box", "world", Sphere(0.03),
+                                            RigidTransform(p_WH + [0.0, 0.0, 5.0]))
+    assert checker.check_config_collision_free(q)
+    assert np.array_equal(checker.check_configs_collision_free(qs), before)
+    # Moved onto the hand: q collides, and the row names the obstacle on the world body.
+    checker.remove_all_added_collision_shapes("box")
+    g = checker.add_collision_shape_to_body("box", "world", Sphere(0.03), RigidTransform(p_WH))
+    assert not checker.check_config_collision_free(q)
+    table = checker.calc_robot_clearance(q, 0.05)
+    rows = [k for k, ids in enumerate(table.geometry_ids()) if g in ids]
+    assert rows and all(table.other_indices()[k] == 0 for k in rows)
+    assert min(table.distances()[k] for k in rows) < 0.0
+    assert checker.geometry_name(g).startswith("added::box::")
+    assert [d.geometry_id for d in checker.get_all_added_collision_shapes()["box"]] == [g]
+    # Removed: the answers are the ones before, to the bit.
+    checker.remove_all_added_collision_shapes("box")
+    assert checker.get_all_added_collision_shapes() == {}
+    assert checker.check_config_collision_free(q)
+    assert np.array_equal(checker.check_configs_collision_free(qs), before)
+    assert not any(g in ids for ids in checker.calc_robot_clearance(q, 1.0).geometry_ids())
+    with pytest.raises(KeyError):
+        checker.geometry_name(g)
+
+
+def test_a_held_object_moves_with_its_body_keeps_its_filters_and_padding(arm):
+    name, checker = arm
+    hand = checker.body_index(HAND[name])
+    q1 = free_configuration(checker)
+    # A sphere held 5 cm out from the hand's frame origin, and an obstacle
+    # sphere on the world placed 0.3 m from where the held one is at q1.
+    X_HG = RigidTransform([0.0, 0.0, 0.05])
+    held = checker.add_collision_shape_to_body("held", hand, Sphere(0.02), X_HG)
+    p_WG1 = (link_pose(checker, q1, hand) @ X_HG.get_as_matrix4())[:3, 3]
+    p_WO = p_WG1 + [0.3, 0.0, 0.0]
+    obstacle = checker.add_collision_shape_to_body("obstacle", "world", Sphere(0.05),
+                                                   RigidTransform(p_WO))
+    qs = robots.random_configurations(checker, 30, 8)
+    for q in np.vstack([q1[None], qs]):
+        table = checker.calc_robot_clearance(q, 2.0)
+        p_WG = (link_pose(checker, q, hand) @ X_HG.get_as_matrix4())[:3, 3]
+        found = [k for k, ids in enumerate(table.geometry_ids()) if set(ids) == {held, obstacle}]
+        assert len(found) == 1
+        k = found[0]
+        # Sphere-sphere: exact, so the row is the held sphere where its body took it.
+        assert table.distances()[k] == pytest.approx(np.linalg.norm(p_WG - p_WO) - 0.07,
+                                                     abs=1e-12)
+        assert table.robot_indices()[k] == hand and table.other_indices()[k] == 0
+        # The held sphere keeps the hand's filters: no row with a body filtered against it.
+        for k, ids in enumerate(table.geometry_ids()):
+            if held in ids:
+                a, b = table.robot_indices()[k], table.other_indices()[k]
+                assert hand in (a, b) and not checker.is_collision_filtered_between(a, b)
+    # Padding of (hand, world) applies to the held object's rows.
+    d0 = checker.calc_robot_clearance(q1, 1.0)
+    checker.set_padding_between(hand, "world", 0.1)
+    d1 = checker.calc_robot_clearance(q1, 1.0)
+    row = {ids: d for ids, d in zip(d0.geometry_ids(), d0.distances())}
+    row1 = {ids: d for ids, d in zip(d1.geometry_ids(), d1.distances())}
+    key = tuple(sorted((held, obstacle), key=lambda g: g.get_value()))
+    assert row1[key] == pytest.approx(row[key] - 0.1, abs=1e-12)
+    # And so does a filter set later between the hand and the world.
+    checker.set_collision_filtered_between(hand, "world", True)
+    assert key not in checker.calc_robot_clearance(q1, 1.0).geometry_ids()
+    checker.set_collision_filtered_between(hand, "world", False)
+    assert key in checker.calc_robot_clearance(q1, 1.0).geometry_ids()
+    # Detached: the held sphere is gone, the obstacle stays.
+    checker.remove_all_added_collision_shapes("held")
+    assert list(checker.get_all_added_collision_shapes()) == ["obstacle"]
+    ids = checker.calc_robot_clearance(q1, 1.0).geometry_ids()
+    assert not any(held in pair for pair in ids) and any(obstacle in pair for pair in ids)
+
+
+def test_a_held_box_between_the_fingers_touches_neither_hand_nor_fingers():
+    checker = make("panda", environment=False)
+    q = free_configuration(checker)
+    # Across the whole gap between the fingers, overlapping both and the hand.
+    checker.add_collision_shape_to_body("part", "panda_hand", Box(0.03, 0.2, 0.12),
+                                        RigidTransform([0.0, 0.0, 0.08]))
+    assert checker.check_config_collision_free(q)
+    # The same box held by a link that the hand's and fingers' filters do
+    # not cover overlaps them, and collides.
+    other = next(b for b in checker.body_names[1:] if checker.is_part_of_robot(b) and not any(
+        checker.is_collision_filtered_between(b, f)
+        for f in ("panda_hand", "panda_leftfinger", "panda_rightfinger")))
+    X_WB = link_pose(checker, q, other)
+    X_WH = link_pose(checker, q, "panda_hand")
+    X_BG = np.linalg.inv(X_WB) @ X_WH @ RigidTransform([0.0, 0.0, 0.08]).get_as_matrix4()
+    checker.add_collision_shape_to_body("wrong", other, Box(0.03, 0.2, 0.12),
+                                        RigidTransform(X_BG))
+    assert not checker.check_config_collision_free(q)
+
+
+def test_drake_agrees_on_a_held_box_and_an_added_obstacle(tmp_path):
+    pytest.importorskip("pydrake")
+    import drake_checker
+    from pydrake.geometry import Box as DrakeBox
+    from pydrake.geometry import Sphere as DrakeSphere
+    from pydrake.math import RigidTransform as DrakeTransform
+
+    urdf = robots.obj_urdf("panda", tmp_path)
+    ours = CollisionChecker.from_urdf(urdf, srdf=robots.ARMS["panda"][1],
+                                      environment=robots.environment_scene())
+    drake = drake_checker.DrakeArm("panda", urdf, ours)
+    hand = drake.plant.GetBodyByName("panda_hand")
+    X = [0.0, 0.0, 0.1]
+    ours.add_collision_shape_to_body("held", "panda_hand", Box(0.04, 0.2, 0.2), RigidTransform(X))
+    drake.checker.AddCollisionShapeToBody("held", hand, DrakeBox(0.04, 0.2, 0.2),
+                                          DrakeTransform(X))
+    ours.add_collision_shape_to_body("wall", "world", Sphere(0.15),
+                                     RigidTransform([0.3, 0.3, 0.6]))
+    drake.checker.AddCollisionShapeToBody("wall", drake.plant.world_body(), DrakeSphere(0.15),
+                                          DrakeTransform([0.3, 0.3, 0.6]))
+    qs = robots.random_configurations(ours, 80, 41)
+    verdicts = ours.check_configs_collision_free(qs)
+    compared = 0
+    for q, verdict in zip(qs, verdicts):
+        near = ours.calc_robot_clearance(q, 1e-4)
+        if near.size() and np.min(np.abs(near.distances())) < 1e-4:
+            continue
+        assert verdict == drake.checker.CheckConfigCollisionFree(drake.q(q))
+        compared += 1
+    assert compared >= 70 and 0 < verdicts.sum() < len(qs)
+    ours.remove_all_added_collision_shapes()
+    drake.checker.RemoveAllAddedCollisionShapes()
+    for q in qs[:20]:
+        assert ours.check_config_collision_free(q) == \
+            drake.checker.CheckConfigCollisionFree(drake.q(q))
+
+
+def test_bad_additions_leave_the_checker_as_it_was(arm, tmp_path):
+    name, checker = arm
+    checker.add_collision_shape_to_body("keep", "world", Sphere(0.1),
+                                        RigidTransform([0.4, 0.0, 0.4]))
+    qs = robots.random_configurations(checker, 40, 9)
+    before = checker.check_configs_collision_free(qs)
+    shapes = checker.get_all_added_collision_shapes()
+    model_size = checker._sg.collision_model().size
+    empty = tmp_path / "empty.obj"
+    empty.write_text("# nothing\n")
+    nan = tmp_path / "nan.obj"
+    nan.write_text("v 0 0 0\nv 1 0 0\nv 0 nan 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
+    bad = [
+        (KeyError, "no body named 'nope'", lambda: checker.add_collision_shape_to_body(
+            "g", "nope", Sphere(0.1))),
+        (IndexError, "body index", lambda: checker.add_collision_shape_to_body(
+            "g", 999, Sphere(0.1))),
+        (TypeError, "shape must be a Shape", lambda: checker.add_collision_shape_to_body(
+            "g", "world", "sphere")),
+        (TypeError, "X_BG must be a RigidTransform", lambda: checker.add_collision_shape_to_body(
+            "g", "world", Sphere(0.1), np.eye(4))),
+        (ValueError, "group_name", lambda: checker.add_collision_shape_to_body(
+            "", "world", Sphere(0.1))),
+        (ValueError, "radius must be positive", lambda: Sphere(-0.1)),
+        (ValueError, "must be positive and finite", lambda: Box(0.1, float("nan"), 0.1)),
+        (ValueError, "holds no triangles", lambda: checker.add_collision_shape_to_body(
+            "g", "world", Mesh(str(empty)))),
+        (ValueError, "NaN or infinite", lambda: checker.add_collision_shape_to_body(
+            "g", "world", Mesh(str(nan)))),
+        (ValueError, "cannot be held", lambda: checker.add_collision_shape_to_body(
+            "g", HAND[name], HalfSpace())),
+        (ValueError, "shape \\(N, 3\\)", lambda: checker.add_point_cloud(
+            "c", np.zeros((5, 2)), 0.01)),
+        (ValueError, "array of numbers", lambda: checker.add_point_cloud(
+            "c", [["a", "b", "c"]], 0.01)),
+        (ValueError, "radius must be finite", lambda: checker.add_point_cloud(
+            "c", np.zeros((5, 3)), -0.01)),
+        (ValueError, "radius must be finite", lambda: checker.add_point_cloud(
+            "c", np.zeros((5, 3)), float("nan"))),
+        (ValueError, "q must have shape", lambda: checker.add_point_cloud(
+            "c", np.zeros((5, 3)), 0.01, q=[0.0])),
+    ]
+    for error, message, call in bad:
+        with pytest.raises(error, match=message):
+            call()
+        assert checker.get_all_added_collision_shapes() == shapes
+        assert checker.get_all_added_point_clouds() == {}
+        assert checker._sg.collision_model().size == model_size
+    assert np.array_equal(checker.check_configs_collision_free(qs), before)
+    # A Convex of the same broken file fails the same way.
+    with pytest.raises(ValueError):
+        checker.add_collision_shape_to_body("g", HAND[name], Convex(str(empty)))
+    assert checker.get_all_added_collision_shapes() == shapes
+
+
+def test_a_description_adds_the_same_shape_again(arm):
+    name, checker = arm
+    checker.add_collision_shape_to_frame("a", HAND[name], Sphere(0.02),
+                                         RigidTransform([0.0, 0.0, 0.04]))
+    (description,) = checker.get_all_added_collision_shapes()["a"]
+    assert isinstance(description, BodyShapeDescription)
+    assert description.body_name == HAND[name]
+    g = checker.add_collision_shape("b", description)
+    (copy,) = checker.get_all_added_collision_shapes()["b"]
+    assert copy.geometry_id == g != description.geometry_id
+    assert np.array_equal(copy.pose_in_body.get_as_matrix4(),
+                          description.pose_in_body.get_as_matrix4())
+    checker.remove_all_added_collision_shapes()
+    assert checker.get_all_added_collision_shapes() == {}
+    checker.remove_all_added_collision_shapes("never added")
+
+
+def test_queries_on_other_threads_see_the_old_world_or_the_new_one():
+    checker = make("ur5")
+    qs = robots.random_configurations(checker, 40, 13)
+    old = checker.check_configs_collision_free(qs)
+    wall = (Box(0.1, 2.0, 2.0), RigidTransform([0.35, 0.0, 0.5]))
+    checker.add_collision_shape_to_body("wall", "world", *wall)
+    new = checker.check_configs_collision_free(qs)
+    rows_new = checker.calc_robot_clearance(qs[0], 0.3).size()
+    checker.remove_all_added_collision_shapes()
+    rows_old = checker.calc_robot_clearance(qs[0], 0.3).size()
+    assert not np.array_equal(old, new) and rows_old != rows_new
+    stop = threading.Event()
+    seen, errors = [], []
+
+    def reader():
+        try:
+            while not stop.is_set():
+                verdicts = checker.check_configs_collision_free(qs)
+                rows = checker.calc_robot_clearance(qs[0], 0.3).size()
+                seen.append((np.array_equal(verdicts, old), np.array_equal(verdicts, new),
+                             rows))
+        except Exception as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(15):
+            checker.add_collision_shape_to_body("wall", "world", *wall)
+            # A cloud far from the arm: the verdicts stay those of the wall.
+            checker.add_point_cloud(
+                "cloud", np.random.default_rng(1).random((2000, 3)) * 0.1 + 5.0, 0.01)
+            checker.remove_all_added_collision_shapes()
+    finally:
+        stop.set()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert seen and all((is_old or is_new) and rows in (rows_old, rows_new)
+                        for is_old, is_new, rows in seen)
+    # The readers ran through changes: they saw both worlds.
+    assert any(is_old for is_old, _, _ in seen) and any(is_new for _, is_new, _ in seen)
+
+
+# ------------------------------------------------------------------ point clouds
+
+def workspace_points(count, seed):
+    """Points around both arms' workspaces (a slab above the floor and a column)."""
+    rng = np.random.default_rng(seed)
+    slab = rng.uniform([-0.7, -0.7, 0.05], [0.7, 0.7, 0.35], (count // 2, 3))
+    column = rng.uniform([0.25, -0.15, 0.0], [0.45, 0.15, 1.0], (count - count // 2, 3))
+    return np.vstack([slab, column])
+
+
+@pytest.mark.parametrize("name, padding", [("panda", 0.0), ("ur5", 0.01)])
+def test_a_cloud_answers_as_its_points_added_as_spheres(name, padding):
+    radius = 0.015
+    cloud = make(name, environment=False, environment_padding=padding)
+    spheres = make(name, environment=False, environment_padding=padding)
+    report = cloud.add_point_cloud("camera", workspace_points(400, 2), radius)
+    kept, r, same = cloud.get_all_added_point_clouds()["camera"]
+    assert r == radius and same == report and report.kept == len(kept) > 300
+    for p_WP in kept:
+        spheres.add_collision_shape_to_body("spheres", "world", Sphere(radius),
+                                            RigidTransform(p_WP))
+    qs = robots.random_configurations(cloud, 1000, 17)
+    verdicts = cloud.check_configs_collision_free(qs)
+    assert np.array_equal(verdicts, spheres.check_configs_collision_free(qs))
+    assert 100 < verdicts.sum() < 900
+    for q in qs[:5]:
+        assert cloud.check_edge_collision_free(q, qs[-1]) == \
+            spheres.check_edge_collision_free(q, qs[-1])
+    cloud_id = next(iter(cloud._world.clouds)).geometry_id
+    sphere_ids = {d.geometry_id for d in spheres.get_all_added_collision_shapes()["spheres"]}
+    # The robot's geometries, matched across the two checkers by load order.
+    sphere_order = {g: k for k, g in enumerate(spheres._body_of)}
+    cloud_order = {g: k for k, g in enumerate(cloud._body_of)}
+    influence = 0.05
+    compared = 0
+    for table, reference in zip(cloud.calc_robot_clearances(qs, influence),
+                                spheres.calc_robot_clearances(qs, influence)):
+        # Per robot geometry: the cloud's row is the nearest sphere's row.
+        nearest = {}
+        for k, ids in enumerate(reference.geometry_ids()):
+            if not set(ids) & sphere_ids:
+                continue  # a self-collision row
+            (robot_g,) = set(ids) - sphere_ids
+            robot_g = sphere_order[robot_g]
+            if nearest.get(robot_g, (np.inf,))[0] > reference.distances()[k]:
+                nearest[robot_g] = (reference.distances()[k], k)
+        rows = {}
+        for k, ids in enumerate(table.geometry_ids()):
+            if cloud_id not in ids:
+                continue
+            assert table.other_indices()[k] == 0
+            rows[cloud_order[ids[0] if ids[1] == cloud_id else ids[1]]] = k
+        assert rows.keys() == nearest.keys()
+        compared += len(rows)
+        for g, k in rows.items():
+            d, j = nearest[g]
+            assert table.distances()[k] == pytest.approx(d, abs=1e-12)
+            assert table.robot_indices()[k] == reference.robot_indices()[j]
+            others = sorted(reference.distances()[i]
+                            for i, ids in enumerate(reference.geometry_ids())
+                            if set(ids) & sphere_ids
+                            and g in [sphere_order[h] for h in set(ids) - sphere_ids])
+            if len(others) == 1 or others[1] - others[0] > 1e-9:
+                # A unique nearest sphere: the same Jacobian row.
+                assert np.allclose(table.jacobians()[k], reference.jacobians()[j], atol=1e-12)
+    assert compared > 500
+
+
+def test_the_cloud_row_jacobian_matches_central_differences():
+    checker = make("ur5", environment=False)
+    checker.add_point_cloud("camera", workspace_points(300, 4), 0.01)
+    qs = robots.random_configurations(checker, 20, 23)
+    checked = 0
+    for q in qs:
+        table = checker.calc_robot_clearance(q, 0.1)
+        if not table.size():
+            continue
+        ids = table.geometry_ids()
+        smooth, fd = robots.smooth_rows(checker, q, ids)
+        for k in np.flatnonzero(smooth):
+            assert np.allclose(table.jacobians()[k], fd[k], atol=2e-6)
+            checked += 1
+    assert checked >= 5
+
+
+def test_self_filter_and_non_finite_points_are_counted():
+    checker = make("panda", environment=False, environment_padding=0.005)
+    q = checker.default_positions
+    rng = np.random.default_rng(6)
+    points = rng.uniform([-0.3, -0.3, 0.0], [0.3, 0.3, 1.1], (3000, 3))
+    bad = np.array([[np.nan, 0, 0], [0, np.inf, 0], [0, 0, -np.inf]])
+    radius = 0.01
+    report = checker.add_point_cloud("camera", np.vstack([points[:1000], bad, points[1000:]]),
+                                     radius)
+    assert report.non_finite == 3
+    assert report.kept + report.self_filtered == len(points)
+    # The reference: each point against every robot geometry through the scene
+    # graph's own distance-to-point query, at q.
+    sg = checker._sg
+    X_PF, _ = checker._chain.frame_poses(q[None])
+    sg.set_poses_array(checker._source, checker._frame_ids, X_PF[0])
+    query = sg.query_object()
+    robot = {g for g, body in checker._body_of.items() if checker.is_part_of_robot(body)}
+    covered = np.array([any(row.id_G in robot and row.distance <= radius + 0.005
+                            for row in query.compute_signed_distance_to_point(p, 0.05))
+                        for p in points])
+    assert report.self_filtered == covered.sum() > 20
+    kept, _, _ = checker.get_all_added_point_clouds()["camera"]
+    assert np.array_equal(kept, points[~covered])
+    assert checker.check_config_collision_free(q)
+    # Replacing the cloud replaces the report; removing it frees the checker.
+    again = checker.add_point_cloud("camera", points[:10] + 5.0, radius)
+    assert again.kept == 10 and again.self_filtered == 0 and again.non_finite == 0
+    checker.remove_all_added_collision_shapes("camera")
+    assert checker.get_all_added_point_clouds() == {}
+    checker.add_point_cloud("empty", np.zeros((0, 3)), radius)
+    assert checker.check_config_collision_free(q)
