@@ -292,8 +292,8 @@ def _read_mesh_file(kind: str, filename: str) -> _MeshData:
         raise ValueError(f"{kind} file {filename!r} holds {len(faces)} triangles, over the "
                          f"limit of {MAX_MESH_TRIANGLES}")
     if not np.all(np.isfinite(vertices)):
-        raise ValueError(f"{kind} file {filename!r} has vertex coordinates that are not "
-                         "finite numbers (NaN or infinity)")
+        raise ValueError(f"{kind} file {filename!r} has vertex coordinates that are NaN or "
+                         "infinite")
     vertices.flags.writeable = False
     faces.flags.writeable = False
     return _cache_put(_file_cache, key, _MeshData(vertices, faces))

@@ -211,7 +211,7 @@ def test_an_infinite_vertex_is_named_as_such_not_degenerate(tmp_path):
     (tmp_path / "inf.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 inf\n"
                                       "f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
     path = _mesh_urdf(tmp_path, "inf.obj")
-    with pytest.raises(SceneFileError, match="vertex coordinates that are not finite numbers"):
+    with pytest.raises(SceneFileError, match="vertex coordinates that are NaN or infinite"):
         load_urdf(path)
 
 
