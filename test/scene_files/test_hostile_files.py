@@ -456,3 +456,21 @@ def test_fifos_and_devices_are_read_no_further_than_the_limit(tmp_path):
             print(err)
     """, timeout=30, memory=1 * GiB)
     assert "over the limit of 1048576 bytes" in result.stdout
+
+
+def test_a_copy_of_a_loaded_robot_is_independent_of_it(tmp_path):
+    # The node gives its clearance checker a copy of the robot it loaded
+    # (one parse per robot): the checker's filters must not reach the node.
+    import copy
+
+    from geometry_core import GeometrySet
+
+    path = tmp_path / "chain.urdf"
+    path.write_text(_chain_urdf(3))
+    robot = load_urdf(path, filter_adjacent=False)
+    twin = copy.deepcopy(robot)
+    frames = [twin.frames[name] for name in ("l0", "l2")]
+    twin.scene_graph.exclude_collisions_between(GeometrySet(frames[0]), GeometrySet(frames[1]))
+    g0, g2 = robot.geometries["l0::collision"], robot.geometries["l2::collision"]
+    assert twin.scene_graph.model_inspector().collision_filtered(g0, g2)
+    assert not robot.scene_graph.model_inspector().collision_filtered(g0, g2)
