@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from geometry_core.clearance import CollisionChecker
-from geometry_core_nodes.conversions import clearance_table_to_msg, stamp_to_ns
+from geometry_core_nodes.inbound import stamp_to_ns
+from geometry_core_nodes.outbound import clearance_table_to_msg
 from geometry_core_nodes.transport import RELIABLE_RESULTS, SENSOR_DATA, ParameterError
 
 __all__ = ["ClearanceMonitor", "JointStateError", "JointStateTracker",

@@ -24,7 +24,7 @@ MAX_FOREIGN_FRAMES = 10_000
 #: Transforms used from one TFMessage; the rest are dropped and counted as
 #: ``too_many_transforms``. robot_state_publisher sends one transform per
 #: joint (tens to a few hundred); checking and storing one costs a few µs
-#: (decoded into arrays, see transport/tf_arrays.py), so 1000 bound the
+#: (decoded into arrays, see tf_arrays.py), so 1000 bound the
 #: work after decoding one message to milliseconds.
 MAX_TRANSFORMS_PER_MESSAGE = 1000
 
@@ -95,3 +95,34 @@ MAX_ROBOT_MESH_FILE_BYTES = 64 * 1024 * 1024
 #: one summary line ("and 599 990 more"). Further descriptions' warnings are
 #: logged at most once per LOG_PERIOD_S, the rest counted.
 MAX_LOG_LINES_PER_MESSAGE = 10
+
+# -- MoveIt planning scene (planning_scene.py, planning_scene_node.py) --------
+
+#: Longest MoveIt object id accepted. MoveIt's ids are names ("box1", a
+#: perception pipeline's "object_17"); 256 leaves room for namespaced ones.
+MAX_OBJECT_ID_LENGTH = 256
+
+#: Shapes (primitives, meshes and planes together) of one collision object.
+#: A grasped part or a table is one to a few tens of primitives.
+MAX_SHAPES_PER_OBJECT = 256
+
+#: Vertices and triangles of the meshes of one collision object. A scanned
+#: object is tens of thousands of triangles; the checker's own cap on all
+#: added triangles is 2 million (clearance/live_world.py).
+MAX_MESH_VERTICES = 1_000_000
+MAX_MESH_TRIANGLES = 1_000_000
+
+#: Collision and attached objects in one PlanningScene message, and objects
+#: a node holds at once. A cluttered workcell is hundreds.
+MAX_OBJECTS_PER_MESSAGE = 2_000
+MAX_WORLD_OBJECTS = 2_000
+
+#: Touch links of one attached object, and names in one allowed-collision
+#: matrix or link padding list (a robot has tens of links; a matrix also
+#: names objects).
+MAX_TOUCH_LINKS = 256
+MAX_ACM_NAMES = 1_000
+
+#: Points of one PointCloud2 (height x width). A 640 x 480 depth image is
+#: 307 200; the checker's own cap per cloud is 5 million.
+MAX_CLOUD_POINTS = 2_000_000

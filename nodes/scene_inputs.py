@@ -6,7 +6,7 @@
 :meth:`SceneInputs.apply` sets the scene graph's frame poses from what it
 heard. Callbacks only check and store (the seven numbers of each
 transform as received, the newest per frame: no per-transform objects on
-the way in, see :mod:`geometry_core_nodes.transport.tf_arrays`); converting
+the way in, see :mod:`geometry_core_nodes.tf_arrays`); converting
 quaternions, composing transforms and setting poses happen in :meth:`apply`,
 all frames at once, which the node calls before a query. Messages whose
 poses a newer message replaced before any :meth:`apply` read them are
@@ -50,8 +50,7 @@ import numpy as np
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_graph import FrameId, GeometryId, Role, SourceId
 from geometry_core_nodes import limits
-from geometry_core_nodes.conversions import (
-    GeometryNames,
+from geometry_core_nodes.inbound import (
     PoseError,
     Transform,
     all_pose_rows_valid,
@@ -60,6 +59,8 @@ from geometry_core_nodes.conversions import (
     tf_arrays_to_transforms,
 )
 from geometry_core_nodes.limits import LOG_PERIOD_S, MAX_TRANSFORMS_PER_MESSAGE
+from geometry_core_nodes.outbound import GeometryNames
+from geometry_core_nodes.tf_arrays import TF_CODEC, TfArrays, tf_arrays_from_message
 from geometry_core_nodes.tf_buffer import PoseLookup, TfBuffer
 from geometry_core_nodes.transport import (
     LATCHED,
@@ -70,7 +71,6 @@ from geometry_core_nodes.transport import (
     TransportNode,
     at_least,
 )
-from geometry_core_nodes.transport.tf_arrays import TfArrays, tf_arrays_from_message
 
 __all__ = ["BUILTIN_DEMO", "InputParameters", "LogBudget", "PoseState", "SceneInputs",
            "load_robot_description", "load_scene_graph", "node_load_limits"]
@@ -389,8 +389,10 @@ class SceneInputs:
             if scene_graph is not None:
                 self._index_scene(scene_graph)
 
-        node.create_tf_subscription("/tf", self._on_tf, TF)
-        node.create_tf_subscription("/tf_static", self._on_tf_static, TF_STATIC_LISTENER)
+        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf", self._on_tf, TF,
+                                 codec=TF_CODEC)
+        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf_static", self._on_tf_static,
+                                 TF_STATIC_LISTENER, codec=TF_CODEC)
         for topic in self.params.pose_topics:
             frame = topic.rstrip("/").rsplit("/", 1)[-1]
             node.create_subscription("geometry_msgs/msg/PoseStamped", topic,
@@ -574,7 +576,7 @@ class SceneInputs:
     # ------------------------------------------------------------- callbacks
 
     def _on_tf(self, msg: TfArrays | Any) -> None:
-        """A /tf message, as arrays (``create_tf_subscription``) or a TFMessage object."""
+        """A /tf message, as arrays (``TF_CODEC``) or a TFMessage object."""
         self.taken["tf"] += 1
         self._pending += 1
         self._store_tf(msg, static=False)

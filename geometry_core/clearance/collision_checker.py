@@ -73,7 +73,11 @@ from geometry_core.clearance.live_world import (
     PointCloudReport,
     checked_points,
 )
-from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
+from geometry_core.clearance.robot_clearance import (
+    RobotClearance,
+    RobotCollisionType,
+    RobotContact,
+)
 from geometry_core.math import RigidTransform
 from geometry_core.proximity.batch_query import BatchQuery
 from geometry_core.proximity.engine import ModelCache
@@ -345,8 +349,10 @@ class CollisionChecker:
 
     def add_collision_shape(self, group_name: str,
                             description: BodyShapeDescription) -> GeometryId:
-        """Add the shape of a :class:`BodyShapeDescription` (as returned by
-        :meth:`get_all_added_collision_shapes`) to its body again."""
+        """Add the shape of a :class:`BodyShapeDescription` to its body again.
+
+        The descriptions are those :meth:`get_all_added_collision_shapes` returns.
+        """
         if not isinstance(description, BodyShapeDescription):
             raise TypeError(f"description must be a BodyShapeDescription, got "
                             f"{type(description).__name__}")
@@ -912,6 +918,37 @@ class CollisionChecker:
                 robot = a if self._is_robot[a] else b
                 types[robot] = types[robot].with_environment(True)
         return types
+
+    def calc_contacts(self, q) -> list[RobotContact]:
+        """Return the contacts of configuration ``q``: the unfiltered pairs at padded distance <= 0.
+
+        One :class:`RobotContact` per pair of geometries (robot with robot,
+        environment, added shapes, or a point cloud's nearest point, as a
+        sphere of the cloud's radius), in order of the pair's geometry ids,
+        with its depth, witness points and normal in the world; empty
+        exactly when :meth:`check_config_collision_free` is true.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_config_collision_free`.
+        """
+        q = self._positions(q, "q", batch=False)
+        (rows,), X_WL, world = self._pairs_in(q, max(self._max_padding(), 0.0))
+        contacts = []
+        for a, b, distance, pair in rows:
+            if distance > 0.0:
+                continue
+            p_WC = []
+            for body, g, p_GC in ((a, pair.id_A, pair.p_ACa), (b, pair.id_B, pair.p_BCb)):
+                # A link's geometry moves with the link; any other body's frame is the world's.
+                X_WB = X_WL[0, body - 1] if self._is_robot[body] else np.eye(4)
+                X_WG = X_WB @ world.X_BG_rows[world.row_of[g]]
+                p_WC.append(X_WG[:3, :3] @ p_GC + X_WG[:3, 3])
+            contacts.append(RobotContact(self.body_names[a], self.body_names[b], pair.id_A,
+                                         pair.id_B, -float(distance), p_WC[0], p_WC[1],
+                                         np.array(pair.nhat_BA_W, dtype=float)))
+        return contacts
 
     def calc_robot_clearance(self, q, influence_distance: float) -> RobotClearance:
         """Return the clearance table of configuration ``q``.
