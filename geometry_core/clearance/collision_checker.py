@@ -593,15 +593,32 @@ class CollisionChecker:
         filtered[1:1 + len(chain.links), 1:1 + len(chain.links)] |= same
         # Pairs the scene graph already filters throughout (the loader's,
         # the SRDF's): every geometry pair of the two links.
-        inspector = self._sg.model_inspector()
+        # All geometry pairs at once, in chunks (a pair at a time was O(n^2)
+        # Python calls: minutes for a robot of a few thousand links).
         members = self._link_geometries()
-        for a in range(len(chain.links)):
-            for b in range(a + 1, len(chain.links)):
-                if filtered[1 + a, 1 + b] or not members[a] or not members[b]:
-                    continue
-                if all(inspector.collision_filtered(g, h) for g in members[a]
-                       for h in members[b]):
-                    filtered[1 + a, 1 + b] = filtered[1 + b, 1 + a] = True
+        L = len(chain.links)
+        model = self._sg.collision_model()
+        link_of = np.array([a for a in range(L) for _ in members[a]], dtype=np.intp)
+        index = np.array([model.index_of(g) for a in range(L) for g in members[a]],
+                         dtype=np.int64)
+        has = np.array([bool(m) for m in members], dtype=bool)
+        reported = np.zeros((L, L), dtype=bool)   # some geometry pair of the links is checked
+        G = len(index)
+        step = max(1, 2_000_000 // max(G, 1))
+        for start in range(0, G, step):
+            u, v = np.nonzero(np.triu(np.ones((min(step, G - start), G), dtype=bool),
+                                      start + 1))
+            u += start
+            la, lb = link_of[u], link_of[v]
+            wanted = la != lb
+            u, v, la, lb = u[wanted], v[wanted], la[wanted], lb[wanted]
+            i, j = np.minimum(index[u], index[v]), np.maximum(index[u], index[v])
+            keep = model.unfiltered(i, j)
+            reported[la[keep], lb[keep]] = True
+        reported |= reported.T
+        pair = np.outer(has, has) & ~reported
+        np.fill_diagonal(pair, False)
+        filtered[1:1 + L, 1:1 + L] |= pair
         return filtered
 
     def _apply_filters(self, pairs, filtered: bool) -> None:
