@@ -2,7 +2,9 @@
 
 - :func:`load_scene` reads a YAML scene (format in
   :mod:`geometry_core.scene_files.yaml_scene`);
-- :func:`load_urdf` reads a URDF robot (:mod:`geometry_core.scene_files.urdf`);
+- :func:`load_urdf` reads a URDF robot (:mod:`geometry_core.scene_files.urdf`),
+  or a xacro one (``.xacro``, ``.urdf.xacro``) expanded with ROS's xacro
+  (:mod:`geometry_core.scene_files.xacro_files`);
 - :func:`load_any` picks by extension;
 - :func:`apply_srdf` applies a MoveIt SRDF's collision filters and named
   poses to a URDF robot (:mod:`geometry_core.scene_files.srdf`);
@@ -46,10 +48,12 @@ def apply_srdf(scene: LoadedScene, srdf, *, text: bool = False) -> None:
 
 def load_any(path: str | os.PathLike,
              package_roots: Mapping[str, str | os.PathLike] | None = None,
-             srdf: str | os.PathLike | None = None) -> LoadedScene:
-    """Load a ``.yaml``/``.yml`` scene or a ``.urdf`` robot, chosen by extension.
+             srdf: str | os.PathLike | None = None,
+             xacro_args: Mapping[str, str] | None = None) -> LoadedScene:
+    """Load a ``.yaml``/``.yml`` scene or a ``.urdf``/``.xacro`` robot, chosen by extension.
 
-    ``srdf`` (a URDF's MoveIt SRDF) adds its collision filters and named poses.
+    ``srdf`` (a URDF's MoveIt SRDF) adds its collision filters and named poses;
+    ``xacro_args`` are a ``.xacro`` robot's arguments (``$(arg name)``).
 
     Raises
     ------
@@ -63,8 +67,10 @@ def load_any(path: str | os.PathLike,
             raise SceneFileError(path, None, "package roots apply to URDF files only")
         if srdf is not None:
             raise SceneFileError(path, None, "an SRDF applies to URDF files only")
+        if xacro_args:
+            raise SceneFileError(path, None, "xacro arguments apply to .xacro files only")
         return load_scene(path)
-    if suffix in (".urdf", ".xml"):
-        return load_urdf(path, package_roots=package_roots, srdf=srdf)
+    if suffix in (".urdf", ".xml", ".xacro"):
+        return load_urdf(path, package_roots=package_roots, srdf=srdf, xacro_args=xacro_args)
     raise SceneFileError(path, None, f"unknown scene file type {suffix or '(none)'!r}; "
-                                     "expected .yaml, .yml or .urdf")
+                                     "expected .yaml, .yml, .urdf or .xacro")

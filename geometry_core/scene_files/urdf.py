@@ -405,7 +405,7 @@ class _UrdfBuilder:
             if parent is not None and tag not in _SCHEMA[parent][1]:
                 # A shape's tag is checked with its geometry; a namespaced element is
                 # another tool's extension (drake:, gazebo's...).
-                if parent != "geometry" and ":" not in tag and "}" not in tag:  # namespaced: another tool's extension
+                if parent != "geometry" and ":" not in tag and "}" not in tag:
                     seen.setdefault(f"element <{tag}> in <{parent}>", []).append(element)
                 return
             if known is None or tag in _EXTENSIONS:
@@ -521,6 +521,10 @@ class _UrdfBuilder:
                                  f"{joints[name].sourceline})")
             joints[name] = joint
             self._check_joint(joint, f"joint {name!r}", links)
+        if not links:
+            hint = (" (a xacro file that only defines macros: load the file that uses them)"
+                    if self.data is not None else "")
+            self.fail(root, f"the robot has no <link>, as urdfdom refuses too{hint}")
         self.link_elements = links
         self.joint_elements = joints
 
