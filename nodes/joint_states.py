@@ -24,8 +24,7 @@ This module must never import cyclonedds, rclpy, fcl or lcm directly.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -127,6 +126,11 @@ class ClearanceMonitor:
         The node's dropped-input counters (``bad_joint_state`` is added).
     drop : callable
         ``drop(kind, message)``: the node's count-and-warn function.
+    robot : LoadedScene, optional
+        ``robot_description`` already loaded by the node (SceneInputs): the
+        checker is built on it instead of loading the text again.
+    log_budget : LogBudget, optional
+        Where the SRDF's warnings are logged, bounded.
 
     Raises
     ------
@@ -138,7 +142,8 @@ class ClearanceMonitor:
 
     def __init__(self, node: Any, robot_description: str | None,
                  srdf: tuple[str, bool] | None, package_roots: Mapping[str, str],
-                 world_frame: str, counters: dict, drop) -> None:
+                 world_frame: str, counters: dict, drop, robot: Any = None,
+                 log_budget: Any = None) -> None:
         self.node = node
         self._environment = node.declare_parameter(
             "clearance_environment", "",
@@ -153,12 +158,13 @@ class ClearanceMonitor:
             raise ParameterError("parameter 'influence_distance' must be >= 0, not "
                                  f"{self.influence_distance}")
         self._package_roots = package_roots
+        self._log_budget = log_budget
         self._robot: str | None = None
         self._srdf = srdf
         self.checker: CollisionChecker | None = None
         self.tracker = JointStateTracker([])
         if robot_description is not None:
-            self.load(robot_description, srdf)
+            self.load(robot_description, srdf, robot=robot)
         self.world_frame = world_frame
         counters.setdefault("bad_joint_state", 0)
         self._drop = drop
@@ -168,8 +174,14 @@ class ClearanceMonitor:
         node.create_subscription("sensor_msgs/msg/JointState", "joint_states",
                                  self.on_joint_state, SENSOR_DATA)
 
-    def load(self, robot_description: str, srdf: tuple[str, bool] | None) -> None:
+    def load(self, robot_description: str, srdf: tuple[str, bool] | None,
+             robot: Any = None) -> None:
         """Build the checker for this robot and SRDF, replacing the previous one.
+
+        ``robot`` (the node's LoadedScene of ``robot_description``) is used
+        as it is when there is no ``clearance_environment``: the checker adds
+        nothing to its scene graph then but the SRDF's filters, which the
+        node applies too. Else, and for a new SRDF, the text is loaded again.
 
         Raises
         ------
@@ -177,13 +189,31 @@ class ClearanceMonitor:
             If the robot, its SRDF or the environment cannot be loaded; the
             previous checker is then kept.
         """
-        with tempfile.TemporaryDirectory(prefix="clearance_") as folder:
-            urdf = os.path.join(folder, "robot_description.urdf")
-            with open(urdf, "w", encoding="utf-8") as file:
-                file.write(robot_description)
-            checker = CollisionChecker.from_urdf(
-                urdf, srdf=None if srdf is None else srdf[0], srdf_is_text=bool(srdf and srdf[1]),
-                environment=self._environment or None, package_roots=self._package_roots)
+        from geometry_core.scene_files import load_scene, load_urdf
+        from geometry_core_nodes.scene_inputs import load_robot_description, node_load_limits
+
+        shared = robot is not None and not self._environment
+        if not shared:
+            robot = load_robot_description(robot_description, self._package_roots)
+        environment = None
+        if self._environment:
+            loader = load_urdf if self._environment.lower().endswith((".urdf", ".xml")) \
+                else load_scene
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                environment = (loader(self._environment, package_roots=self._package_roots,
+                                      visuals=False) if loader is load_urdf
+                               else loader(self._environment))
+        if srdf is not None and not shared:  # a shared robot has the node's SRDF filters
+            from geometry_core.scene_files.srdf import apply_srdf_filters
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # logged below, bounded
+                issued = apply_srdf_filters(robot.scene_graph, srdf[0], text=srdf[1],
+                                            limits=node_load_limits())
+            if self._log_budget is not None:
+                self._log_budget.lines("srdf_warnings", issued, prefix="SRDF: ")
+        checker = CollisionChecker(robot, environment=environment)
         self.checker, self._robot, self._srdf = checker, robot_description, srdf
         self.tracker = JointStateTracker(checker.position_names)
 
@@ -198,7 +228,7 @@ class ClearanceMonitor:
         if self._robot is None:
             self._srdf = srdf
         else:
-            self.load(self._robot, srdf)
+            self.load(self._robot, srdf)  # a fresh load: the old SRDF's filters are gone
 
     def on_joint_state(self, msg: Any) -> None:
         """Convert, check and publish; a bad message is counted and dropped."""

@@ -87,6 +87,9 @@ def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
 
 # ------------------------------------------------------------------ scenes
 
+#: Warnings about one scene file printed in full; the rest are counted in one line.
+MAX_WARNING_LINES = 20
+
 
 def load_scene(args: argparse.Namespace):
     """Load and pose the scene; every failure is the user's input, so it becomes BadInput."""
@@ -104,11 +107,17 @@ def load_scene(args: argparse.Namespace):
             scene = load_any(args.scene, package_roots=dict(args.package_root) or None,
                              srdf=getattr(args, "srdf", None),
                              xacro_args=dict(getattr(args, "xacro_arg", None) or []) or None)
+        shown = 0
         for w in accepted:  # a file the ROS toolchain accepts too: say what was done
-            if issubclass(w.category, SceneFileWarning):
-                print(f"geometry-core {args.command}: warning: {w.message}", file=sys.stderr)
-            else:
+            if not issubclass(w.category, SceneFileWarning):
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            elif shown < MAX_WARNING_LINES:
+                print(f"geometry-core {args.command}: warning: {w.message}", file=sys.stderr)
+                shown += 1
+        more = sum(issubclass(w.category, SceneFileWarning) for w in accepted) - shown
+        if more:
+            print(f"geometry-core {args.command}: warning: and {more} more warnings like "
+                  "these", file=sys.stderr)
         if args.pose is not None:
             scene.apply_named_pose(args.pose)
         if q:
@@ -116,6 +125,10 @@ def load_scene(args: argparse.Namespace):
     except (ValueError, KeyError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
         raise BadInput(message) from None
+    except RecursionError:  # the loaders catch their own; a last guard for one line, exit 2
+        raise BadInput(f"{args.scene}: the file nests too deeply to be read") from None
+    except MemoryError:
+        raise BadInput(f"{args.scene}: out of memory reading the file") from None
     return scene
 
 

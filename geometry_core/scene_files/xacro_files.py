@@ -5,13 +5,13 @@ PyPI package ``xacro`` is ROS's implementation; here it runs with two
 differences from a ROS workspace:
 
 * ``$(find pkg)`` is answered by :func:`find_package` instead of the ament
-  index, so it finds a package exactly where a ``package://pkg/...`` mesh
-  is found (package roots, ``ROS_PACKAGE_PATH``, ``AMENT_PREFIX_PATH``,
-  then beside the file and in its ancestor folders). A package found
+  index, so it finds a package where a ``package://pkg/...`` mesh is found
+  (package roots, ``ROS_PACKAGE_PATH``, ``AMENT_PREFIX_PATH``, then beside
+  the file and in its ancestor folders, or by its ``package.xml``). A package found
   nowhere is a :class:`~geometry_core.scene_files.errors.SceneFileError`
   naming the package and the file that asked for it;
 * what xacro prints as a warning becomes a
-  :class:`~geometry_core.scene_files.errors.SceneFileWarning`.
+  :class:`~geometry_core.scene_files.errors.SceneFileWarning` naming the file.
 
 The expansion is the text ``xacro FILE`` prints (the same pretty-printed
 XML), so a line number in a later URDF error is a line of that output.
@@ -26,11 +26,11 @@ import io
 import os
 import re
 import threading
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
-from geometry_core.scene_files.errors import SceneFileError, SceneFileWarning
+from geometry_core.scene_files.errors import SceneFileError, issue_warning
+from geometry_core.scene_files.package_paths import FileAccess, FileNotAllowed, resolve_package
 
 __all__ = ["XACRO_SUFFIX", "expand_xacro", "find_package", "is_xacro"]
 
@@ -39,6 +39,8 @@ XACRO_SUFFIX = ".xacro"
 # xacro keeps its state (file stack, substitution arguments, the $(find) hook) in
 # module globals: one expansion at a time.
 _LOCK = threading.Lock()
+_LOCATION_LINES = ("when processing file:", "included from:", "in file:",
+                   "when instantiating macro:", "instantiated from:")
 _PACKAGE_NAME = re.compile(rb"<name>\s*([^<\s]+)\s*</name>")
 
 
@@ -65,36 +67,42 @@ def _package_xml_name(folder: Path) -> str | None:
 
 def find_package(package: str, start: str | os.PathLike,
                  package_roots: Mapping[str, str | os.PathLike] | None = None,
-                 environ: Mapping[str, str] | None = None) -> Path | None:
+                 environ: Mapping[str, str] | None = None,
+                 access: FileAccess | None = None) -> Path | None:
     """The folder of ROS package ``package`` as ``$(find package)`` names it, or None.
 
-    Looked for where :func:`~geometry_core.scene_files.urdf.resolve_mesh_path`
-    looks for ``package://package/...`` (the same candidates, in the same
-    order): ``package_roots[package]``; on ``ROS_PACKAGE_PATH``; as
-    ``share/package`` under ``AMENT_PREFIX_PATH``; then beside ``start``
-    (a file's folder) and its ancestors. A candidate is the package when it
-    is the given root, is a folder named ``package``, or holds a
-    ``package.xml`` whose ``<name>`` is ``package``.
-    """
-    from geometry_core.scene_files.urdf import _package_candidates
+    Looked for by :func:`~geometry_core.scene_files.package_paths.resolve_package`,
+    where ``package://package/...`` meshes are looked for (package roots,
+    ``ROS_PACKAGE_PATH``, ``AMENT_PREFIX_PATH``, then a folder named
+    ``package`` beside ``start`` or beside one of its ancestors); then, as
+    ROS knows a package by its manifest, ``start`` or an ancestor whose
+    ``package.xml`` has ``<name>package</name>``. ``access`` as there (no
+    upward search for a restricted description).
 
-    roots = package_roots or {}
-    given = Path(roots[package]) if package in roots else None
-    if given is not None and given.is_dir():
-        return given
-    for candidate in _package_candidates(package, "", Path(start), None,
-                                         os.environ if environ is None else environ):
-        candidate = Path(os.path.normpath(candidate))
-        if not candidate.is_dir():
-            continue
-        if candidate.name == package or _package_xml_name(candidate) == package:
-            return candidate
+    Raises
+    ------
+    ValueError
+        For a package name that is not a plain name.
+    """
+    access = FileAccess() if access is None else access
+    try:
+        folder = resolve_package(package, "", package_roots, start, environ, access)
+    except (KeyError, FileNotAllowed):
+        folder = None
+    if folder is not None and folder.is_dir():
+        return folder
+    if access.search_up:
+        here = Path(start).resolve()
+        for candidate in (here, *here.parents):
+            if _package_xml_name(candidate) == package and access.allows(candidate):
+                return candidate
     return None
 
 
 def expand_xacro(path: str | os.PathLike, *, mappings: Mapping[str, str] | None = None,
                  package_roots: Mapping[str, str | os.PathLike] | None = None,
-                 environ: Mapping[str, str] | None = None) -> str:
+                 environ: Mapping[str, str] | None = None,
+                 access: FileAccess | None = None) -> str:
     """Expand the xacro file ``path`` to URDF text, as ``xacro path name:=value ...`` does.
 
     Parameters
@@ -108,6 +116,8 @@ def expand_xacro(path: str | os.PathLike, *, mappings: Mapping[str, str] | None 
     environ : mapping, optional
         Where ``ROS_PACKAGE_PATH`` and ``AMENT_PREFIX_PATH`` are read for
         ``$(find)``; ``os.environ`` by default.
+    access : FileAccess, optional
+        Where ``$(find)`` may look (:mod:`~geometry_core.scene_files.package_paths`).
 
     Returns
     -------
@@ -137,7 +147,7 @@ def expand_xacro(path: str | os.PathLike, *, mappings: Mapping[str, str] | None 
         requester = (xacro.filestack[-1] if xacro.filestack and xacro.filestack[-1]
                      else absolute)
         for start in dict.fromkeys((os.path.dirname(requester), os.path.dirname(absolute))):
-            folder = find_package(package, start, package_roots, environ)
+            folder = find_package(package, start, package_roots, environ, access)
             if folder is not None:
                 return str(folder)
         raise _PackageNotFound(package, requester)
@@ -156,9 +166,14 @@ def expand_xacro(path: str | os.PathLike, *, mappings: Mapping[str, str] | None 
         finally:
             substitution_args._eval_find = hook
             xacro.init_stacks(None)
-    for line in stderr.getvalue().splitlines():
-        if line.strip():
-            warnings.warn(f"{path}: xacro: {line.strip()}", SceneFileWarning, stacklevel=3)
+    messages: list[str] = []
+    for line in filter(None, map(str.strip, stderr.getvalue().splitlines())):
+        if messages and line.startswith(_LOCATION_LINES):  # where xacro was: same message
+            messages[-1] += f" ({line})"
+        else:
+            messages.append(line)
+    for message in messages:
+        issue_warning(f"{path}: xacro: {message}", "xacro", stacklevel=3)
     return text
 
 
