@@ -1,23 +1,34 @@
-"""Load time of xacro robots: xacro expansion, our load of the expansion, Drake's parser.
+"""Load time of xacro robots against Drake's parser, with the xacro expansion apart.
 
 Usage::
 
-    python -m bench.xacro_load            # rtb-data's Panda, Trossen WX250s and Puma 560
+    python -m bench.xacro_load              # rtb-data's Panda, Trossen WX250s and Puma 560
+    python -m bench.xacro_load --rounds 5
 
-For each robot, in one process and side by side (median of ``--rounds``):
-``expand_xacro`` alone (ROS's xacro), ``load_urdf`` of the expanded text
-(warm: meshes hulled once per process, as a node loads a robot), and
-Drake's ``Parser`` (``AddModelsFromString``, visuals and collision meshes
-of the expansion dropped, since Drake hulls only ``.obj``: what it parses
-is the same links, joints and primitive shapes). Drake's figure is its
-parse alone; ours includes the hulls of the collision meshes.
+For each robot, side by side in one process, the systems alternating in
+each round (medians):
+
+* xacro: ``expand_xacro`` alone (ROS's xacro, our ``$(find)``);
+* ours: ``load_urdf`` of the expanded URDF, warm (collision meshes hulled
+  once per process, as a node that loads a robot again), then a first
+  penetration query: the figure ``bench/robots.py`` reports for
+  example-robot-data;
+* Drake: ``Parser`` into a ``MultibodyPlant`` with a ``SceneGraph`` on its
+  copy of the expansion (collision meshes as ``.obj``, visuals and textures
+  dropped: what it can read), finalized, then a first penetration query,
+  as in ``bench/robots.py``.
+
+The expansion is written beside the xacro file for the run (so the mesh
+URIs resolve as they do from the xacro) and removed afterwards.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
+import warnings
 from pathlib import Path
 
 ROBOTS = ("qut_frankie_description/robots/panda_arm_hand.urdf.xacro",
@@ -25,77 +36,91 @@ ROBOTS = ("qut_frankie_description/robots/panda_arm_hand.urdf.xacro",
           "unimation_puma560_description/urdf/puma560_robot.urdf.xacro")
 
 
-def _median_ms(fn, rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
-
-
-def _drake_text(urdf_text: str) -> str:
+def _drake_copy(expanded: Path, out_dir: Path) -> Path:
     from lxml import etree
 
-    root = etree.fromstring(urdf_text.encode())
+    from bench.robot_files import drake_copy
+
+    copy = drake_copy(expanded, out_dir / "no-share", out_dir)
+    root = etree.parse(str(copy)).getroot()
     for material in root.iter("material"):  # textures name packages Drake has no path for
         for texture in material.findall("texture"):
             material.remove(texture)
             if material.find("color") is None:
                 etree.SubElement(material, "color", rgba="0.2 0.2 0.2 1")
-    for link in root.findall("link"):
-        for element in link.findall("visual") + [c for c in link.findall("collision")
-                                                 if c.find("geometry/mesh") is not None]:
-            link.remove(element)
-    return etree.tostring(root).decode()
+    copy.write_bytes(etree.tostring(root))
+    return copy
 
 
-def run(rounds: int) -> list[str]:
-    import warnings
-
-    import rtbdata
+def times(xacro_file: Path, rounds: int) -> dict[str, float]:
     from pydrake.multibody.parsing import Parser
-    from pydrake.multibody.plant import MultibodyPlant
+    from pydrake.multibody.plant import AddMultibodyPlantSceneGraph
+    from pydrake.systems.framework import DiagramBuilder
 
     from geometry_core.scene_files import load_urdf
     from geometry_core.scene_files.xacro_files import expand_xacro
 
+    expanded = xacro_file.with_name(f".bench_{xacro_file.name}.urdf")
+    expanded.write_text(expand_xacro(xacro_file))
+    try:
+        copy = _drake_copy(expanded, Path(tempfile.mkdtemp(prefix="drake_copy_")))
+
+        def xacro() -> float:
+            t0 = time.perf_counter()
+            expand_xacro(xacro_file)
+            return time.perf_counter() - t0
+
+        def ours() -> float:
+            t0 = time.perf_counter()
+            scene = load_urdf(expanded)
+            scene.scene_graph.query_object().compute_point_pair_penetration()
+            return time.perf_counter() - t0
+
+        def drake() -> float:
+            t0 = time.perf_counter()
+            builder = DiagramBuilder()
+            plant, scene_graph = AddMultibodyPlantSceneGraph(builder, 0.0)
+            Parser(plant).AddModels(str(copy))
+            plant.Finalize()
+            diagram = builder.Build()
+            context = diagram.CreateDefaultContext()
+            scene_graph.get_query_output_port().Eval(
+                scene_graph.GetMyContextFromRoot(context)).ComputePointPairPenetration()
+            return time.perf_counter() - t0
+
+        steps = [("xacro", xacro), ("ours", ours), ("Drake", drake)]
+        for _, step in steps:  # imports, first use, hulls: outside the rounds
+            step()
+        measured: dict[str, list[float]] = {label: [] for label, _ in steps}
+        for r in range(rounds):
+            for label, step in (steps if r % 2 == 0 else steps[::-1]):
+                measured[label].append(step())
+    finally:
+        expanded.unlink()
+    return {label: 1e3 * statistics.median(v) for label, v in measured.items()}
+
+
+def run(rounds: int) -> list[str]:
+    import logging
+
+    import rtbdata
+
     warnings.simplefilter("ignore")
+    logging.getLogger("drake").setLevel(logging.ERROR)  # its notes on unsupported tags
     root = Path(rtbdata.__file__).resolve().parent / "xacro"
-    lines = ["| robot | xacro expansion ms | ours: load of the expansion ms | ours: Drake's text "
-             "ms | Drake parser ms | ours/Drake, same text |", "|---|---:|---:|---:|---:|---:|"]
+    lines = ["| robot (rtb-data) | xacro expansion ms | ours: load + first query ms | "
+             "Drake: parse + finalize + first query ms | ours/Drake |",
+             "|---|---:|---:|---:|---:|"]
     for name in ROBOTS:
-        xacro_file = root / name
-        text = expand_xacro(xacro_file)
-        expanded = xacro_file.with_name("bench_expanded.urdf")
-        expanded.write_text(text)
-        try:
-            load_urdf(expanded)  # hulls once per process, as a warm node
-            drake_text = _drake_text(text)
-
-            def drake():
-                plant = MultibodyPlant(0.0)  # kept alive: the parser holds a reference
-                Parser(plant).AddModelsFromString(drake_text, "urdf")
-
-            x = _median_ms(lambda: expand_xacro(xacro_file), rounds)
-            o = _median_ms(lambda: load_urdf(expanded), rounds)
-            same = expanded.with_name("bench_same.urdf")
-            same.write_text(drake_text)
-            try:
-                s = _median_ms(lambda: load_urdf(same), rounds)
-            finally:
-                same.unlink()
-            d = _median_ms(drake, rounds)
-        finally:
-            expanded.unlink()
-        lines.append(f"| {name.split('/')[-1]} | {x:.1f} | {o:.1f} | {s:.1f} | {d:.1f} "
-                     f"| {s / d:.2f} |")
+        t = times(root / name, rounds)
+        lines.append(f"| {name.split('/')[-1]} | {t['xacro']:.1f} | {t['ours']:.1f} | "
+                     f"{t['Drake']:.1f} | {t['ours'] / t['Drake']:.2f} |")
     return lines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=9)
     print("\n".join(run(parser.parse_args().rounds)))
 
 

@@ -421,8 +421,8 @@ JOINT = """
      r"robot.urdf:5: joint 'j': <limit> has no lower and no upper; that side is unlimited",
      -np.inf, np.inf),
 ])
-def test_inverted_or_missing_joint_limits_leave_the_joint_unlimited(tmp_path, kind, limit,
-                                                                     message, lower, upper):
+def test_inverted_or_missing_joint_limits_leave_the_joint_unlimited(
+        tmp_path, kind, limit, message, lower, upper):
     path = write(tmp_path, JOINT.format(kind=kind, limit=limit))
     with pytest.warns(SceneFileWarning, match=message):
         scene = load_urdf(path)

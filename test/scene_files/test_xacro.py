@@ -131,8 +131,8 @@ def test_xacro_robot_loads_with_find_args_and_package_meshes(tmp_path, clean_env
     assert scene.kinematics.joint("shoulder").upper == 1.5
 
 
-def test_find_uses_package_xml_beside_the_file_when_no_root_is_given(tmp_path,
-                                                                      clean_environment):
+def test_find_uses_package_xml_beside_the_file_when_no_root_is_given(
+        tmp_path, clean_environment):
     """``$(find arm_parts)``: the folder whose package.xml is named arm_parts, in an ancestor."""
     arm = workspace(tmp_path)
     assert find_package("arm_parts", arm.parent) is None  # not an ancestor of robot/urdf
@@ -177,6 +177,10 @@ def test_missing_package_is_named_and_exits_2(tmp_path, clean_environment, capsy
     err = capsys.readouterr().err
     assert "ROS package 'arm_parts' was not found" in err
     assert "--package-root arm_parts=DIR" in err
+    with pytest.raises(SystemExit) as exited:
+        main(["check", str(arm), "--xacro-arg", "reach=1"])
+    assert exited.value.code == 2
+    assert "--xacro-arg: expected NAME:=VALUE, got 'reach=1'" in capsys.readouterr().err
 
 
 def test_find_in_an_included_file_names_that_file(tmp_path, clean_environment):
