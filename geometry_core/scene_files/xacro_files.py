@@ -166,6 +166,7 @@ def expand_xacro(path: str | os.PathLike, *, mappings: Mapping[str, str] | None 
         finally:
             substitution_args._eval_find = hook
             xacro.init_stacks(None)
+            del xacro.all_includes[:]  # xacro's list of every file it included, ever
     messages: list[str] = []
     for line in filter(None, map(str.strip, stderr.getvalue().splitlines())):
         if messages and line.startswith(_LOCATION_LINES):  # where xacro was: same message

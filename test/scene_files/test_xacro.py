@@ -129,6 +129,9 @@ def test_xacro_robot_loads_with_find_args_and_package_meshes(tmp_path, clean_env
     hull = inspector.get_shape(scene.geometries["upper::collision_1"])
     np.testing.assert_allclose(hull.local_aabb()[1], [0.05, 0.05, 0.05], atol=1e-9)
     assert scene.kinematics.joint("shoulder").upper == 1.5
+    import xacro
+
+    assert xacro.all_includes == [] and xacro.filestack == [None]  # nothing kept per load
 
 
 def test_find_uses_package_xml_beside_the_file_when_no_root_is_given(
@@ -236,7 +239,9 @@ def test_macro_only_file_is_refused_with_a_hint(tmp_path):
     part = tmp_path / "link.xacro"
     part.write_text(PART)
     with pytest.raises(SceneFileError, match=r"the robot has no <link>, as urdfdom refuses too "
-                                             r"\(a xacro file that only defines macros"):
+                                             r"\(a xacro file that only defines macros"), \
+            pytest.warns(SceneFileWarning, match=r"link.xacro \(expanded by xacro\):6: <robot> "
+                                                 r"has no 'name' attribute"):
         load_urdf(part)
 
 
