@@ -238,10 +238,10 @@ def test_xacro_warnings_become_scene_file_warnings(tmp_path, clean_environment):
 def test_macro_only_file_is_refused_with_a_hint(tmp_path):
     part = tmp_path / "link.xacro"
     part.write_text(PART)
-    with pytest.raises(SceneFileError, match=r"the robot has no <link>, as urdfdom refuses too "
-                                             r"\(a xacro file that only defines macros"), \
-            pytest.warns(SceneFileWarning, match=r"link.xacro \(expanded by xacro\):6: <robot> "
-                                                 r"has no 'name' attribute"):
+    with pytest.warns(SceneFileWarning, match=r"link.xacro \(expanded by xacro\):6: <robot> has "
+                                              r"no 'name' attribute"), \
+            pytest.raises(SceneFileError, match=r"the robot has no <link>, as urdfdom refuses "
+                                                r"too \(a xacro file that only defines macros"):
         load_urdf(part)
 
 
