@@ -39,11 +39,11 @@ def load_urdf(path: str | os.PathLike, **kwargs) -> LoadedScene:
     return _load_urdf(path, **kwargs)
 
 
-def apply_srdf(scene: LoadedScene, srdf, *, text: bool = False) -> None:
+def apply_srdf(scene: LoadedScene, srdf, *, text: bool = False, limits=None) -> None:
     """Apply a MoveIt SRDF; see :func:`geometry_core.scene_files.srdf.apply_srdf`."""
     from geometry_core.scene_files.srdf import apply_srdf as _apply_srdf
 
-    _apply_srdf(scene, srdf, text=text)
+    _apply_srdf(scene, srdf, text=text, limits=limits)
 
 
 def load_any(path: str | os.PathLike,

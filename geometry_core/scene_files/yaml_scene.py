@@ -176,6 +176,8 @@ def _show(value, limit: int = MAX_QUOTED_LENGTH) -> str:
     Rendered piece by piece and cut once past ``limit``: a value built of
     aliases can stand for a hundred megabytes that must never be written out.
     """
+    if isinstance(value, str):
+        return quote(value, limit)
     parts: list[str] = []
     size = 0
 
@@ -258,8 +260,9 @@ class _Reader:
         except yaml.MarkedYAMLError as err:
             mark = err.problem_mark or node.start_mark
             problem = err.problem or "cannot be read"
-            raise SceneFileError(self.path, mark.line + 1,
-                                 f"YAML error: {quote(problem, 200)}") from None
+            if len(problem) > 200:
+                problem = f"{problem[:200]}... (cut)"
+            raise SceneFileError(self.path, mark.line + 1, f"YAML error: {problem}") from None
         except RecursionError:
             self.fail(node, "YAML error: the value nests too deeply to be read")
 
