@@ -206,3 +206,27 @@ def test_each_leniency_is_a_file_urdfdom_accepts(tmp_path, name):
     status, err = ours(path)
     assert status == 0, err
     assert f"geometry-core check: warning: {path}:" in err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("robot, package", [
+    ("unimation_puma560_description/urdf/puma560_robot.urdf.xacro",
+     "unimation_puma560_description"),
+    ("trossen_descriptions/urdf/wx250s.urdf.xacro", "trossen_descriptions"),
+])
+def test_check_report_of_an_rtb_xacro_equals_that_of_its_expansion(
+        tmp_path, capsys, robot, package):
+    """``geometry-core check`` on the .urdf.xacro and on what the xacro command writes for it."""
+    rtb = rtb_root()
+    if rtb is None or XACRO is None:
+        pytest.fail("the test extra (rtb-data) or xacro is not installed")
+    xacro_file = rtb / "xacro" / robot
+    expanded = expand_for_urdfdom(xacro_file, tmp_path / "robot.urdf", rtb)
+    assert expanded is not None
+    common = ["--package-root", f"{package}={rtb / 'xacro' / package}", "--max-distance", "0.05"]
+    assert main(["check", str(expanded), *common]) in (0, 1)
+    from_urdf = capsys.readouterr()
+    assert main(["check", str(xacro_file), *common]) in (0, 1)
+    from_xacro = capsys.readouterr()
+    assert "clearances within 0.05 m: " in from_urdf.out
+    assert from_xacro.out == from_urdf.out.replace(str(expanded), str(xacro_file))
