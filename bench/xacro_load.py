@@ -13,6 +13,8 @@ each round (medians):
   once per process, as a node that loads a robot again), then a first
   penetration query: the figure ``bench/robots.py`` reports for
   example-robot-data;
+* ours, collision geometry only: ``load_urdf(..., visuals=False)``, what
+  ``CollisionChecker.from_urdf`` loads (Drake's copy has no visuals either);
 * Drake: ``Parser`` into a ``MultibodyPlant`` with a ``SceneGraph`` on its
   copy of the expansion (collision meshes as ``.obj``, visuals and textures
   dropped: what it can read), finalized, then a first penetration query,
@@ -76,6 +78,12 @@ def times(xacro_file: Path, rounds: int) -> dict[str, float]:
             scene.scene_graph.query_object().compute_point_pair_penetration()
             return time.perf_counter() - t0
 
+        def collision_only() -> float:  # as CollisionChecker.from_urdf loads a robot
+            t0 = time.perf_counter()
+            scene = load_urdf(expanded, visuals=False)
+            scene.scene_graph.query_object().compute_point_pair_penetration()
+            return time.perf_counter() - t0
+
         def drake() -> float:
             t0 = time.perf_counter()
             builder = DiagramBuilder()
@@ -88,7 +96,8 @@ def times(xacro_file: Path, rounds: int) -> dict[str, float]:
                 scene_graph.GetMyContextFromRoot(context)).ComputePointPairPenetration()
             return time.perf_counter() - t0
 
-        steps = [("xacro", xacro), ("ours", ours), ("Drake", drake)]
+        steps = [("xacro", xacro), ("ours", ours), ("collision only", collision_only),
+                 ("Drake", drake)]
         for _, step in steps:  # imports, first use, hulls: outside the rounds
             step()
         measured: dict[str, list[float]] = {label: [] for label, _ in steps}
@@ -109,12 +118,13 @@ def run(rounds: int) -> list[str]:
     logging.getLogger("drake").setLevel(logging.ERROR)  # its notes on unsupported tags
     root = Path(rtbdata.__file__).resolve().parent / "xacro"
     lines = ["| robot (rtb-data) | xacro expansion ms | ours: load + first query ms | "
-             "Drake: parse + finalize + first query ms | ours/Drake |",
-             "|---|---:|---:|---:|---:|"]
+             "ours, collision geometry only ms | Drake: parse + finalize + first query ms | "
+             "ours/Drake | collision only/Drake |", "|---|---:|---:|---:|---:|---:|---:|"]
     for name in ROBOTS:
         t = times(root / name, rounds)
         lines.append(f"| {name.split('/')[-1]} | {t['xacro']:.1f} | {t['ours']:.1f} | "
-                     f"{t['Drake']:.1f} | {t['ours'] / t['Drake']:.2f} |")
+                     f"{t['collision only']:.1f} | {t['Drake']:.1f} | "
+                     f"{t['ours'] / t['Drake']:.2f} | {t['collision only'] / t['Drake']:.2f} |")
     return lines
 
 
