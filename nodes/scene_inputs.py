@@ -210,7 +210,8 @@ def load_scene_graph(scene_file: str, robot_description: str,
     Parameters
     ----------
     scene_file : str
-        A ``.yaml``/``.yml`` scene or ``.urdf`` robot, or ``builtin:demo``.
+        A ``.yaml``/``.yml`` scene, a ``.urdf`` or ``.xacro`` robot, or
+        ``builtin:demo``.
     robot_description : str
         URDF text (as robot_state_publisher's parameter); used when
         ``scene_file`` is empty. Mesh files must be ``package://`` URIs
@@ -428,8 +429,9 @@ class SceneInputs:
         """
         scene_file = node.declare_parameter(
             "scene_file", "",
-            f"YAML scene (.yaml/.yml) or URDF (.urdf) file to load, or '{BUILTIN_DEMO}' for "
-            "the built-in demo arm. Exclusive with robot_description.")
+            f"YAML scene (.yaml/.yml), URDF (.urdf) or xacro (.xacro, expanded with its "
+            f"default arguments) file to load, or '{BUILTIN_DEMO}' for the built-in demo arm. "
+            "Exclusive with robot_description.")
         robot_description = node.declare_parameter(
             "robot_description", "",
             "URDF text of the robot. When both this and scene_file are empty, the node waits "

@@ -204,14 +204,15 @@ class CollisionChecker:
                   environment: str | os.PathLike | SceneGraph | None = None,
                   package_roots: Mapping[str, str | os.PathLike] | None = None,
                   self_padding: float = 0.0, environment_padding: float = 0.0,
-                  edge_step_size: float = 0.05, srdf_is_text: bool = False
-                  ) -> CollisionChecker:
+                  edge_step_size: float = 0.05, srdf_is_text: bool = False,
+                  xacro_args: Mapping[str, str] | None = None) -> CollisionChecker:
         """Build a checker for the robot of a URDF file.
 
         Parameters
         ----------
         urdf : path
-            The robot. Only its collision geometry is loaded.
+            The robot (a ``.urdf``, or a ``.xacro`` expanded with
+            ``xacro_args``). Only its collision geometry is loaded.
         srdf : path or str, optional
             MoveIt SRDF file (its text with ``srdf_is_text=True``) whose ``disable_collisions`` (and
             ``disable_default_collisions``) pairs are filtered; links the
@@ -227,6 +228,8 @@ class CollisionChecker:
             Default padding of robot-robot and robot-environment pairs (metres).
         edge_step_size : float
             Largest configuration-space step of the discrete edge check.
+        xacro_args : mapping of str to str, optional
+            Arguments of a ``.xacro`` robot (``$(arg name)``).
 
         Raises
         ------
@@ -235,10 +238,11 @@ class CollisionChecker:
         ValueError
             As the constructor.
         """
-        robot = load_urdf(urdf, package_roots=package_roots, visuals=False)
+        robot = load_urdf(urdf, package_roots=package_roots, visuals=False,
+                          xacro_args=xacro_args)
         if environment is not None and not isinstance(environment, SceneGraph):
             path = Path(environment)
-            if path.suffix.lower() in (".urdf", ".xml"):
+            if path.suffix.lower() in (".urdf", ".xml", ".xacro"):
                 environment = load_urdf(path, package_roots=package_roots, visuals=False)
             else:
                 environment = load_scene(path)

@@ -2,7 +2,9 @@
 
 - :func:`load_scene` reads a YAML scene (format in
   :mod:`geometry_core.scene_files.yaml_scene`);
-- :func:`load_urdf` reads a URDF robot (:mod:`geometry_core.scene_files.urdf`);
+- :func:`load_urdf` reads a URDF robot (:mod:`geometry_core.scene_files.urdf`),
+  or a xacro one (``.xacro``, ``.urdf.xacro``) expanded with ROS's xacro
+  (:mod:`geometry_core.scene_files.xacro_files`);
 - :func:`load_any` picks by extension;
 - :func:`example_robot` finds a robot of example-robot-data by short name
   (:mod:`geometry_core.scene_files.example_robots`);
@@ -62,11 +64,13 @@ def apply_srdf(scene: LoadedScene, srdf, *, text: bool = False, limits=None) -> 
 def load_any(path: str | os.PathLike,
              package_roots: Mapping[str, str | os.PathLike] | None = None,
              srdf: str | os.PathLike | None = None,
-             limits: LoadLimits | None = None) -> LoadedScene:
-    """Load a ``.yaml``/``.yml`` scene or a ``.urdf`` robot, chosen by extension.
+             limits: LoadLimits | None = None,
+             xacro_args: Mapping[str, str] | None = None) -> LoadedScene:
+    """Load a ``.yaml``/``.yml`` scene or a ``.urdf``/``.xacro`` robot, chosen by extension.
 
     ``srdf`` (a URDF's MoveIt SRDF) adds its collision filters and named poses;
-    ``limits`` bounds the file (the library's defaults when None).
+    ``limits`` bounds the file (the library's defaults when None);
+    ``xacro_args`` are a ``.xacro`` robot's arguments (``$(arg name)``).
 
     Raises
     ------
@@ -80,8 +84,11 @@ def load_any(path: str | os.PathLike,
             raise SceneFileError(path, None, "package roots apply to URDF files only")
         if srdf is not None:
             raise SceneFileError(path, None, "an SRDF applies to URDF files only")
+        if xacro_args:
+            raise SceneFileError(path, None, "xacro arguments apply to .xacro files only")
         return load_scene(path, limits=limits)
-    if suffix in (".urdf", ".xml"):
-        return load_urdf(path, package_roots=package_roots, srdf=srdf, limits=limits)
+    if suffix in (".urdf", ".xml", ".xacro"):
+        return load_urdf(path, package_roots=package_roots, srdf=srdf, limits=limits,
+                         xacro_args=xacro_args)
     raise SceneFileError(path, None, f"unknown scene file type {suffix or '(none)'!r}; "
-                                     "expected .yaml, .yml or .urdf")
+                                     "expected .yaml, .yml, .urdf or .xacro")

@@ -88,6 +88,42 @@ _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
 # An XML declaration with leading blank space, a BOM, or a version or encoding
 # lxml refuses: TinyXML (urdfdom) reads past all of these.
 _DECLARATION = re.compile(rb"\A(\xef\xbb\xbf)?\s*<\?xml[^>]*\?>")
+_SUBSTITUTION = re.compile(r"\$[({]")
+_EXPAND = ("expand it with xacro first (xacro FILE > robot.urdf), or load the .xacro file "
+           "itself, which is expanded on loading")
+#: The URDF elements this loader reads: tag -> (attributes, child elements). Anything
+#: else is ignored with one warning per name; these hold other tools' extensions.
+_EXTENSIONS = ("transmission", "gazebo", "ros2_control")
+_SCHEMA = {
+    "robot": ({"name", "version"}, {"link", "joint", "material", *_EXTENSIONS}),
+    "link": ({"name", "type"}, {"inertial", "visual", "collision"}),
+    "inertial": (set(), {"origin", "mass", "inertia"}),
+    "visual": ({"name"}, {"origin", "geometry", "material"}),
+    "collision": ({"name"}, {"origin", "geometry"}),
+    "geometry": (set(), set(_GEOMETRY_TAGS)),
+    "material": ({"name"}, {"color", "texture"}),
+    "joint": ({"name", "type"}, {"origin", "parent", "child", "axis", "calibration",
+                                 "dynamics", "limit", "safety_controller", "mimic"}),
+    "origin": ({"xyz", "rpy"}, set()),
+    "mass": ({"value"}, set()),
+    "inertia": ({"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}, set()),
+    "box": ({"size"}, set()),
+    "sphere": ({"radius"}, set()),
+    "cylinder": ({"radius", "length"}, set()),
+    "mesh": ({"filename", "scale"}, set()),
+    "color": ({"rgba"}, set()),
+    "texture": ({"filename"}, set()),
+    "parent": ({"link"}, set()),
+    "child": ({"link"}, set()),
+    "axis": ({"xyz"}, set()),
+    "calibration": ({"rising", "falling", "reference_position"}, set()),
+    "dynamics": ({"damping", "friction"}, set()),
+    "limit": ({"lower", "upper", "effort", "velocity"}, set()),
+    "safety_controller": ({"soft_lower_limit", "soft_upper_limit", "k_position",
+                           "k_velocity"}, set()),
+    "mimic": ({"joint", "multiplier", "offset"}, set()),
+}
+_MAX_UNKNOWN_WARNINGS = 20
 
 
 def load_urdf(path: str | os.PathLike, *,
@@ -98,6 +134,7 @@ def load_urdf(path: str | os.PathLike, *,
               X_WR: RigidTransform | None = None,
               srdf: str | os.PathLike | None = None,
               visuals: bool = True,
+              xacro_args: Mapping[str, str] | None = None,
               file_access: FileAccess | None = None,
               limits: LoadLimits | None = None) -> LoadedScene:
     """Read a URDF file (and optionally its SRDF) into a new scene graph.
@@ -107,9 +144,19 @@ def load_urdf(path: str | os.PathLike, *,
     line: a material defined inside one visual and used by name in a later
     one, a mirrored mesh scale (the hull is mirrored, its faces rewound), an
     odd XML declaration, a missing robot name (the file's stem is used), a
-    visual mesh that cannot be found or read (that visual is skipped). What
-    would make the collision model wrong is refused: a collision mesh that
-    cannot be found or read, a joint cycle, a non-finite number.
+    visual mesh that cannot be found or read (that visual is skipped), a
+    ``<visual>`` that is malformed, empty or of zero size (skipped), content
+    after the closing ``</robot>`` (ignored), a joint limit with lower above
+    upper or a revolute or prismatic joint without limits (the joint is
+    unlimited), unknown elements and attributes (ignored). What would make
+    the collision model wrong is refused: a collision mesh that cannot be
+    found or read, a joint cycle, a non-finite number, a ``.urdf`` holding
+    unexpanded xacro (``$(...)``, ``${...}``, ``xacro:`` elements).
+
+    A ``.xacro`` file (``robot.urdf.xacro``) is first expanded with ROS's
+    xacro (:func:`~geometry_core.scene_files.xacro_files.expand_xacro`;
+    ``$(find pkg)`` looks where ``package://pkg`` meshes are looked for);
+    line numbers in its messages are lines of ``xacro FILE``'s output.
 
     Parameters
     ----------
@@ -134,6 +181,9 @@ def load_urdf(path: str | os.PathLike, *,
         Register ``<visual>`` elements (default True). False loads collision
         geometry only (a collision checker needs nothing else), so visual
         mesh files are neither read nor required.
+    xacro_args : mapping of str to str, optional
+        Arguments of a ``.xacro`` file (``$(arg name)``), as xacro's
+        ``name:=value``.
     file_access : FileAccess, optional
         Which mesh files may be read (see
         :mod:`geometry_core.scene_files.package_paths`): any by default;
@@ -164,8 +214,21 @@ def load_urdf(path: str | os.PathLike, *,
         and the element.
     """
     limits = DEFAULT_LIMITS if limits is None else limits
+    data = None
+    if _is_xacro(path):
+        from geometry_core.scene_files.xacro_files import expand_xacro
+
+        data = expand_xacro(path, mappings=xacro_args, package_roots=package_roots,
+                            access=file_access)
+        data = data.encode("utf-8")
+        if len(data) > limits.max_file_bytes:
+            raise SceneFileError(path, None, f"its xacro expansion has {len(data)} bytes, over "
+                                             f"the limit of {limits.max_file_bytes} "
+                                             "(LoadLimits.max_file_bytes)")
+    elif xacro_args:
+        raise SceneFileError(path, None, "xacro arguments apply to .xacro files only")
     scene = _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
-                         frame_group, X_WR, visuals, file_access, limits).build()
+                         frame_group, X_WR, visuals, file_access, limits, data).build()
     if srdf is not None:
         from geometry_core.scene_files.srdf import apply_srdf
 
@@ -173,11 +236,27 @@ def load_urdf(path: str | os.PathLike, *,
     return scene
 
 
+def _is_xacro(path) -> bool:
+    return os.fspath(path).lower().endswith(".xacro")
+
+
+def _stem(path: str) -> str:
+    """``arm`` for ``arm.urdf``, ``arm.xacro`` and ``arm.urdf.xacro``."""
+    name = Path(path).name
+    if _is_xacro(name):
+        name = name[:-len(".xacro")]
+    return Path(name).stem
+
+
 class _UrdfBuilder:
     def __init__(self, path, package_roots, filter_adjacent, source_name, frame_group,
-                 X_WR, visuals=True, file_access=None, limits=DEFAULT_LIMITS) -> None:
-        self.path = os.fspath(path)
-        self.folder = Path(self.path).resolve().parent
+                 X_WR, visuals=True, file_access=None, limits=DEFAULT_LIMITS,
+                 data: bytes | None = None) -> None:
+        self.file = os.fspath(path)
+        # Messages name a xacro file's expansion, whose lines are those `xacro FILE` prints.
+        self.path = self.file if data is None else f"{self.file} (expanded by xacro)"
+        self.data = data
+        self.folder = Path(self.file).resolve().parent
         self.package_roots = dict(package_roots)
         self.filter_adjacent = filter_adjacent
         self.source_name = source_name
@@ -208,21 +287,95 @@ class _UrdfBuilder:
             raise SceneFileError(self.path, None, f"reading a URDF needs yourdfpy ({err}); "
                                                   "pip install yourdfpy") from None
 
-        data = read_limited(self.path, self.limits.max_file_bytes)
+        data = self.data
+        if data is None:
+            data = read_limited(self.file, self.limits.max_file_bytes)
         data = self._plain_declaration(data)
-        try:
-            root = etree.fromstring(data, etree.XMLParser(remove_comments=True))
-        except etree.XMLSyntaxError as err:
-            raise SceneFileError(self.path, err.lineno, f"XML syntax error: {err.msg}") from None
+        root = self._parse_xml(data, etree)
         if root.tag != "robot":
             self.fail(root, f"the root element must be <robot>, got {quote_tag(root.tag)}")
         self.root = root
+        self.changed = False  # True once _check removed or renamed something
+        if self.data is None:
+            self._refuse_unexpanded(root, etree)
         self._check(root)
         if not root.get("name"):  # yourdfpy needs one; _check warned
-            root.set("name", Path(self.path).stem)
+            root.set("name", _stem(self.file))
+            self.changed = True
+        if self.changed:
             data = etree.tostring(root)
         robot = self._parse_with_yourdfpy(data)
         return self._register(robot)
+
+    def _parse_xml(self, data: bytes, etree):
+        """The root element; content after it is ignored with a warning, as urdfdom does."""
+        try:
+            return etree.fromstring(data, etree.XMLParser(remove_comments=True))
+        except etree.XMLSyntaxError as err:
+            error = err
+        if error.msg.startswith("Extra content at the end of the document") and error.position:
+            line, column = error.position
+            start = 0
+            for _ in range(line - 1):
+                start = data.index(b"\n", start) + 1
+            end = start + max(column - 1, 0)
+            # libxml2 counts the column in characters or bytes: try the next few '>'.
+            for cut in [end] + [k + 1 for k in range(max(end - 1, 0), min(end + 64, len(data)))
+                                if data[k:k + 1] == b">"][:4]:
+                try:
+                    root = etree.fromstring(data[:cut], etree.XMLParser(remove_comments=True))
+                except etree.XMLSyntaxError:
+                    continue
+                self.warn(line, f"content after the closing </{root.tag}> is ignored, as "
+                                "urdfdom ignores it")
+                return root
+        raise SceneFileError(self.path, error.lineno, f"XML syntax error: {error.msg}") from None
+
+    def _refuse_unexpanded(self, root, etree) -> None:
+        """Refuse a .urdf that still holds xacro: its numbers and names are not there yet."""
+        for element in root.iter(tag=etree.Element):
+            tag = element.tag
+            if (tag.startswith("{") and "xacro" in tag.partition("}")[0]) \
+                    or tag.startswith("xacro:"):
+                name = tag.rpartition("}")[2].rpartition(":")[2]
+                self.fail(element, f"<xacro:{name}> is a xacro macro, not URDF; {_EXPAND}")
+            if tag in _EXTENSIONS:
+                continue
+            for attribute, value in element.attrib.items():
+                if _SUBSTITUTION.search(value):
+                    self.fail(element, f"unexpanded xacro substitution {value!r} in "
+                                       f"<{tag}> {attribute}; {_EXPAND}")
+
+    def _warn_unknown(self, root) -> None:
+        """One warning per unknown element or attribute name (urdfdom ignores them)."""
+        seen: dict[str, list] = {}
+
+        def visit(element, parent: str | None) -> None:
+            tag = element.tag
+            known = _SCHEMA.get(tag)
+            if parent is not None and tag not in _SCHEMA[parent][1]:
+                # A shape's tag is checked with its geometry; a namespaced element is
+                # another tool's extension (drake:, gazebo's...).
+                if parent != "geometry" and ":" not in tag and "}" not in tag:
+                    seen.setdefault(f"element <{tag}> in <{parent}>", []).append(element)
+                return
+            if known is None or tag in _EXTENSIONS:
+                return
+            for attribute in element.attrib:
+                if attribute not in known[0] and ":" not in attribute and "}" not in attribute:
+                    seen.setdefault(f"attribute {attribute!r} of <{tag}>", []).append(element)
+            for child in element:
+                if isinstance(child.tag, str):  # not a processing instruction
+                    visit(child, tag)
+
+        visit(root, None)
+        for k, (what, elements) in enumerate(seen.items()):
+            if k == _MAX_UNKNOWN_WARNINGS:
+                self.warn(elements[0], f"{len(seen) - k} more unknown element or attribute "
+                                       "names are ignored")
+                break
+            times = f" ({len(elements)} times)" if len(elements) > 1 else ""
+            self.warn(elements[0], f"unknown {what} ignored{times}, as urdfdom ignores it")
 
     def _plain_declaration(self, data: bytes) -> bytes:
         """Blank out an XML declaration lxml would refuse, keeping every line number.
@@ -289,10 +442,12 @@ class _UrdfBuilder:
 
     def _check(self, root) -> None:
         """Validate everything yourdfpy reads, so errors carry a line and an element."""
+        self.unlimited: set[str] = set()  # joints whose limits bound nothing
         if not root.get("name"):
             self.warn(root, f"<robot> has no 'name' attribute; the robot is named "
-                            f"{Path(self.path).stem!r} after its file")
+                            f"{_stem(self.file)!r} after its file")
         self._check_counts(root)
+        self._warn_unknown(root)
         links: dict[str, object] = {}
         for link in root.findall("link"):
             name = link.get("name")
@@ -306,9 +461,10 @@ class _UrdfBuilder:
             inertial = link.find("inertial")
             if inertial is not None:
                 self._check_inertial(inertial, f"link {quote(name)}, inertial")
-            for kind in ("collision", "visual"):
-                for k, element in enumerate(link.findall(kind)):
-                    self._check_geometry(element, f"link {quote(name)}, {kind} #{k + 1}")
+            for k, element in enumerate(link.findall("collision")):
+                self._check_geometry(element, f"link {quote(name)}, collision #{k + 1}")
+            for k, element in enumerate(link.findall("visual")):
+                self._check_visual(link, element, f"link {quote(name)}, visual #{k + 1}")
         for material in root.findall("material"):
             self._check_material(material, f"material {quote(material.get('name'))}")
         joints: dict[str, object] = {}
@@ -322,8 +478,24 @@ class _UrdfBuilder:
                                  f"{joints[name].sourceline})")
             joints[name] = joint
             self._check_joint(joint, f"joint {quote(name)}", links)
+        if not links:
+            hint = (" (a xacro file that only defines macros: load the file that uses them)"
+                    if self.data is not None else "")
+            self.fail(root, f"the robot has no <link>, as urdfdom refuses too{hint}")
         self.link_elements = links
         self.joint_elements = joints
+
+    def _check_visual(self, link, element, what: str) -> None:
+        """A visual that is malformed, empty or of zero size is skipped: only the look is lost."""
+        if self.visuals:
+            try:
+                self._check_geometry(element, what)
+                return
+            except SceneFileError as err:
+                self.warn(err.line or element, f"{err.message}; this visual is skipped, as RViz "
+                                               "draws the robot without it")
+        link.remove(element)  # not registered (or not wanted): yourdfpy never sees it
+        self.changed = True
 
     def _check_counts(self, root) -> None:
         """Refuse a robot over the limits before any per-element work."""
@@ -405,6 +577,22 @@ class _UrdfBuilder:
                 self.fail(color, f"{what}: <color> rgba must be in [0, 1], got "
                                  f"{quote(color.get('rgba'))}")
 
+    def _check_limits(self, joint, limit, what: str, kind: str) -> None:
+        """Limits that bound nothing leave the joint unlimited (sampled over all angles)."""
+        if limit is None:
+            self.warn(joint, f"{what}: a {kind} joint without <limit>; it is unlimited")
+            return
+        missing = [a for a in ("lower", "upper") if limit.get(a) is None]
+        if missing:
+            self.warn(limit, f"{what}: <limit> has no {' and no '.join(missing)}; that side "
+                             "is unlimited")
+            return
+        lower, upper = float(limit.get("lower")), float(limit.get("upper"))
+        if lower > upper:
+            self.unlimited.add(joint.get("name"))
+            self.warn(limit, f"{what}: <limit> lower {lower:g} is above upper {upper:g}; the "
+                             "joint is unlimited")
+
     def _check_joint(self, joint, what: str, links: dict) -> None:
         kind = joint.get("type")
         if kind not in _JOINT_TYPES:
@@ -431,9 +619,8 @@ class _UrdfBuilder:
             for attribute in ("lower", "upper", "effort", "velocity"):
                 if limit.get(attribute) is not None:
                     self._numbers(limit, attribute, what, 1)
-            lower, upper = (float(limit.get(a, "0")) for a in ("lower", "upper"))
-            if kind in ("revolute", "prismatic") and lower > upper:
-                self.fail(limit, f"{what}: <limit> lower {lower:g} is above upper {upper:g}")
+        if kind in ("revolute", "prismatic"):
+            self._check_limits(joint, limit, what, kind)
         mimic = joint.find("mimic")
         if mimic is not None:
             if not mimic.get("joint"):
@@ -446,8 +633,8 @@ class _UrdfBuilder:
 
     def _register(self, robot) -> LoadedScene:
         sg = SceneGraph()
-        scene = LoadedScene(sg, Path(self.path))
-        name = self.source_name or robot.name or Path(self.path).stem
+        scene = LoadedScene(sg, Path(self.file))
+        name = self.source_name or robot.name or _stem(self.file)
         source_id = sg.register_source(name)
         scene.source_ids[name] = source_id
 
@@ -516,7 +703,8 @@ class _UrdfBuilder:
             axis = axis / np.max(np.abs(axis))
             axis = axis / np.linalg.norm(axis)
         lower, upper = -math.inf, math.inf
-        if joint.type in ("revolute", "prismatic") and joint.limit is not None:
+        if joint.type in ("revolute", "prismatic") and joint.limit is not None \
+                and joint.name not in self.unlimited:
             if joint.limit.lower is not None:
                 lower = float(joint.limit.lower)
             if joint.limit.upper is not None:

@@ -144,6 +144,31 @@ def test_robot_description_topic_loads_a_urdf(make_inputs):
     assert inputs.counters["bad_scene"] == 1
 
 
+def test_scene_file_may_be_a_xacro_robot(make_inputs, tmp_path):
+    """The scene_file parameter takes a .urdf.xacro, expanded with its default arguments."""
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "tip.xacro").write_text(
+        '<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:macro name="tip">'
+        '<link name="tip"><collision><geometry><sphere radius="${radius}"/></geometry>'
+        '</collision></link></xacro:macro></robot>')
+    robot = tmp_path / "robot" / "two.urdf.xacro"
+    robot.parent.mkdir()
+    robot.write_text(URDF.replace('<robot name="two_boxes">', '<robot name="two_boxes" '
+                                  'xmlns:xacro="http://www.ros.org/wiki/xacro">'
+                                  '<xacro:arg name="r" default="0.05"/>'
+                                  '<xacro:property name="radius" value="$(arg r)"/>'
+                                  '<xacro:include filename="$(find parts)/tip.xacro"/>')
+                     .replace('<link name="tip"><collision><geometry><sphere radius="0.05"/>'
+                              '</geometry></collision></link>', '<xacro:tip/>'))
+    inputs = make_inputs(f"scene_file:={robot}", f"package_roots:=[parts={tmp_path / 'parts'}]")
+    inspector = inputs.scene_graph.model_inspector()
+    assert sorted(inspector.get_name(f) for f in inspector.get_all_frame_ids()) == \
+        ["root", "tip", "world"]
+    sphere = [g for g in inspector.get_all_geometry_ids() if inspector.get_name(g) == "collision"
+              and inspector.get_name(inspector.get_frame_id(g)) == "tip"]
+    assert inspector.get_shape(sphere[0]).radius == 0.05
+
+
 def test_parameter_errors():
     with pytest.raises(ValueError, match="set scene_file or robot_description, not both"):
         load_scene_graph("builtin:demo", URDF, {})
