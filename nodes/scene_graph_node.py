@@ -67,7 +67,7 @@ from geometry_core_nodes.result_cdr import (
     serializer_for,
 )
 from geometry_core_nodes.result_encoder import ResultEncoder
-from geometry_core_nodes.scene_inputs import SceneInputs
+from geometry_core_nodes.scene_inputs import SceneInputs, short_text
 from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
     LATCHED,
@@ -164,6 +164,7 @@ class SceneGraphNode(ServedNode):
         self.clearance_monitor = ClearanceMonitor(
             node, params.robot_description or None, self._srdf, params.package_roots,
             params.world_frame, self.inputs.counters, self.inputs._drop,
+            robot=self.inputs.robot,
         ) if not params.scene_file else None
         # MoveIt's planning scene and validity service, on the robot's checker.
         self.moveit = None
@@ -221,35 +222,41 @@ class SceneGraphNode(ServedNode):
         if self._srdf is None or self.inputs.scene_graph is None:
             return
         from geometry_core.scene_files.srdf import apply_srdf_filters
+        from geometry_core_nodes.scene_inputs import node_load_limits
 
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # each one is logged below
+            warnings.simplefilter("ignore")  # logged below, bounded
             issued = apply_srdf_filters(self.inputs.scene_graph, self._srdf[0],
-                                        text=self._srdf[1])
-        for text in issued:
-            self.node.get_logger().warning(text)
+                                        text=self._srdf[1], limits=node_load_limits())
+        self.inputs.log_budget.lines("srdf_warnings", issued, prefix="SRDF: ")
 
     def _on_scene(self) -> None:
-        """A new scene from the robot_description topic: filters, then the clearance robot."""
+        """A new scene from the robot_description topic: filters, then the clearance robot.
+
+        The clearance checker is built on the robot just loaded (one load per
+        robot). Errors are the caller's to log (SceneInputs guards this call).
+        """
         self._apply_srdf()
         monitor, text = self.clearance_monitor, self.inputs.robot_description_text
         if monitor is None or not text:
             return
         try:
-            monitor.load(text, self._srdf)
+            monitor.load(text, self._srdf, robot=self.inputs.robot)
         except ValueError as err:  # the node keeps serving, with the previous robot if any
-            self.node.get_logger().error(f"clearance table: robot_description refused: {err}")
+            self.inputs._drop("bad_scene", "clearance table: robot_description refused: "
+                                           f"{short_text(str(err))}")
 
     def _on_srdf(self, msg: Any) -> None:
         previous = self._srdf
-        self._srdf = (str(msg.data), True)
         try:
+            self._srdf = (str(msg.data), True)
             self._apply_srdf()
             if self.clearance_monitor is not None:
                 self.clearance_monitor.set_srdf(self._srdf)
-        except ValueError as err:  # a bad SRDF is refused; the node keeps serving
+        except Exception as err:  # noqa: BLE001 - a bad SRDF is refused; the node keeps serving
             self._srdf = previous
-            self.node.get_logger().error(f"robot_description_semantic refused: {err}")
+            self.inputs._drop("bad_srdf", "robot_description_semantic refused: "
+                                          f"{short_text(str(err) or type(err).__name__)}")
             return
 
     # Parameters settable at run time: each takes effect at the next query.

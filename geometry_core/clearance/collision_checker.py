@@ -204,14 +204,15 @@ class CollisionChecker:
                   environment: str | os.PathLike | SceneGraph | None = None,
                   package_roots: Mapping[str, str | os.PathLike] | None = None,
                   self_padding: float = 0.0, environment_padding: float = 0.0,
-                  edge_step_size: float = 0.05, srdf_is_text: bool = False
-                  ) -> CollisionChecker:
+                  edge_step_size: float = 0.05, srdf_is_text: bool = False,
+                  xacro_args: Mapping[str, str] | None = None) -> CollisionChecker:
         """Build a checker for the robot of a URDF file.
 
         Parameters
         ----------
         urdf : path
-            The robot. Only its collision geometry is loaded.
+            The robot (a ``.urdf``, or a ``.xacro`` expanded with
+            ``xacro_args``). Only its collision geometry is loaded.
         srdf : path or str, optional
             MoveIt SRDF file (its text with ``srdf_is_text=True``) whose ``disable_collisions`` (and
             ``disable_default_collisions``) pairs are filtered; links the
@@ -227,6 +228,8 @@ class CollisionChecker:
             Default padding of robot-robot and robot-environment pairs (metres).
         edge_step_size : float
             Largest configuration-space step of the discrete edge check.
+        xacro_args : mapping of str to str, optional
+            Arguments of a ``.xacro`` robot (``$(arg name)``).
 
         Raises
         ------
@@ -235,10 +238,11 @@ class CollisionChecker:
         ValueError
             As the constructor.
         """
-        robot = load_urdf(urdf, package_roots=package_roots, visuals=False)
+        robot = load_urdf(urdf, package_roots=package_roots, visuals=False,
+                          xacro_args=xacro_args)
         if environment is not None and not isinstance(environment, SceneGraph):
             path = Path(environment)
-            if path.suffix.lower() in (".urdf", ".xml"):
+            if path.suffix.lower() in (".urdf", ".xml", ".xacro"):
                 environment = load_urdf(path, package_roots=package_roots, visuals=False)
             else:
                 environment = load_scene(path)
@@ -593,15 +597,32 @@ class CollisionChecker:
         filtered[1:1 + len(chain.links), 1:1 + len(chain.links)] |= same
         # Pairs the scene graph already filters throughout (the loader's,
         # the SRDF's): every geometry pair of the two links.
-        inspector = self._sg.model_inspector()
+        # All geometry pairs at once, in chunks (a pair at a time was O(n^2)
+        # Python calls: minutes for a robot of a few thousand links).
         members = self._link_geometries()
-        for a in range(len(chain.links)):
-            for b in range(a + 1, len(chain.links)):
-                if filtered[1 + a, 1 + b] or not members[a] or not members[b]:
-                    continue
-                if all(inspector.collision_filtered(g, h) for g in members[a]
-                       for h in members[b]):
-                    filtered[1 + a, 1 + b] = filtered[1 + b, 1 + a] = True
+        L = len(chain.links)
+        model = self._sg.collision_model()
+        link_of = np.array([a for a in range(L) for _ in members[a]], dtype=np.intp)
+        index = np.array([model.index_of(g) for a in range(L) for g in members[a]],
+                         dtype=np.int64)
+        has = np.array([bool(m) for m in members], dtype=bool)
+        reported = np.zeros((L, L), dtype=bool)   # some geometry pair of the links is checked
+        G = len(index)
+        step = max(1, 2_000_000 // max(G, 1))
+        for start in range(0, G, step):
+            u, v = np.nonzero(np.triu(np.ones((min(step, G - start), G), dtype=bool),
+                                      start + 1))
+            u += start
+            la, lb = link_of[u], link_of[v]
+            wanted = la != lb
+            u, v, la, lb = u[wanted], v[wanted], la[wanted], lb[wanted]
+            i, j = np.minimum(index[u], index[v]), np.maximum(index[u], index[v])
+            keep = model.unfiltered(i, j)
+            reported[la[keep], lb[keep]] = True
+        reported |= reported.T
+        pair = np.outer(has, has) & ~reported
+        np.fill_diagonal(pair, False)
+        filtered[1:1 + L, 1:1 + L] |= pair
         return filtered
 
     def _apply_filters(self, pairs, filtered: bool) -> None:

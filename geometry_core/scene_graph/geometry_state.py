@@ -25,6 +25,7 @@ holds the scene before the change or after it, never a part.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterable, Mapping
 
@@ -67,6 +68,20 @@ class GeometryState(Registration):
         # path looks ids up in (rebuilt after a frame is registered).
         self._source_slots: dict[SourceId, dict[FrameId, int]] = {}
         self._lock = threading.RLock()
+
+    def __deepcopy__(self, memo: dict) -> GeometryState:
+        """An independent copy with a lock of its own (a lock is not copied).
+
+        Taken before any query, it holds no collision engine objects: the ROS
+        node gives its clearance checker a copy of the robot it loaded.
+        """
+        twin = self.__class__.__new__(self.__class__)
+        memo[id(self)] = twin
+        with self._lock:
+            for key, value in self.__dict__.items():
+                setattr(twin, key, threading.RLock() if key == "_lock"
+                        else copy.deepcopy(value, memo))
+        return twin
 
     # ------------------------------------------------------------------- hooks
 
