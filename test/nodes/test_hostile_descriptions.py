@@ -60,7 +60,7 @@ def _domain_id() -> int:
     return 175 + next(_DOMAINS) % 37
 
 
-class _Session:
+class _Harness:
     """A peer that publishes descriptions and /tf and collects the node's results."""
 
     def __init__(self, tmp: Path, **params) -> None:
@@ -109,8 +109,8 @@ class _Session:
 
 
 @pytest.fixture()
-def session(tmp_path):
-    s = _Session(tmp_path)
+def harness(tmp_path):
+    s = _Harness(tmp_path)
     yield s
     s.close()
 
@@ -176,7 +176,7 @@ HOSTILE = ["link_named_world_frame", "ten_thousand_links", "mesh_by_absolute_pat
 @pytest.mark.parametrize("name", HOSTILE)
 def test_a_latched_hostile_description_is_refused_at_every_start(tmp_path, monkeypatch, name):
     urdf, reason, params = _hostile(name, tmp_path, monkeypatch)
-    s = _Session(tmp_path, **params)
+    s = _Harness(tmp_path, **params)
     try:
         s.publish(urdf)  # latched: every node that starts gets it first
         for _ in range(2):  # a restart with the same latched sample comes up serving
@@ -193,50 +193,50 @@ def test_a_latched_hostile_description_is_refused_at_every_start(tmp_path, monke
         s.close()
 
 
-def test_the_previous_robot_is_served_after_a_refusal(session):
-    session.publish(ROBOT)
-    with session.node() as node:
+def test_the_previous_robot_is_served_after_a_refusal(harness):
+    harness.publish(ROBOT)
+    with harness.node() as node:
         node.wait_for_line("loaded robot_description: 2 frames")
-        session.assert_answers(node)
-        session.publish(f'<robot name="w"><link name="{WORLD}"/></robot>')
+        harness.assert_answers(node)
+        harness.publish(f'<robot name="w"><link name="{WORLD}"/></robot>')
         node.wait_for_line("the previous robot is kept")
-        session.assert_answers(node)
+        harness.assert_answers(node)
         _stopped_cleanly(node)
 
 
-def test_an_srdf_of_50000_unknown_links_logs_a_bounded_summary(session):
+def test_an_srdf_of_50000_unknown_links_logs_a_bounded_summary(harness):
     # On the node a 13 MB SRDF logged 600 000 lines (71 MB) for one message.
     srdf = "<robot name='two'>" + "".join(
         f"<disable_collisions link1='x{n}' link2='y{n}'/>" for n in range(50_000)) + "</robot>"
-    session.publish(ROBOT)
-    with session.node() as node:
+    harness.publish(ROBOT)
+    with harness.node() as node:
         node.wait_for_line("loaded robot_description: 2 frames")
-        session.publish_srdf(srdf)
+        harness.publish_srdf(srdf)
         node.wait_for_line("and 49990 more like these", timeout=60)
-        session.assert_answers(node)
+        harness.assert_answers(node)
         output = _stopped_cleanly(node)
     assert sum("SRDF:" in line for line in output.splitlines()) <= 11, output[-3000:]
     assert len(output) < 20_000
 
 
-def test_an_srdf_over_the_entry_limit_is_refused_and_the_node_serves(session):
+def test_an_srdf_over_the_entry_limit_is_refused_and_the_node_serves(harness):
     srdf = "<robot name='two'>" + "<disable_default_collisions link='arm'/>" * 100_001 \
         + "</robot>"
-    session.publish(ROBOT)
-    with session.node() as node:
+    harness.publish(ROBOT)
+    with harness.node() as node:
         node.wait_for_line("loaded robot_description: 2 frames")
-        session.publish_srdf(srdf)
+        harness.publish_srdf(srdf)
         node.wait_for_line("over the limit of 100000", timeout=60)
-        session.assert_answers(node)  # the pair is still reported: the SRDF was refused
+        harness.assert_answers(node)  # the pair is still reported: the SRDF was refused
         _stopped_cleanly(node)
 
 
-def test_a_robot_at_the_link_limit_loads_and_is_served(session):
+def test_a_robot_at_the_link_limit_loads_and_is_served(harness):
     # 1000 welded links: loaded once (the clearance checker reuses the node's robot).
-    session.publish(_chain(1000))
-    with session.node() as node:
+    harness.publish(_chain(1000))
+    with harness.node() as node:
         node.wait_for_line("loaded robot_description: 1000 frames", timeout=60)
-        session.publish(ROBOT)
+        harness.publish(ROBOT)
         node.wait_for_line("loaded robot_description: 2 frames", timeout=60)
-        session.assert_answers(node)
+        harness.assert_answers(node)
         _stopped_cleanly(node)
