@@ -48,21 +48,26 @@ skipped_meshes: set = set()
 
 
 class _Grid:
-    """A record's compiled grid, the row of each kept point, and the kept points' box in F."""
+    """A record's compiled grid, the kept points' box in F, and (on first use) their rows."""
 
-    __slots__ = ("native", "rows", "low", "high")
+    __slots__ = ("p_FP", "non_finite", "native", "low", "high", "_rows")
 
     def __init__(self, record: PointCloudRecord) -> None:
+        # Not the record itself: it is the key this grid is kept under.
+        self.p_FP, self.non_finite = record.p_FP, record.non_finite
         self.native = compiled.native.Cloud(record.p_FP, record.radius)
-        if record.non_finite:
-            self.rows = np.flatnonzero(np.isfinite(record.p_FP).all(axis=1))
-        else:
-            self.rows = np.arange(len(record.p_FP))
-        kept = record.p_FP[self.rows] if record.non_finite else record.p_FP
-        if len(kept):
-            self.low, self.high = kept.min(axis=0), kept.max(axis=0)
-        else:
-            self.low = self.high = None
+        bounds = self.native.bounds
+        self.low, self.high = (None, None) if bounds is None else map(np.array, bounds)
+        self._rows = None
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The row in ``p_FP`` of each kept point, by the grid's index."""
+        if self._rows is None:
+            p_FP = self.p_FP
+            self._rows = (np.flatnonzero(np.isfinite(p_FP).all(axis=1)) if self.non_finite
+                          else np.arange(len(p_FP)))
+        return self._rows
 
 
 def _grid(record: PointCloudRecord) -> _Grid:
@@ -73,6 +78,34 @@ def _grid(record: PointCloudRecord) -> _Grid:
             if grid is None:
                 grid = _grids[record] = _Grid(record)
     return grid
+
+
+_eligible_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _eligible(model, record: PointCloudRecord) -> np.ndarray:
+    """Model indices a cloud on ``record.frame_slot`` is checked against (kept per model)."""
+    by_slot = _eligible_of.get(model)
+    if by_slot is None:
+        with _grids_lock:
+            by_slot = _eligible_of.setdefault(model, {})
+    geometries = by_slot.get(record.frame_slot)
+    if geometries is not None:
+        return geometries
+    slots = model.frame_slot
+    eligible = slots != record.frame_slot
+    if record.frame_slot == 0:
+        eligible &= slots != 0
+    for g in np.flatnonzero(eligible):
+        if isinstance(model.shapes[g], Mesh):
+            eligible[g] = False
+            key = (record.id, model.geometry_ids[g])
+            if key not in skipped_meshes:
+                skipped_meshes.add(key)
+                _log.warning("point cloud %s is not checked against mesh %s: a mesh has no "
+                             "compiled kernel; use Convex", record.name, model.names[g])
+    geometries = by_slot[record.frame_slot] = np.flatnonzero(eligible)
+    return geometries
 
 
 class _Posed:
@@ -91,21 +124,8 @@ class _Posed:
             X_CW[:3, :3] = R.T
             X_CW[:3, 3] = -(R.T @ p)
             self.X_CF = np.ascontiguousarray(np.einsum("ij,fjk->fik", X_CW, X_WF))
-        model = scene.model
-        slots = model.frame_slot
-        eligible = slots != record.frame_slot
-        if record.frame_slot == 0:
-            eligible &= slots != 0
-        meshes = [g for g in np.flatnonzero(eligible) if isinstance(model.shapes[g], Mesh)]
-        for g in meshes:
-            eligible[g] = False
-            key = (record.id, model.geometry_ids[g])
-            if key not in skipped_meshes:
-                skipped_meshes.add(key)
-                _log.warning("point cloud %s is not checked against mesh %s: a mesh has no "
-                             "compiled kernel; use Convex", record.name, model.names[g])
-        self.geometries = np.flatnonzero(eligible)
-        self.sphere = Sphere(record.radius) if record.radius > 0 else None
+        self.geometries = _eligible(scene.model, record)
+        self.sphere = Sphere(record.radius)
 
     def near(self, scene, reach: float) -> np.ndarray:
         """Geometries whose world box comes within ``reach`` of the cloud's world box."""
@@ -126,7 +146,8 @@ class _Posed:
         mask = self.grid.native.within(
             scene.cache.native, self.X_CF, self.X_CF.shape[0], np.array([g], dtype=np.int32),
             np.array([reach + _SLACK * (1.0 + abs(reach))]))
-        return self.grid.rows[np.flatnonzero(np.frombuffer(mask, dtype=np.uint8))]
+        hits = np.flatnonzero(np.frombuffer(mask, dtype=np.uint8))
+        return self.grid.rows[hits] if len(hits) else hits
 
     def X_WS(self, row: int) -> np.ndarray:
         """World pose of the sphere at ``row``, as the model composes X_WF X_FG."""
@@ -141,7 +162,7 @@ class _Posed:
         X_WS = self.X_WS(row)
         shape, X_WG = scene.model.shapes[g], scene.X_WG[g]
         cloud_first = self.record.id.get_value() < scene.model.geometry_ids[g].get_value()
-        sphere = self.sphere if self.sphere is not None else Sphere(0.0)
+        sphere = self.sphere
         if cloud_first:
             status, witness = native.pair(sphere, X_WS, shape, X_WG)
         else:
@@ -240,7 +261,7 @@ def distances_to_point(scene, p_WQ: np.ndarray, threshold: float
         p_CQ = R.T @ (p_WQ - p)
         reach = threshold + record.radius
         gap = np.sqrt(((record.p_FP[rows] - p_CQ) ** 2).sum(axis=1))
-        sphere = cloud.sphere if cloud.sphere is not None else Sphere(0.0)
+        sphere = cloud.sphere
         for row in rows[gap <= reach + _SLACK * (1.0 + abs(reach))]:
             status, w = native.point(sphere, cloud.X_WS(int(row)), p_WQ)
             if status == native.OK and w.distance <= threshold:

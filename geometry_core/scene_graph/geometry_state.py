@@ -196,7 +196,7 @@ class GeometryState(Registration):
         ValueError
             If the frame belongs to another source, ``p_FP`` is not (N, 3)
             numbers or passes ``MAX_SCENE_CLOUD_POINTS`` rows, ``radius`` is
-            not finite and >= 0, or ``MAX_SCENE_CLOUDS`` clouds exist.
+            not finite and > 0, or ``MAX_SCENE_CLOUDS`` clouds exist.
         """
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, got {type(name).__name__}")

@@ -52,14 +52,15 @@ def checked_cloud(p_FP, radius, name: str) -> tuple[np.ndarray, float, int]:
     ValueError
         If ``p_FP`` is not an (N, 3) array of numbers or holds more than
         :data:`MAX_SCENE_CLOUD_POINTS` rows, or ``radius`` is not a finite
-        number >= 0.
+        number > 0.
     """
     if isinstance(radius, bool) or not isinstance(radius, (int, float, np.floating,
                                                            np.integer)):
         raise ValueError(f"point cloud {name!r}: radius must be a number, got {radius!r}")
     radius = float(radius)
-    if not math.isfinite(radius) or radius < 0.0:
-        raise ValueError(f"point cloud {name!r}: radius must be finite and >= 0, got {radius}")
+    if not math.isfinite(radius) or radius <= 0.0:
+        raise ValueError(f"point cloud {name!r}: radius must be finite and > 0 (each point "
+                         f"a sphere), got {radius}")
     try:
         points = np.array(p_FP, dtype=np.float64, order="C", copy=True)
     except (TypeError, ValueError):
@@ -72,5 +73,7 @@ def checked_cloud(p_FP, radius, name: str) -> tuple[np.ndarray, float, int]:
         raise ValueError(f"point cloud {name!r}: {len(points)} points exceed the cap of "
                          f"{MAX_SCENE_CLOUD_POINTS}")
     points.setflags(write=False)
-    non_finite = int(len(points) - np.count_nonzero(np.isfinite(points).all(axis=1)))
+    finite = np.isfinite(points)
+    # Rows counted only when some value is not finite (one pass otherwise).
+    non_finite = 0 if finite.all() else int(len(points) - np.count_nonzero(finite.all(axis=1)))
     return points, radius, non_finite
