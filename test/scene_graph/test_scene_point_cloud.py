@@ -206,6 +206,7 @@ def test_bad_clouds_change_nothing():
         ((src, world, [["a", 0.0, 0.0]], 0.1), ValueError, "numbers"),
         ((src, world, np.zeros((2, 3, 1)), 0.1), ValueError, "shape"),
         ((src, world, [[0.0, 0.0, 0.0]], -0.1), ValueError, "radius"),
+        ((src, world, [[0.0, 0.0, 0.0]], 0.0), ValueError, "radius"),
         ((src, world, [[0.0, 0.0, 0.0]], float("nan")), ValueError, "radius"),
         ((src, world, [[0.0, 0.0, 0.0]], "0.1"), ValueError, "radius"),
         ((src, GeometryFrame("nowhere").id(), [[0.0, 0.0, 0.0]], 0.1), KeyError, "frame"),
