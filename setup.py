@@ -27,6 +27,8 @@ native = Extension(
     include_dirs=["csrc"],
     extra_compile_args=["-O2", "-std=c11", "-ffp-contract=off", "-fno-math-errno",
                         "-Wall", "-Wextra", "-Wno-unused-parameter"],
+    # The batch queries' native threads (csrc/parallel.c).
+    extra_link_args=["-pthread"],
 )
 
 node_packages = ["geometry_core_nodes"] + [

@@ -3,7 +3,9 @@
 Usage::
 
     python -m bench.soak --duration 600             # 10 minutes at 1 kHz /tf
-    python -m bench.soak --hostile 10000            # every hostile input 10 000 times
+    python -m bench.soak --hostile 10000            # every hostile input 10 000 times,
+                                                    # then hostile robot descriptions
+                                                    # for a minute
 
 Starts ``python -m geometry_core_nodes.scene_graph_node`` on the built-in
 demo arm on the Cyclone DDS backend with the loopback-only configuration, in
@@ -21,7 +23,14 @@ a DDS domain of its own, and from this process:
   names each time, invalid UTF-8, NaN, zero and 1e300 quaternions, 2038
   stamps, loops, 1 kB names, a 5000-transform message every 500th round),
   about 1 kHz, then a valid pose, and reports the node's memory before and after and
-  whether the valid pose was answered exactly.
+  whether the valid pose was answered exactly. Then (``--descriptions``,
+  60 s) a second node waiting for ``robot_description`` gets a valid robot
+  and then hostile descriptions round after round (a link named like
+  world_frame, 10 000 links, meshes outside the package roots, not XML, 200
+  missing visual meshes with new names each time, an SRDF of 20 000
+  unknown links) while /tf asks for answers at 100 Hz: reported are the
+  memory after warm-up, the /tf stamps answered and the longest gap between
+  two answers, and the log's size.
 
 The machine may be shared: CPU figures are the node's own CPU time, but
 latencies include waiting for a core. Nothing here asserts a time.
@@ -237,6 +246,150 @@ def hostile(domain: int, rounds: int) -> dict:
     }
 
 
+_TWO_BOXES = ('<link name="base"><collision name="base_box"><geometry><box size="0.2 0.2 0.2"/>'
+              '</geometry></collision></link><link name="arm"><collision name="arm_box">'
+              '<geometry><box size="0.2 0.2 0.2"/></geometry></collision></link>')
+
+
+def _hostile_descriptions(folder: str) -> dict:
+    """``{kind: make(n)}``: URDF (or ``("srdf", text)``) texts a hostile publisher sends.
+
+    Each text differs per round where that matters (new names, so nothing
+    can be remembered by text). Only ``missing_visuals`` is a valid robot:
+    its visuals are skipped with a warning each, which used to grow memory.
+    """
+    secret = Path(folder) / "secret.obj"
+    secret.write_text("".join(f"v {x} {y} {z}\n" for x in (0, 1) for y in (0, 1)
+                              for z in (0, 1)) + "f 1 2 3\nf 5 6 7\nf 1 5 2\nf 3 7 4\n")
+
+    def chain(n: int, links: int) -> str:
+        body = "".join(f'<link name="c{n}_{i}"><collision><geometry><box size="0.1 0.1 0.1"/>'
+                       "</geometry></collision></link>" for i in range(links))
+        joints = "".join(f'<joint name="j{n}_{i}" type="fixed"><parent link="c{n}_{i - 1}"/>'
+                         f'<child link="c{n}_{i}"/></joint>' for i in range(1, links))
+        return f'<robot name="chain{n}">{body}{joints}</robot>'
+
+    def mesh(n: int, filename: str) -> str:
+        return (f'<robot name="m{n}"><link name="m{n}"><collision><geometry>'
+                f'<mesh filename="{filename}"/></geometry></collision></link></robot>')
+
+    def missing_visuals(n: int) -> str:
+        visuals = "".join(f'<link name="v{i}"><visual><geometry><mesh filename="missing{n}_{i}'
+                          '.stl"/></geometry></visual></link>' for i in range(200))
+        return f'<robot name="two">{_TWO_BOXES}{visuals}</robot>'
+
+    return {
+        "link_named_world_frame": lambda n: '<robot name="w"><link name="odom"/></robot>',
+        "ten_thousand_links": lambda n: chain(n, 10_000),
+        "mesh_by_absolute_path": lambda n: mesh(n, str(secret)),
+        "mesh_out_of_its_package": lambda n: mesh(n, "package://pkg/../../secret.obj"),
+        "not_xml": lambda n: f"<robot name='{n}'",
+        "missing_visuals": missing_visuals,
+        "srdf_of_20000_unknown_links": lambda n: ("srdf", "<robot name='two'>" + "".join(
+            f"<disable_collisions link1='x{n}_{k}' link2='y{k}'/>" for k in range(20_000))
+            + "</robot>"),
+    }
+
+
+def hostile_descriptions(domain: int, seconds: float, tf_rate: float = 100.0,
+                         sample: float = 5.0, warm_up: float = 15.0) -> dict:
+    """Republish hostile robot descriptions for ``seconds`` while /tf asks for answers.
+
+    A node waiting for ``robot_description`` (world_frame ``odom``) gets a
+    valid two-box robot, then, round after round, every kind of
+    :func:`_hostile_descriptions` on the latched topics while this process
+    publishes the robot's /tf at ``tf_rate`` with fresh stamps. Reported:
+    the node's memory every ``sample`` seconds and its growth after
+    ``warm_up``, how many /tf stamps were answered and the longest time
+    between two answers, and the size of the node's log.
+    """
+    from geometry_core import RigidTransform
+    from geometry_core_nodes.transport import LATCHED
+
+    scenario = _scenario
+    with tempfile.TemporaryDirectory() as folder:
+        kinds = _hostile_descriptions(folder)
+        params = scenario.write_params(Path(folder) / "params.yaml", world_frame="odom",
+                                       publish_markers=False, max_distance=0.1)
+        node = scenario.NodeProcess("scene_graph_node", params, domain)
+        peer = scenario.Peer(domain)
+        T = peer.message_type
+        String = T("std_msgs/msg/String")
+        description = peer.node.create_publisher("std_msgs/msg/String", "robot_description",
+                                                 LATCHED)
+        semantic = peer.node.create_publisher("std_msgs/msg/String",
+                                              "robot_description_semantic", LATCHED)
+        answered: list[tuple[float, int]] = []
+        peer.node.create_subscription(
+            "geometry_core_ros/msg/PenetrationPairArray", "penetrations",
+            lambda m: answered.append((time.monotonic(), _stamp_ns(m))), RELIABLE_RESULTS)
+
+        def tf(stamp: int):
+            return T("tf2_msgs/msg/TFMessage")(transforms=[
+                scenario.make_transform(T, "odom", "base", RigidTransform(), stamp),
+                scenario.make_transform(T, "odom", "arm", RigidTransform([0.0, 0.0, 0.15]),
+                                        stamp)])
+
+        valid = f'<robot name="two">{_TWO_BOXES}</robot>'
+        try:
+            node.wait_for_line("ready on the dds backend", timeout=60)
+            description.publish(String(data=valid))
+            node.wait_for_line("loaded robot_description: 2 frames", timeout=60)
+            sent = 0
+            stamp0 = scenario.STAMP_NS
+            start = time.monotonic()
+            memory: list[tuple[float, int]] = []
+            next_sample = start
+            next_tf = start
+            rounds = 0
+            names = list(kinds)
+            while time.monotonic() - start < seconds:
+                kind = names[rounds % len(names)]
+                text = kinds[kind](rounds)
+                if isinstance(text, tuple):
+                    semantic.publish(String(data=text[1]))
+                else:
+                    description.publish(String(data=text))
+                if kind == "missing_visuals":  # the valid robot back, for the next rounds
+                    description.publish(String(data=valid))
+                rounds += 1
+                round_end = time.monotonic() + 0.25
+                while time.monotonic() < round_end:
+                    now = time.monotonic()
+                    if now >= next_tf:
+                        sent += 1
+                        peer.tf.publish(tf(stamp0 + sent))
+                        next_tf += 1.0 / tf_rate
+                    if now >= next_sample:
+                        memory.append((round(now - start, 1), _rss_kb(node.process.pid)))
+                        next_sample += sample
+                    peer.node.spin_once(0.002)
+            elapsed = time.monotonic() - start
+            final = stamp0 + sent + 1
+            last = peer.wait_for("penetrations", lambda m: _stamp_ns(m) == final, timeout=60,
+                                 repeat=lambda: peer.tf.publish(tf(final)))
+            last_answered = len(last.pairs) == 1
+            memory.append((round(time.monotonic() - start, 1), _rss_kb(node.process.pid)))
+        finally:
+            peer.shutdown()
+            returncode = node.stop()
+    times = [t for t, s in answered if stamp0 < s <= stamp0 + sent]
+    gaps = np.diff([start, *times]) if times else np.array([elapsed])
+    after = [kb for t, kb in memory if t >= warm_up]
+    log = node.output
+    return {
+        "seconds": round(elapsed, 1), "description_rounds": rounds, "kinds": names,
+        "tf_sent": sent, "tf_answered": len(times),
+        "longest_gap_between_answers_s": round(float(gaps.max()), 3),
+        "last_tf_answered_with_the_valid_robot": last_answered,
+        "rss_kb_by_second": memory,
+        "rss_after_warm_up_kb": [min(after), max(after)] if after else None,
+        "rss_growth_after_warm_up": (after[-1] - after[0]) / after[0] if after else None,
+        "log_lines": log.count("\n"), "log_bytes": len(log.encode()),
+        "returncode": returncode, "tracebacks": log.count("Traceback"),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=600.0, help="seconds of /tf input")
@@ -244,10 +397,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=float, default=30.0, help="seconds between samples")
     parser.add_argument("--hostile", type=int, default=0,
                         help="instead: send every hostile input this many times")
+    parser.add_argument("--descriptions", type=float, default=60.0,
+                        help="with --hostile: then republish hostile robot descriptions for "
+                             "this many seconds (0: not)")
     parser.add_argument("--domain", type=int, default=170 + os.getpid() % 30)
     args = parser.parse_args(argv)
     if args.hostile:
         result = hostile(args.domain, args.hostile)
+        if args.descriptions > 0:
+            result = {"tf": result, "descriptions": hostile_descriptions(
+                (args.domain + 1) % 230, args.descriptions)}
     else:
         result = soak(args.domain, args.duration, args.rate, args.sample)
     print(json.dumps(result, indent=1))

@@ -1,8 +1,19 @@
 /* Which kernel answers a pair: mirrors PairSolver.signed_distance in
  * geometry_core/proximity/narrowphase.py (half spaces first, then meshes,
- * exact pairs, the certified convex solver). */
+ * exact pairs, the certified convex solver, the exact polytope path or the
+ * direction search where the certificate fails). */
 #include "gc.h"
 #include "gc_tolerances.h"
+
+/* A cylinder's cap or side is the contact feature when the normal is this
+ * close (rad) to its normal. */
+#define DISPATCH_FEATURE_ANGLE 1e-9
+
+/* Shapes whose contact can be a face, an edge or a patch. */
+static int has_features(const gc_shape *G) {
+    return G->kind == GC_BOX || G->kind == GC_CONVEX || G->kind == GC_CYLINDER
+           || G->kind == GC_CAPSULE;
+}
 
 
 int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
@@ -28,7 +39,26 @@ int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
      * is a local maximum of g (an answer too deep passes the first alone). */
     if (status == GC_OK && gc_ascent_gap(A, X_WA, B, X_WB, out) > GC_PAIR_CERTIFICATE_TOLERANCE)
         status = GC_UNCERTIFIED;
+    if (status == GC_OK && out->distance <= 0.0 && (has_features(A) || has_features(B))) {
+        /* Overlapping or touching: EPA's witnesses are barycentric mixes of
+         * support points, which on a face contact can leave the faces; take
+         * them from the contact features along the certified normal, where
+         * the features overlap along it (a normal a hair off an edge's
+         * perpendicular sees a corner instead: EPA's then stand). */
+        double size = A->kind == GC_CONVEX ? A->size : gc_norm(A->s);
+        double size_B = B->kind == GC_CONVEX ? B->size : gc_norm(B->s);
+        if (size_B > size) size = size_B;
+        double p_WCa[3], p_WCb[3];
+        if (gc_feature_witnesses(A, X_WA, B, X_WB, out->nhat_BA_W, 256.0 * GC_EPS * size,
+                                 DISPATCH_FEATURE_ANGLE, p_WCa, p_WCb)) {
+            gc_copy(p_WCa, out->p_WCa);
+            gc_copy(p_WCb, out->p_WCb);
+        }
+    }
     if (status != GC_UNCERTIFIED) return status;
+    /* Polytopes have an exact answer: the facets of their Minkowski
+     * difference. */
+    if (gc_polytope_rescue(A, X_WA, B, X_WB, out) == GC_OK) return GC_OK;
     double n0[3];
     gc_copy(out->nhat_BA_W, n0);
     if (gc_direction_search(A, X_WA, B, X_WB, n0, out) == GC_OK) return GC_SEARCHED;

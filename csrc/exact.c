@@ -549,13 +549,17 @@ static void box_box_separated(const posed_box *A, const posed_box *B, const doub
     set_pair(out, distance, best_A, best_B, nhat, 0);
 }
 
-static void box_box(const gc_shape *shape_A, const double X_WA[16], const gc_shape *shape_B,
-                    const double X_WB[16], gc_pair_result *out) {
+/* Returns 0 when edges a hair from parallel (their cross product below
+ * BOX_PARALLEL_SIN_TOLERANCE, not zero) were left out of an overlap or a
+ * touch: the depth along a face axis can then exceed the true one by the
+ * angle times the size, and gc_polytope_rescue answers instead. */
+static int box_box(const gc_shape *shape_A, const double X_WA[16], const gc_shape *shape_B,
+                   const double X_WB[16], gc_pair_result *out) {
     posed_box A = {shape_A->s, X_WA}, B = {shape_B->s, X_WB};
     /* SAT axes: A's faces, B's faces, then the non-degenerate edge crosses
      * (A's axis major); unit vectors in W. */
     double axes[15][3];
-    int is_edge[15], n_axes = 0;
+    int is_edge[15], n_axes = 0, nearly_parallel = 0;
     double a_axes[3][3], b_axes[3][3];
     for (int i = 0; i < 3; ++i) {
         pose_axis(X_WA, i, a_axes[i]);
@@ -575,7 +579,10 @@ static void box_box(const gc_shape *shape_A, const double X_WA[16], const gc_sha
             gc_cross(a_axes[i], b_axes[j], c);
             double norm = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
             /* Edges (nearly) parallel give no new axis. */
-            if (!(norm > GC_BOX_PARALLEL_SIN_TOLERANCE)) continue;
+            if (!(norm > GC_BOX_PARALLEL_SIN_TOLERANCE)) {
+                if (norm > 0.0) nearly_parallel = 1;
+                continue;
+            }
             for (int k = 0; k < 3; ++k) axes[n_axes][k] = c[k] / norm;
             is_edge[n_axes++] = 1;
         }
@@ -606,8 +613,9 @@ static void box_box(const gc_shape *shape_A, const double X_WA[16], const gc_sha
     }
     if (separation[best] > tolerance) {
         box_box_separated(&A, &B, axes[best], tolerance, out);
-        return;
+        return 1;
     }
+    if (nearly_parallel) return 0;
     double depth = py_max(0.0, -separation[best]);
     /* A tie with a different axis, or a zero centre gap along the axis,
      * leaves the normal a choice. */
@@ -618,6 +626,7 @@ static void box_box(const gc_shape *shape_A, const double X_WA[16], const gc_sha
     }
     int unique = !ties && centre_gap[best] > tolerance;
     box_box_penetration(&A, &B, axes[best], best, depth, unique, out);
+    return 1;
 }
 
 /* ------------------------------------------------------------------ dispatch */
@@ -636,8 +645,8 @@ int gc_exact_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
         return GC_OK;
     }
     if (A->kind == GC_BOX && B->kind == GC_BOX) {
-        box_box(A, X_WA, B, X_WB, out);
-        return GC_OK;
+        if (box_box(A, X_WA, B, X_WB, out)) return GC_OK;
+        return gc_polytope_rescue(A, X_WA, B, X_WB, out);
     }
     return GC_NOT_HANDLED;
 }

@@ -158,6 +158,34 @@ double gc_ascent_gap(const gc_shape *A, const double X_WA[16], const gc_shape *B
 int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                         const double X_WB[16], const double n0_W[3], gc_pair_result *out);
 
+/* ---------------------------------------------------------------- polytope.c
+ * Exact signed distance of two polytopes (boxes, hulls) by the candidate
+ * normals of the Minkowski difference's facets (overlapping or touching) or
+ * the closest vertex-face and edge-edge pairs (apart). GC_NOT_HANDLED for
+ * other shapes (or when out of memory). */
+int gc_polytope_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                     const double X_WB[16], gc_pair_result *out);
+/* gc_polytope_pair where the first method could not be trusted (a solver
+ * answer that failed its certificate; box-box SAT with edges a hair from
+ * parallel): the same, and a GC_OK answer is counted. */
+int gc_polytope_rescue(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                       const double X_WB[16], gc_pair_result *out);
+/* How many answers gc_polytope_rescue gave since the module was loaded
+ * (process-wide, atomic). */
+unsigned long long gc_polytope_rescues(void);
+
+/* ---------------------------------------------------------------- contact_feature.c
+ * Witness points on the contact features along n (from B into A): each a
+ * convex combination of points of its shape's support feature (polytope
+ * vertices within tol of the top; a cylinder's cap or side, a capsule's
+ * side, when n is within angle rad of their normal), at the centre of the
+ * features' overlap seen along n. Any bounded shape. Returns 1 when the
+ * features overlap (within tol), 0 when they miss (an n that is not exact
+ * for them): the witnesses are then each feature's point nearest the other. */
+int gc_feature_witnesses(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                         const double X_WB[16], const double n[3], double tol, double angle,
+                         double p_WCa[3], double p_WCb[3]);
+
 /* ---------------------------------------------------------------- dispatch.c
  * Mirrors geometry_core/proximity/narrowphase.py PairSolver.signed_distance:
  * half spaces, then meshes (GC_NOT_HANDLED), exact pairs, the convex solver

@@ -21,39 +21,27 @@
 #include <string.h>
 
 #include "gc.h"
+#include "gc_kinematics.h"
 #include "gc_model.h"
 
-enum { JOINT_FIXED = 0, JOINT_REVOLUTE = 1, JOINT_PRISMATIC = 2 };
+typedef gc_chain chain;
 
-/* The chain's description, read from Python buffers (see chain_parse). */
-typedef struct {
-    Py_ssize_t L;                   /* links */
-    const double *X_PJ;             /* (L, 4, 4) joint origin in the parent link */
-    const double *axis;             /* (L, 3) unit axis in the joint frame */
-    const int *kind;                /* (L,) JOINT_* */
-    const int *parent;              /* (L,) parent link, -1 for a root */
-    const int *column;              /* (L,) position column, -1 when no position moves it */
-    const double *multiplier;       /* (L,) mimic multiplier (1 otherwise) */
-    const double *offset;           /* (L,) mimic offset (0 otherwise) */
-    Py_buffer views[7];
-    int nviews;
-} chain;
 
-static void chain_release(chain *c) {
+void gc_chain_release(chain *c) {
     for (int k = 0; k < c->nviews; ++k) PyBuffer_Release(&c->views[k]);
     c->nviews = 0;
 }
 
 /* Reads the seven arrays of a chain: X_PJ, axis, kind, parent, column,
  * multiplier, offset. Checks the shapes agree and that parents come first. */
-static int chain_parse(PyObject *const *args, chain *c) {
+int gc_chain_parse(PyObject *const *args, chain *c) {
     static const char formats[7] = {'d', 'd', 'i', 'i', 'i', 'd', 'd'};
     static const char *names[7] = {"X_PJ", "axis", "kind", "parent", "column", "multiplier",
                                    "offset"};
     c->nviews = 0;
     for (int k = 0; k < 7; ++k) {
         if (gc_get_buffer(args[k], &c->views[k], formats[k], -1, names[k]) < 0) {
-            chain_release(c);
+            gc_chain_release(c);
             return -1;
         }
         c->nviews = k + 1;
@@ -64,7 +52,7 @@ static int chain_parse(PyObject *const *args, chain *c) {
         if (c->views[k].len / c->views[k].itemsize != per_link[k] * L) {
             PyErr_Format(PyExc_ValueError, "%s must hold %zd values for %zd links", names[k],
                          per_link[k] * L, L);
-            chain_release(c);
+            gc_chain_release(c);
             return -1;
         }
     }
@@ -80,7 +68,7 @@ static int chain_parse(PyObject *const *args, chain *c) {
         if (c->parent[l] >= l || c->parent[l] < -1) {
             PyErr_Format(PyExc_ValueError, "parent[%zd] = %d does not come before it", l,
                          c->parent[l]);
-            chain_release(c);
+            gc_chain_release(c);
             return -1;
         }
     }
@@ -98,11 +86,12 @@ static void rodrigues(const double a[3], double theta, double R[9]) {
     for (int k = 0; k < 9; ++k) R[k] = ((k % 4 == 0) ? 1.0 : 0.0) + s * K[k] + v * K2[k];
 }
 
-/* X_PF of every link of one configuration q (n positions) into X_PF (L,4,4). */
-static void link_poses(const chain *c, const double *q, double *X_PF) {
+/* X_PF of every link of one configuration q (n positions): link l's into
+ * X_PF[slot[l]] (4,4), or X_PF[l] when slot is NULL. */
+static void link_poses(const chain *c, const double *q, const int *slot, double *X_PF) {
     for (Py_ssize_t l = 0; l < c->L; ++l) {
         const double *X_PJ = c->X_PJ + 16 * l;
-        double *X = X_PF + 16 * l;
+        double *X = X_PF + 16 * (slot != NULL ? (Py_ssize_t)slot[l] : l);
         memcpy(X, X_PJ, 16 * sizeof(double));
         if (c->column[l] < 0 || c->kind[l] == JOINT_FIXED) continue;
         double t = q[c->column[l]] * c->multiplier[l] + c->offset[l];
@@ -122,6 +111,107 @@ static void link_poses(const chain *c, const double *q, double *X_PF) {
     }
 }
 
+int gc_chain_max_column(const chain *c) {
+    int max_column = -1;
+    for (Py_ssize_t l = 0; l < c->L; ++l)
+        if (c->column[l] > max_column) max_column = c->column[l];
+    return max_column;
+}
+
+void gc_chain_pose_frames(const chain *c, const double *q, const int *link_slot,
+                          const int *parent_slot, Py_ssize_t F, double *X_PF, double *X_WF) {
+    link_poses(c, q, link_slot, X_PF);
+    memcpy(X_WF, X_PF, (size_t)F * 16 * sizeof(double));
+    for (Py_ssize_t s = 1; s < F; ++s)
+        if (parent_slot[s] != 0) gc_compose(X_WF + 16 * parent_slot[s], X_PF + 16 * s, X_WF + 16 * s);
+}
+
+/* Checks link_slot (L,) and parent_slot (F,) for gc_chain_pose_frames: every
+ * link on a slot of its own in [1, F), parents before children. */
+int gc_chain_check_slots(const chain *c, const Py_buffer *links, const Py_buffer *parents,
+                         Py_ssize_t F) {
+    const int *ls = links->buf, *ps = parents->buf;
+    if (links->len != 4 * c->L || parents->len != 4 * F || F < 1) {
+        PyErr_Format(PyExc_ValueError, "link_slot must hold %zd slots and parent_slot %zd",
+                     c->L, F);
+        return -1;
+    }
+    for (Py_ssize_t s = 1; s < F; ++s) {
+        if (ps[s] < 0 || ps[s] >= s) {
+            PyErr_Format(PyExc_ValueError, "parent_slot[%zd] = %d does not come before it", s,
+                         ps[s]);
+            return -1;
+        }
+    }
+    for (Py_ssize_t l = 0; l < c->L; ++l) {
+        if (ls[l] < 1 || ls[l] >= F) {
+            PyErr_Format(PyExc_ValueError, "link_slot[%zd] = %d is not a frame slot in [1, %zd)",
+                         l, ls[l], F);
+            return -1;
+        }
+        for (Py_ssize_t m = 0; m < l; ++m) {
+            if (ls[m] == ls[l]) {
+                PyErr_Format(PyExc_ValueError, "links %zd and %zd share slot %d", m, l, ls[l]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* world_poses(X_PJ, axis, kind, parent, column, multiplier, offset, qs (K, n),
+ * X_PF (F, 4, 4), link_slot int32 (L,), parent_slot int32 (F,), X_WF out
+ * (K, F, 4, 4)): the world pose of every frame slot in K configurations,
+ * X_PF's rows link_slot[l] replaced by link l's pose (gc_chain_pose_frames). */
+static PyObject *py_world_poses(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 12) {
+        PyErr_SetString(PyExc_TypeError, "world_poses(X_PJ, axis, kind, parent, column, "
+                                         "multiplier, offset, qs, X_PF, link_slot, "
+                                         "parent_slot, X_WF)");
+        return NULL;
+    }
+    chain c;
+    if (gc_chain_parse(args, &c) < 0) return NULL;
+    Py_buffer views[5];
+    static const char formats[4] = {'d', 'd', 'i', 'i'};
+    static const char *names[4] = {"qs", "X_PF", "link_slot", "parent_slot"};
+    int got = 0, failed = 1;
+    for (; got < 4; ++got)
+        if (gc_get_buffer(args[7 + got], &views[got], formats[got], -1, names[got]) < 0) goto done;
+    if (PyObject_GetBuffer(args[11], &views[4], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        goto done;
+    ++got;
+    Py_ssize_t F = views[1].len / (16 * 8);
+    if (views[1].len != F * 16 * 8 || gc_chain_check_slots(&c, &views[2], &views[3], F) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "X_PF must be (F, 4, 4)");
+        goto done;
+    }
+    Py_ssize_t bytes = F * 16 * 8, K = views[4].len / bytes;
+    Py_ssize_t positions = K > 0 ? (views[0].len / 8) / K : 0;
+    if (views[4].len != K * bytes || views[0].len != K * positions * 8 ||
+        gc_chain_max_column(&c) >= (K > 0 ? positions : 0x7fffffff)) {
+        PyErr_SetString(PyExc_ValueError, "world_poses: qs (K, n) and X_WF (K, F, 4, 4) do "
+                                          "not agree");
+        goto done;
+    }
+    double *X_PF = PyMem_Malloc((size_t)bytes);
+    if (X_PF == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(X_PF, views[1].buf, (size_t)bytes);
+    for (Py_ssize_t k = 0; k < K; ++k)
+        gc_chain_pose_frames(&c, (const double *)views[0].buf + positions * k, views[2].buf,
+                             views[3].buf, F, X_PF, (double *)views[4].buf + 16 * F * k);
+    PyMem_Free(X_PF);
+    failed = 0;
+done:
+    for (int v = 0; v < got; ++v) PyBuffer_Release(&views[v]);
+    gc_chain_release(&c);
+    if (failed) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* frame_poses(X_PJ, axis, kind, parent, column, multiplier, offset, qs (K, n),
  * X_PF out (K, L, 4, 4), X_WL out (K, L, 4, 4)): every link's pose in its
  * parent and in the world, for K configurations. */
@@ -132,10 +222,10 @@ static PyObject *py_frame_poses(PyObject *self, PyObject *const *args, Py_ssize_
         return NULL;
     }
     chain c;
-    if (chain_parse(args, &c) < 0) return NULL;
+    if (gc_chain_parse(args, &c) < 0) return NULL;
     Py_buffer qs, xpf, xwl;
     if (gc_get_buffer(args[7], &qs, 'd', -1, "qs") < 0) {
-        chain_release(&c);
+        gc_chain_release(&c);
         return NULL;
     }
     int failed = 1;
@@ -155,7 +245,7 @@ static PyObject *py_frame_poses(PyObject *self, PyObject *const *args, Py_ssize_
     }
     for (Py_ssize_t k = 0; k < K; ++k) {
         double *X_PF = (double *)xpf.buf + 16 * L * k, *X_WL = (double *)xwl.buf + 16 * L * k;
-        link_poses(&c, (const double *)qs.buf + positions * k, X_PF);
+        link_poses(&c, (const double *)qs.buf + positions * k, NULL, X_PF);
         for (Py_ssize_t l = 0; l < L; ++l) {
             if (c.parent[l] < 0)
                 memcpy(X_WL + 16 * l, X_PF + 16 * l, 16 * sizeof(double));
@@ -170,7 +260,7 @@ pf_done:
     PyBuffer_Release(&xpf);
 qs_done:
     PyBuffer_Release(&qs);
-    chain_release(&c);
+    gc_chain_release(&c);
     if (failed) return NULL;
     Py_RETURN_NONE;
 }
@@ -212,7 +302,7 @@ static PyObject *py_point_jacobians(PyObject *self, PyObject *const *args, Py_ss
         return NULL;
     }
     chain c;
-    if (chain_parse(args, &c) < 0) return NULL;
+    if (gc_chain_parse(args, &c) < 0) return NULL;
     Py_buffer xwl, links, points, jac;
     int failed = 1;
     if (gc_get_buffer(args[7], &xwl, 'd', 16 * c.L, "X_WL") < 0) goto chain_done;
@@ -251,7 +341,7 @@ links_done:
 wl_done:
     PyBuffer_Release(&xwl);
 chain_done:
-    chain_release(&c);
+    gc_chain_release(&c);
     if (failed) return NULL;
     Py_RETURN_NONE;
 }
@@ -271,7 +361,7 @@ static PyObject *py_distance_jacobians(PyObject *self, PyObject *const *args, Py
         return NULL;
     }
     chain c;
-    if (chain_parse(args, &c) < 0) return NULL;
+    if (gc_chain_parse(args, &c) < 0) return NULL;
     Py_buffer xwl, links, xbg, pgq, nhat, out;
     int failed = 1;
     if (gc_get_buffer(args[7], &xwl, 'd', 16 * c.L, "X_WL") < 0) goto chain_done;
@@ -328,7 +418,7 @@ links_done:
 wl_done:
     PyBuffer_Release(&xwl);
 chain_done:
-    chain_release(&c);
+    gc_chain_release(&c);
     if (failed) return NULL;
     Py_RETURN_NONE;
 }
@@ -344,6 +434,9 @@ static PyMethodDef kinematics_methods[] = {
     {"distance_jacobians", FASTCALL(py_distance_jacobians),
      "distance_jacobians(X_PJ, axis, kind, parent, column, multiplier, offset, X_WL, links, "
      "X_BG, p_GQ, nhat, out): nhat . (J(Ca) - J(Cb)) of M clearance rows"},
+    {"world_poses", FASTCALL(py_world_poses),
+     "world_poses(X_PJ, axis, kind, parent, column, multiplier, offset, qs, X_PF, link_slot, "
+     "parent_slot, X_WF): every frame's world pose in K configurations of the chain"},
     {NULL, NULL, 0, NULL},
 };
 

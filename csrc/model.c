@@ -11,9 +11,12 @@
  * snapshots on several threads may query one Model at once; the heavy loops
  * run with the GIL released.
  */
+#include "gc_kinematics.h"
 #include "gc_model.h"
+#include "gc_parallel.h"
 #include "gc_tolerances.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,11 @@ typedef struct {
     int *frame_slot;      /* (G) */
     int max_slot;
     double *X_FG;         /* (G, 16) */
+    double *inner;        /* (G, 4): a sphere inside each geometry, centre in G and radius
+                             (radius <= 0: none), for proving overlaps (inner_spheres) */
+    double *outer;        /* (G, 4): a sphere around each geometry (its local box's centre
+                             and half diagonal, grown against rounding; inf radius for
+                             half spaces), for proving a pair cannot be the nearest */
     int64_t *filtered;    /* (K) sorted keys i * G + j */
     Py_ssize_t nfiltered;
     int *bounded;         /* indices of geometries that are not half spaces */
@@ -60,10 +68,81 @@ static void model_dealloc(ModelObject *self) {
     PyMem_Free(self->box_G);
     PyMem_Free(self->frame_slot);
     PyMem_Free(self->X_FG);
+    PyMem_Free(self->inner);
+    PyMem_Free(self->outer);
     PyMem_Free(self->filtered);
     PyMem_Free(self->bounded);
     PyMem_Free(self->halfspaces);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* A sphere inside a shape (centre in G, radius; radius 0 when none is
+ * taken), shrunk by a relative 1e-9 and 1e-12 m so that rounding in its
+ * computation cannot make it poke out: two such spheres that overlap prove
+ * their shapes overlap. Primitives: the largest sphere about Go; a hull: the
+ * sphere about its vertices' mean that touches its nearest face plane. */
+static void inner_sphere(const gc_shape *s, double out[4]) {
+    double c[3] = {0.0, 0.0, 0.0}, r = 0.0;
+    switch (s->kind) {
+    case GC_SPHERE:
+    case GC_CAPSULE:
+        r = s->s[0];
+        break;
+    case GC_BOX:
+    case GC_ELLIPSOID:
+        r = fmin(s->s[0], fmin(s->s[1], s->s[2]));
+        break;
+    case GC_CYLINDER:
+        r = fmin(s->s[0], s->s[1]);
+        break;
+    case GC_CONVEX:
+        if (s->nv > 0 && s->nt > 0) {
+            for (int v = 0; v < s->nv; ++v)
+                for (int k = 0; k < 3; ++k) c[k] += s->v[3 * v + k];
+            for (int k = 0; k < 3; ++k) c[k] /= s->nv;
+            r = INFINITY;
+            for (int t = 0; t < s->nt; ++t) {
+                const double *n = s->tri_n + 3 * t;
+                r = fmin(r, s->tri_d[t] - (n[0] * c[0] + n[1] * c[1] + n[2] * c[2]));
+            }
+        }
+        break;
+    default: /* half spaces and meshes: none */
+        break;
+    }
+    r = r * (1.0 - 1e-9) - 1e-12;
+    out[0] = c[0];
+    out[1] = c[1];
+    out[2] = c[2];
+    out[3] = isfinite(r) && r > 0.0 ? r : 0.0;
+}
+
+/* A lower bound of the distance of i and j: their outer spheres' gap (-inf
+ * when either has none). */
+static double outer_gap(const ModelObject *m, const double *X_WG, int i, int j) {
+    const double *a = m->outer + 4 * i, *b = m->outer + 4 * j;
+    if (!(isfinite(a[3]) && isfinite(b[3]))) return -INFINITY;
+    double ca[3], cb[3];
+    gc_to_world(X_WG + 16 * i, a, ca);
+    gc_to_world(X_WG + 16 * j, b, cb);
+    double d[3] = {ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]};
+    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - (a[3] + b[3]);
+}
+
+/* Whether the inner spheres of i and j overlap (so do i and j); the depth
+ * of their overlap, a lower bound of the pair's, into *depth. */
+static int inner_spheres_overlap(const ModelObject *m, const double *X_WG, int i, int j,
+                                 double *depth) {
+    const double *a = m->inner + 4 * i, *b = m->inner + 4 * j;
+    if (!(a[3] > 0.0 && b[3] > 0.0)) return 0;
+    double ca[3], cb[3];
+    gc_to_world(X_WG + 16 * i, a, ca);
+    gc_to_world(X_WG + 16 * j, b, cb);
+    double d[3] = {ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]};
+    double gap = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - (a[3] + b[3]);
+    if (!(gap < 0.0)) return 0;
+    *depth = -gap;
+    return 1;
 }
 
 static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
@@ -157,6 +236,28 @@ static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
             PyErr_Format(PyExc_ValueError, "convex geometry %zd has no hull", g);
             goto release;
         }
+    }
+    self->inner = PyMem_Calloc((size_t)n * 4, sizeof(double));
+    if (self->inner == NULL) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    for (Py_ssize_t g = 0; g < G; ++g) inner_sphere(&self->shapes[g], self->inner + 4 * g);
+    self->outer = PyMem_Calloc((size_t)n * 4, sizeof(double));
+    if (self->outer == NULL) {
+        PyErr_NoMemory();
+        goto release;
+    }
+    for (Py_ssize_t g = 0; g < G; ++g) {
+        const double *c = self->box_G + 6 * g, *h = c + 3;
+        double *o = self->outer + 4 * g;
+        o[0] = c[0];
+        o[1] = c[1];
+        o[2] = c[2];
+        o[3] = self->shapes[g].kind == GC_HALFSPACE || self->shapes[g].kind == GC_MESH
+                   ? INFINITY
+                   : sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]) * (1.0 + 1e-9) + 1e-12;
+        if (!isfinite(o[3])) o[3] = INFINITY;
     }
     rc = 0;
 release:
@@ -547,6 +648,39 @@ static PyObject *model_world_boxes(ModelObject *self, PyObject *arg) {
     return out;
 }
 
+/* The candidate pairs `keys`, answered by the kernels into records: those
+ * with status != OK or distance below report_max (< when strict, else <=),
+ * witnesses in W or, when local, in each geometry's frame. */
+static void answer_pairs(const ModelObject *m, const double *X_WG, const key_list *keys,
+                         double report_max, int strict, int local, pair_record *records,
+                         Py_ssize_t *count) {
+    for (Py_ssize_t k = 0; k < keys->size; ++k) {
+        int i = (int)(keys->keys[k] / m->G), j = (int)(keys->keys[k] % m->G);
+        const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+        gc_pair_result r;
+        memset(&r, 0, sizeof(r));
+        int status = gc_pair_within(&m->shapes[i], Xi, &m->shapes[j], Xj, report_max, &r);
+        if (status == GC_BEYOND) continue;
+        if ((status == GC_OK || status == GC_SEARCHED) &&
+            !(strict ? r.distance < report_max : r.distance <= report_max))
+            continue;
+        pair_record *out = &records[(*count)++];
+        out->i = i;
+        out->j = j;
+        out->status = status;
+        out->unique = r.unique;
+        out->distance = r.distance;
+        if (local && (status == GC_OK || status == GC_SEARCHED)) {
+            gc_to_local(Xi, r.p_WCa, out->pa);
+            gc_to_local(Xj, r.p_WCb, out->pb);
+        } else {
+            gc_copy(r.p_WCa, out->pa);
+            gc_copy(r.p_WCb, out->pb);
+        }
+        gc_copy(r.nhat_BA_W, out->n);
+    }
+}
+
 static PyObject *model_pairs(ModelObject *self, PyObject *args) {
     PyObject *poses;
     double margin, report_max;
@@ -571,31 +705,7 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
         records = malloc((size_t)(keys.size + 1) * sizeof(pair_record));
         if (records == NULL) failed = 1;
     }
-    for (Py_ssize_t k = 0; !failed && k < keys.size; ++k) {
-        int i = (int)(keys.keys[k] / self->G), j = (int)(keys.keys[k] % self->G);
-        const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
-        gc_pair_result r;
-        memset(&r, 0, sizeof(r));
-        int status = gc_pair_within(&self->shapes[i], Xi, &self->shapes[j], Xj, report_max, &r);
-        if (status == GC_BEYOND) continue;
-        if ((status == GC_OK || status == GC_SEARCHED) &&
-            !(strict ? r.distance < report_max : r.distance <= report_max))
-            continue;
-        pair_record *out = &records[count++];
-        out->i = i;
-        out->j = j;
-        out->status = status;
-        out->unique = r.unique;
-        out->distance = r.distance;
-        if (local && (status == GC_OK || status == GC_SEARCHED)) {
-            gc_to_local(Xi, r.p_WCa, out->pa);
-            gc_to_local(Xj, r.p_WCb, out->pb);
-        } else {
-            gc_copy(r.p_WCa, out->pa);
-            gc_copy(r.p_WCb, out->pb);
-        }
-        gc_copy(r.nhat_BA_W, out->n);
-    }
+    if (!failed) answer_pairs(self, X_WG, &keys, report_max, strict, local, records, &count);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     free(keys.keys);
@@ -687,6 +797,236 @@ static PyObject *model_points(ModelObject *self, PyObject *args) {
     return out;
 }
 
+/* ------------------------------------------------------------ batches of configurations */
+
+/* One worker's scratch for a batch of configurations. */
+typedef struct {
+    double *X_WG;   /* (G, 16) */
+    double *X_PF;   /* (F, 16): the frames' poses in their parents (chain batches) */
+    double *X_WF;   /* (F, 16) */
+    key_list keys;
+    int failed;
+} batch_scratch;
+
+/* A batch: K configurations given as world frame poses (X_WF) or as joint
+ * positions of a chain (qs), answered by min_distance_of. */
+typedef struct {
+    const ModelObject *m;
+    Py_ssize_t F;
+    const double *X_WF;          /* (K, F, 16), or NULL for a chain batch */
+    const gc_chain *chain;       /* with qs (K, positions), link_slot, parent_slot */
+    const double *qs;
+    Py_ssize_t positions;
+    const int *link_slot, *parent_slot;
+    double report_max, margin;
+    int stop_below_zero, first_contact;
+    /* Only the sign of each answer is wanted (with stop_below_zero): a pair
+     * whose inner spheres overlap ends the configuration with the (negative)
+     * depth of that overlap, no pair kernel run. */
+    int verdict_only;
+    double *out;                 /* (K) */
+    unsigned char *python;       /* (K) */
+    /* Pair batches (pairs_of): every configuration's records, as pairs(). */
+    int pairs, strict, local;
+    pair_record **records;       /* (K) malloc'd arrays */
+    Py_ssize_t *counts;          /* (K) */
+    batch_scratch *scratch;      /* one per worker */
+    atomic_ptrdiff_t first;      /* first_contact: the lowest configuration found in contact */
+} batch_job;
+
+/* The smallest distance of one configuration (world frame poses X_WF), as
+ * documented at model_min_distances; sets *python when a pair is left to
+ * Python. */
+static double min_distance_of(const batch_job *job, const double *X_WF, batch_scratch *w,
+                              unsigned char *python) {
+    const ModelObject *m = job->m;
+    Py_ssize_t G = m->G;
+    double *X_WG = w->X_WG;
+    for (Py_ssize_t g = 0; g < G; ++g)
+        gc_compose(X_WF + 16 * m->frame_slot[g], m->X_FG + 16 * g, X_WG + 16 * g);
+    w->keys.size = 0;
+    if (candidates(m, X_WG, job->margin, &w->keys) < 0) {
+        w->failed = 1;
+        return NAN;
+    }
+    double best = INFINITY, report_max = job->report_max;
+    if (job->verdict_only && job->stop_below_zero) {
+        for (Py_ssize_t c = 0; c < w->keys.size; ++c) {
+            int i = (int)(w->keys.keys[c] / G), j = (int)(w->keys.keys[c] % G);
+            double depth;
+            if (inner_spheres_overlap(m, X_WG, i, j, &depth)) return -depth;
+        }
+    }
+    for (Py_ssize_t c = 0; c < w->keys.size; ++c) {
+        int i = (int)(w->keys.keys[c] / G), j = (int)(w->keys.keys[c] % G);
+        /* A pair whose outer spheres are farther apart than the least
+         * distance so far cannot change the answer. */
+        if (best < INFINITY && outer_gap(m, X_WG, i, j) > best) continue;
+        gc_pair_result r;
+        memset(&r, 0, sizeof(r));
+        /* A pair proven farther than the least distance so far (or
+         * report_max) cannot change the answer. */
+        int status = gc_pair_within(&m->shapes[i], X_WG + 16 * i, &m->shapes[j], X_WG + 16 * j,
+                                    fmin(report_max, best), &r);
+        if (status == GC_BEYOND) continue;
+        if (status != GC_OK && status != GC_SEARCHED) {
+            *python = 1;
+            break;
+        }
+        if (r.distance <= report_max && r.distance < best) best = r.distance;
+        if (job->stop_below_zero && best < 0.0) break;
+    }
+    return best;
+}
+
+/* The answers pairs() gives for one configuration (world frame poses X_WF)
+ * into a new array *records of *count records; -1 when out of memory. */
+static int pairs_of(const batch_job *job, const double *X_WF, batch_scratch *w,
+                    pair_record **records, Py_ssize_t *count) {
+    const ModelObject *m = job->m;
+    Py_ssize_t G = m->G;
+    double *X_WG = w->X_WG;
+    for (Py_ssize_t g = 0; g < G; ++g)
+        gc_compose(X_WF + 16 * m->frame_slot[g], m->X_FG + 16 * g, X_WG + 16 * g);
+    w->keys.size = 0;
+    *count = 0;
+    *records = NULL;
+    if (candidates(m, X_WG, job->margin, &w->keys) < 0) return -1;
+    pair_record *out = malloc((size_t)(w->keys.size + 1) * sizeof(pair_record));
+    if (out == NULL) return -1;
+    *records = out;
+    answer_pairs(m, X_WG, &w->keys, job->report_max, job->strict, job->local, out, count);
+    return 0;
+}
+
+static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
+    batch_job *job = ctx;
+    batch_scratch *w = &job->scratch[worker];
+    for (ptrdiff_t k = begin; k < end && !w->failed; ++k) {
+        if (job->first_contact &&
+            k > atomic_load_explicit(&job->first, memory_order_relaxed)) {
+            job->out[k] = NAN;   /* past a contact: the caller needs no more */
+            continue;
+        }
+        const double *X_WF;
+        if (job->chain != NULL) {
+            gc_chain_pose_frames(job->chain, job->qs + job->positions * k, job->link_slot,
+                                 job->parent_slot, job->F, w->X_PF, w->X_WF);
+            X_WF = w->X_WF;
+        } else {
+            X_WF = job->X_WF + (size_t)k * (size_t)job->F * 16;
+        }
+        if (job->pairs) {
+            if (pairs_of(job, X_WF, w, &job->records[k], &job->counts[k]) < 0) w->failed = 1;
+            continue;
+        }
+        double best = min_distance_of(job, X_WF, w, &job->python[k]);
+        job->out[k] = best;
+        if (job->first_contact && best <= 0.0 && !job->python[k]) {
+            ptrdiff_t seen = atomic_load_explicit(&job->first, memory_order_relaxed);
+            while (k < seen && !atomic_compare_exchange_weak_explicit(
+                                   &job->first, &seen, k, memory_order_relaxed,
+                                   memory_order_relaxed)) {
+            }
+        }
+    }
+}
+
+/* Runs a batch of K configurations on `threads` workers (GIL released) and
+ * returns (bytes of K distances, [configurations left to Python]). With
+ * first_contact the answers are cut after the first configuration in
+ * contact, in order, exactly as one thread going through them in order. */
+static PyObject *run_batch(batch_job *job, Py_ssize_t K, int threads,
+                           const double *X_PF_template) {
+    const ModelObject *m = job->m;
+    Py_ssize_t G = m->G, F = job->F;
+    /* Chunks: small where the batch may stop early (an edge), else a few per
+     * worker, so a slow chunk does not hold the others up. */
+    ptrdiff_t chunk = job->first_contact ? 2 : K / ((ptrdiff_t)(threads > 0 ? threads : 1) * 8);
+    if (chunk < 1) chunk = 1;
+    if (chunk > 256) chunk = 256;
+    int workers = gc_parallel_workers(threads, K, chunk);
+    PyObject *mins = PyBytes_FromStringAndSize(NULL, K * (Py_ssize_t)sizeof(double));
+    unsigned char *python = calloc((size_t)K + 1, 1);
+    batch_scratch *scratch = calloc((size_t)workers, sizeof(batch_scratch));
+    int failed = mins == NULL || python == NULL || scratch == NULL;
+    if (job->pairs) {
+        job->records = calloc((size_t)K + 1, sizeof(pair_record *));
+        job->counts = calloc((size_t)K + 1, sizeof(Py_ssize_t));
+        failed |= job->records == NULL || job->counts == NULL;
+    }
+    for (int w = 0; !failed && w < workers; ++w) {
+        scratch[w].X_WG = malloc((size_t)(G + 1) * 16 * sizeof(double));
+        scratch[w].X_PF = malloc((size_t)(2 * F + 1) * 16 * sizeof(double));
+        if (scratch[w].X_WG == NULL || scratch[w].X_PF == NULL) {
+            failed = 1;
+            break;
+        }
+        scratch[w].X_WF = scratch[w].X_PF + 16 * F;
+        if (X_PF_template != NULL) memcpy(scratch[w].X_PF, X_PF_template, (size_t)F * 16 * 8);
+    }
+    if (!failed) {
+        job->out = (double *)PyBytes_AS_STRING(mins);
+        job->python = python;
+        job->scratch = scratch;
+        atomic_init(&job->first, K);
+        Py_BEGIN_ALLOW_THREADS
+        gc_parallel_for(workers, K, chunk, batch_range, job);
+        Py_END_ALLOW_THREADS
+        for (int w = 0; w < workers; ++w) failed |= scratch[w].failed;
+    }
+    if (!failed && job->first_contact) {
+        Py_ssize_t first = atomic_load(&job->first);
+        for (Py_ssize_t rest = first + 1; rest < K; ++rest) {
+            job->out[rest] = NAN;
+            python[rest] = 0;
+        }
+    }
+    for (int w = 0; scratch != NULL && w < workers; ++w) {
+        free(scratch[w].X_WG);
+        free(scratch[w].X_PF);
+        free(scratch[w].keys.keys);
+    }
+    free(scratch);
+    if (job->pairs) {
+        /* One pairs() answer per configuration. */
+        PyObject *answers = failed ? NULL : PyList_New(K);
+        for (Py_ssize_t k = 0; answers != NULL && k < K; ++k) {
+            PyObject *answer = pairs_to_python(job->records[k], job->counts[k]);
+            if (answer == NULL) Py_CLEAR(answers);
+            else PyList_SET_ITEM(answers, k, answer);
+        }
+        for (Py_ssize_t k = 0; job->records != NULL && k < K; ++k) free(job->records[k]);
+        free(job->records);
+        free(job->counts);
+        free(python);
+        Py_XDECREF(mins);
+        if (answers == NULL) return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+        return answers;
+    }
+    PyObject *flagged = failed ? NULL : PyList_New(0);
+    for (Py_ssize_t k = 0; flagged != NULL && k < K; ++k) {
+        if (!python[k]) continue;
+        PyObject *index = PyLong_FromSsize_t(k);
+        if (index == NULL || PyList_Append(flagged, index) < 0) Py_CLEAR(flagged);
+        Py_XDECREF(index);
+    }
+    free(python);
+    if (flagged == NULL) {
+        Py_XDECREF(mins);
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    return Py_BuildValue("(NN)", mins, flagged);
+}
+
+static int parse_threads(int threads) {
+    if (threads < 1) {
+        PyErr_Format(PyExc_ValueError, "threads must be at least 1, got %d", threads);
+        return -1;
+    }
+    return 0;
+}
+
 /* For K configurations at once (a planner's batch): the smallest signed
  * distance of any unfiltered pair within report_max in each (inf if none),
  * with the broadphase, filters and kernels of pairs(). With stop_below_zero a
@@ -694,19 +1034,24 @@ static PyObject *model_points(ModelObject *self, PyObject *args) {
  * first_contact (optional) the whole batch stops after the first
  * configuration at or below zero, and the later ones read NaN (a discrete
  * edge check needs no more). A configuration with a pair the kernels leave
- * to Python is listed, for the caller to answer there. */
+ * to Python is listed, for the caller to answer there. threads (optional,
+ * default 1) native threads share the configurations; the answers do not
+ * depend on their number. verdict_only (optional, with stop_below_zero):
+ * only the sign of an answer below zero is wanted, and a candidate pair
+ * whose inner spheres overlap ends the configuration first (batch_job). */
 static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
     PyObject *xwf_o;
     Py_ssize_t F;
     double report_max;
-    int stop_below_zero, first_contact = 0;
-    if (!PyArg_ParseTuple(args, "Ondp|p", &xwf_o, &F, &report_max, &stop_below_zero,
-                          &first_contact))
+    int stop_below_zero, first_contact = 0, threads = 1, verdict_only = 0;
+    if (!PyArg_ParseTuple(args, "Ondp|pip", &xwf_o, &F, &report_max, &stop_below_zero,
+                          &first_contact, &threads, &verdict_only))
         return NULL;
     if (isnan(report_max)) {
         PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
         return NULL;
     }
+    if (parse_threads(threads) < 0) return NULL;
     if (F <= self->max_slot) {
         PyErr_Format(PyExc_ValueError, "F must exceed the largest frame slot %d", self->max_slot);
         return NULL;
@@ -719,80 +1064,117 @@ static PyObject *model_min_distances(ModelObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "X_WF must hold (K, %zd, 4, 4) poses", F);
         return NULL;
     }
-    Py_ssize_t G = self->G;
-    PyObject *mins = PyBytes_FromStringAndSize(NULL, K * (Py_ssize_t)sizeof(double));
-    double *X_WG = malloc((size_t)(G + 1) * 16 * sizeof(double));
-    unsigned char *python = calloc((size_t)K + 1, 1);
-    if (mins == NULL || X_WG == NULL || python == NULL) {
-        Py_XDECREF(mins);
-        free(X_WG);
-        free(python);
-        PyBuffer_Release(&view);
-        return PyErr_NoMemory();
-    }
-    double *out = (double *)PyBytes_AS_STRING(mins);
-    double margin = report_max > 0.0 ? report_max : 0.0;
-    key_list keys = {NULL, 0, 0};
-    int failed = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t k = 0; k < K && !failed; ++k) {
-        const double *X_WF = (const double *)view.buf + (size_t)k * (size_t)F * 16;
-        for (Py_ssize_t g = 0; g < G; ++g)
-            gc_compose(X_WF + 16 * self->frame_slot[g], self->X_FG + 16 * g, X_WG + 16 * g);
-        keys.size = 0;
-        if (candidates(self, X_WG, margin, &keys) < 0) {
-            failed = 1;
-            break;
-        }
-        double best = INFINITY;
-        for (Py_ssize_t c = 0; c < keys.size; ++c) {
-            int i = (int)(keys.keys[c] / G), j = (int)(keys.keys[c] % G);
-            gc_pair_result r;
-            memset(&r, 0, sizeof(r));
-            /* A pair proven farther than the least distance so far (or
-             * report_max) cannot change the answer. */
-            int status = gc_pair_within(&self->shapes[i], X_WG + 16 * i, &self->shapes[j],
-                                        X_WG + 16 * j, fmin(report_max, best), &r);
-            if (status == GC_BEYOND) continue;
-            if (status != GC_OK && status != GC_SEARCHED) {
-                python[k] = 1;
-                break;
-            }
-            if (r.distance <= report_max && r.distance < best) best = r.distance;
-            if (stop_below_zero && best < 0.0) break;
-        }
-        out[k] = best;
-        if (first_contact && best <= 0.0 && !python[k]) {
-            for (Py_ssize_t rest = k + 1; rest < K; ++rest) out[rest] = NAN;
-            break;
-        }
-    }
-    Py_END_ALLOW_THREADS
+    batch_job job = {.m = self, .F = F, .X_WF = view.buf, .report_max = report_max,
+                     .margin = report_max > 0.0 ? report_max : 0.0,
+                     .stop_below_zero = stop_below_zero, .first_contact = first_contact,
+                     .verdict_only = verdict_only};
+    PyObject *out = run_batch(&job, K, threads, NULL);
     PyBuffer_Release(&view);
-    free(X_WG);
-    free(keys.keys);
-    if (failed) {
-        free(python);
-        Py_DECREF(mins);
-        return PyErr_NoMemory();
-    }
-    PyObject *flagged = PyList_New(0);
-    for (Py_ssize_t k = 0; flagged != NULL && k < K; ++k) {
-        if (!python[k]) continue;
-        PyObject *index = PyLong_FromSsize_t(k);
-        if (index == NULL || PyList_Append(flagged, index) < 0) {
-            Py_XDECREF(index);
-            Py_CLEAR(flagged);
-            break;
-        }
-        Py_DECREF(index);
-    }
-    free(python);
-    if (flagged == NULL) {
-        Py_DECREF(mins);
+    return out;
+}
+
+/* chain_min_distances(chain (7 arrays, see kinematics.c), qs (K, n), X_PF
+ * (F, 4, 4), link_slot int32 (L,), parent_slot int32 (F,), max_distance,
+ * stop_below_zero, first_contact, threads): min_distances of the frames that
+ * the chain poses at each configuration (gc_chain_pose_frames: X_PF's rows
+ * link_slot replaced by the links' poses, composed to the world), without
+ * building the (K, F, 4, 4) world poses: each worker poses one
+ * configuration at a time. */
+static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *chain_o,
+                                 PyObject *qs_o, PyObject *xpf_o, PyObject *links_o,
+                                 PyObject *parents_o, int threads);
+
+static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
+    PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o;
+    double report_max;
+    int stop_below_zero, first_contact, threads, verdict_only = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOdppi|p", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
+                          &report_max, &stop_below_zero, &first_contact, &threads,
+                          &verdict_only))
+        return NULL;
+    if (isnan(report_max)) {
+        PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
         return NULL;
     }
-    return Py_BuildValue("(NN)", mins, flagged);
+    batch_job job = {.m = self, .report_max = report_max,
+                     .margin = report_max > 0.0 ? report_max : 0.0,
+                     .stop_below_zero = stop_below_zero, .first_contact = first_contact,
+                     .verdict_only = verdict_only};
+    return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+}
+
+/* chain_pairs(chain, qs (K, n), X_PF, link_slot, parent_slot, margin,
+ * report_max, strict, local, threads) -> [pairs() answer of each
+ * configuration], the frames posed as chain_min_distances poses them. */
+static PyObject *model_chain_pairs(ModelObject *self, PyObject *args) {
+    PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o;
+    double margin, report_max;
+    int strict, local, threads;
+    if (!PyArg_ParseTuple(args, "OOOOOddppi", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
+                          &margin, &report_max, &strict, &local, &threads))
+        return NULL;
+    if (isnan(margin) || isnan(report_max)) {
+        PyErr_SetString(PyExc_ValueError, "margin and report_max must be numbers");
+        return NULL;
+    }
+    batch_job job = {.m = self, .report_max = report_max, .margin = margin, .pairs = 1,
+                     .strict = strict, .local = local};
+    return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+}
+
+static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *chain_o,
+                                 PyObject *qs_o, PyObject *xpf_o, PyObject *links_o,
+                                 PyObject *parents_o, int threads) {
+    if (parse_threads(threads) < 0) return NULL;
+    PyObject *items = PySequence_Fast(chain_o, "chain must be a sequence of 7 arrays");
+    if (items == NULL) return NULL;
+    if (PySequence_Fast_GET_SIZE(items) != 7) {
+        Py_DECREF(items);
+        PyErr_SetString(PyExc_ValueError, "chain must hold 7 arrays");
+        return NULL;
+    }
+    gc_chain chain;
+    int rc = gc_chain_parse(PySequence_Fast_ITEMS(items), &chain);
+    Py_DECREF(items);
+    if (rc < 0) return NULL;
+    Py_buffer views[4];
+    static const char formats[4] = {'d', 'd', 'i', 'i'};
+    static const char *names[4] = {"qs", "X_PF", "link_slot", "parent_slot"};
+    PyObject *objects[4] = {qs_o, xpf_o, links_o, parents_o};
+    PyObject *out = NULL;
+    int got = 0;
+    for (; got < 4; ++got)
+        if (gc_get_buffer(objects[got], &views[got], formats[got], -1, names[got]) < 0) goto done;
+    Py_ssize_t F = views[1].len / (16 * 8);
+    if (views[1].len != F * 16 * 8 || F <= self->max_slot) {
+        PyErr_Format(PyExc_ValueError, "X_PF must hold (F, 4, 4) poses with F above the "
+                                       "largest frame slot %d", self->max_slot);
+        goto done;
+    }
+    if (gc_chain_check_slots(&chain, &views[2], &views[3], F) < 0) goto done;
+    Py_ssize_t n = chain.L > 0 ? gc_chain_max_column(&chain) + 1 : 0;
+    Py_ssize_t K = 0, positions = 0;
+    if (views[0].len > 0) {
+        /* qs is (K, positions) with positions >= the columns the chain reads;
+         * the caller passes positions through its shape's last axis. */
+        positions = views[0].shape != NULL && views[0].ndim == 2 ? views[0].shape[1] : n;
+        K = positions > 0 ? views[0].len / (8 * positions) : 0;
+    }
+    if (positions < n || K * positions * 8 != views[0].len) {
+        PyErr_Format(PyExc_ValueError, "qs must be (K, n) with n >= %zd", n);
+        goto done;
+    }
+    job->F = F;
+    job->chain = &chain;
+    job->qs = views[0].buf;
+    job->positions = positions;
+    job->link_slot = views[2].buf;
+    job->parent_slot = views[3].buf;
+    out = run_batch(job, K, threads, views[1].buf);
+done:
+    for (int v = 0; v < got; ++v) PyBuffer_Release(&views[v]);
+    gc_chain_release(&chain);
+    return out;
 }
 
 static PyObject *model_size(ModelObject *self, void *closure) {
@@ -813,8 +1195,17 @@ static PyMethodDef model_methods[] = {
     {"candidates", (PyCFunction)model_candidates, METH_VARARGS,
      "candidates(X_WG, margin) -> bytes of int64 keys i * G + j, sorted"},
     {"min_distances", (PyCFunction)model_min_distances, METH_VARARGS,
-     "min_distances(X_WF (K,F,4,4), F, max_distance, stop_below_zero) -> (bytes of K\n"
+     "min_distances(X_WF (K,F,4,4), F, max_distance, stop_below_zero[, first_contact,\n"
+     "threads, verdict_only]) -> (bytes of K\n"
      "smallest distances within max_distance (inf if none), configurations left to Python)"},
+    {"chain_min_distances", (PyCFunction)model_chain_min_distances, METH_VARARGS,
+     "chain_min_distances(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot,\n"
+     "max_distance, stop_below_zero, first_contact, threads[, verdict_only]) -> as\n"
+     "min_distances, for the\n"
+     "frames a kinematic chain poses at each configuration"},
+    {"chain_pairs", (PyCFunction)model_chain_pairs, METH_VARARGS,
+     "chain_pairs(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot, margin, report_max,\n"
+     "strict, local, threads) -> [pairs() answer of each configuration of the chain]"},
     {"points", (PyCFunction)model_points, METH_VARARGS,
      "points(X_WG, (x, y, z), threshold) -> (vectors, g, status, distance, unique, "
      "count not OK)"},

@@ -652,6 +652,10 @@ fail:
     return NULL;
 }
 
+static PyObject *py_polytope_rescues(PyObject *self, PyObject *unused) {
+    return PyLong_FromUnsignedLongLong(gc_polytope_rescues());
+}
+
 static PyMethodDef methods[] = {
     {"pair", py_pair, METH_VARARGS,
      "pair(spec_A, X_WA, spec_B, X_WB, kernel='auto', seed=None) -> "
@@ -682,6 +686,9 @@ static PyMethodDef methods[] = {
     {"build_records", py_build_records, METH_VARARGS,
      "build_records(cls, names, columns) -> list of cls objects whose __dict__ holds the fields"},
     {"tolerances", py_tolerances, METH_NOARGS, "The tolerances compiled in, by name."},
+    {"polytope_rescues", py_polytope_rescues, METH_NOARGS,
+     "polytope_rescues() -> answers of the exact polytope path where the solver's failed its\n"
+     "certificate or box-box SAT skipped edges a hair from parallel, since the module loaded"},
     {NULL, NULL, 0, NULL},
 };
 

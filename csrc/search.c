@@ -24,8 +24,9 @@
  * is below 1e-13 rad or after 2000 rounds; every
  * round also tries the kinks of g near the best direction (ridges and peaks
  * of the support functions: kink_candidates, _kink_candidates). The
- * witnesses are the support points s_A(-n), s_B(n) with the part of their
- * difference across n split between them. Details:
+ * witnesses come from the contact features along n
+ * (gc_feature_witnesses): on the surfaces, where a bare support point of a
+ * face would be an arbitrary corner of it. Details:
  *   - randomness: splitmix64 seeded with a constant, so every call is
  *     deterministic and the state lives on the stack (thread safe). A
  *     uniform direction in the tangent plane is Box-Muller's angle in its
@@ -50,6 +51,11 @@
 #define SEARCH_CONE_STOP 1e-13
 #define SEARCH_CONE_MAX_ROUNDS 2000
 #define SEARCH_KINK_WINDOW 0.1
+/* The witnesses' features: polytope vertices within this (times the size)
+ * of the top, cylinder caps and sides within this angle of n: the search's
+ * own precision, with room. */
+#define SEARCH_FEATURE_TOLERANCE 1e-10
+#define SEARCH_FEATURE_ANGLE 1e-9
 
 /* The ascent test's probes (see the file comment). */
 #define ASCENT_DIRECTIONS 8
@@ -143,13 +149,16 @@ static inline double g_value(const posed_s *A, const posed_s *B, const double n[
     return g_parts(A, dA, gc_dot(n, A->p), B, dB, gc_dot(n, B->p));
 }
 
-/* support_point_W: d_G = R^T d_W, then R s_G + p. */
-static void support_point_W(const posed_s *ps, const double d_W[3], double out[3]) {
-    double d_G[3], s[3];
-    unrotate(ps->R, d_W, d_G);
-    gc_support_point_G(ps->G, d_G, s);
-    for (int r = 0; r < 3; ++r)
-        out[r] = ps->R[3 * r] * s[0] + ps->R[3 * r + 1] * s[1] + ps->R[3 * r + 2] * s[2] + ps->p[r];
+/* The largest extent of G about Go. */
+static double bounding_size(const gc_shape *G) {
+    switch (G->kind) {
+    case GC_SPHERE: return G->s[0];
+    case GC_CAPSULE: return G->s[0] + G->s[1];
+    case GC_CYLINDER: return hypot(G->s[0], G->s[1]);
+    case GC_BOX:
+    case GC_ELLIPSOID: return gc_norm(G->s);
+    default: return G->size;
+    }
 }
 
 static int bounded(const gc_shape *G) {
@@ -465,11 +474,16 @@ int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape
         }
     }
 
-    /* Witnesses: support points, the part of their difference across n split
-     * between them so that p_WCa - p_WCb = distance n (search_signed_distance). */
-    double m[3] = {-n[0], -n[1], -n[2]}, across[3];
-    support_point_W(&pa, m, out->p_WCa);
-    support_point_W(&pb, n, out->p_WCb);
+    /* Witnesses on the contact features along n (a support point alone is an
+     * arbitrary corner of a face in contact), with the search's own
+     * precision as the features' tolerance. */
+    double size = fmax(bounding_size(A), bounding_size(B));
+    gc_feature_witnesses(A, X_WA, B, X_WB, n, SEARCH_FEATURE_TOLERANCE * fmax(size, 1.0),
+                         SEARCH_FEATURE_ANGLE, out->p_WCa, out->p_WCb);
+    /* Where the features miss each other by the search's own imprecision
+     * (two smooth points), split what is left across n between them so
+     * that p_WCa - p_WCb = distance n; on overlapping features it is zero. */
+    double across[3];
     for (int k = 0; k < 3; ++k) across[k] = (out->p_WCa[k] - out->p_WCb[k]) - g_best * n[k];
     for (int k = 0; k < 3; ++k) {
         out->p_WCa[k] -= 0.5 * across[k];
@@ -477,6 +491,7 @@ int gc_direction_search(const gc_shape *A, const double X_WA[16], const gc_shape
     }
     out->distance = g_best;
     gc_copy(n, out->nhat_BA_W);
-    out->unique = 1;
+    /* Touching shapes have no unique normal. */
+    out->unique = fabs(g_best) > SEARCH_FEATURE_TOLERANCE * fmax(size, 1.0);
     return GC_OK;
 }

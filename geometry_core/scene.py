@@ -71,6 +71,36 @@ class SceneGraph(GeometryState):
         X_WF = self.compute_world_poses_batch(source_id, frame_ids, X_PF)
         return BatchQuery(self.collision_model(), X_WF, self.frame_slot_map())
 
+    def query_chain_batch(self, source_id: SourceId, frame_ids: list[FrameId],
+                          chain: tuple, qs: np.ndarray) -> BatchQuery:
+        """Return answers for K configurations of a kinematic chain that poses ``frame_ids``.
+
+        As :meth:`query_batch` with ``X_PF[k, n]`` the pose of link n of
+        ``chain`` at ``qs[k]`` (the same numbers, to the bit), but the
+        compiled answers (``has_contacts``, ``any_contact``,
+        ``compute_min_distance``) pose each configuration inside their loop,
+        on native threads when asked, without building the world poses of
+        all K configurations first.
+
+        Parameters
+        ----------
+        chain : tuple of 7 arrays
+            The chain as ``csrc/kinematics.c`` reads it
+            (:attr:`geometry_core.clearance.KinematicChain.arrays`); link n
+            poses ``frame_ids[n]``.
+        qs : (K, n) float
+            Joint positions, already checked by the caller.
+
+        Raises
+        ------
+        KeyError, ValueError
+            As :meth:`query_batch`.
+        """
+        X_PF, parents, slots = self.pose_tree(source_id, frame_ids)
+        return BatchQuery.of_chain(self.collision_model(), self.frame_slot_map(),
+                                   chain, np.ascontiguousarray(qs, dtype=np.float64),
+                                   X_PF, slots, parents)
+
     def model_inspector(self) -> SceneGraphInspector:
         """Return an inspector of the current topology."""
         return SceneGraphInspector(self)

@@ -217,6 +217,16 @@ MESH_SUFFIXES = (".obj", ".stl", ".ply", ".off", ".glb", ".gltf", ".dae", ".vtk"
 # file is read again. Bounded, oldest first out, so a long-lived process that
 # loads many robots does not grow without end.
 _CACHE_SIZE = 512
+
+#: Largest mesh file read (bytes), checked with ``os.stat`` before a byte is
+#: read: the largest meshes robot packages ship are tens of megabytes, and
+#: a sparse file of gigabytes must not be read whole. A loader may pass a
+#: smaller bound (the ROS nodes do, see ``geometry_core_nodes.limits``).
+MAX_MESH_FILE_BYTES = 256 * 1024 * 1024
+
+#: Most triangles taken from one mesh file (binary STL: read from its header
+#: before the triangles). Ten million triangles are 500 MB of STL.
+MAX_MESH_TRIANGLES = 10_000_000
 _file_cache: dict[tuple, _MeshData] = {}
 _hull_cache: dict[tuple, _MeshData] = {}
 
@@ -247,26 +257,43 @@ def _scale3(kind: str, scale) -> np.ndarray:
     return s
 
 
+def check_mesh_file_size(kind: str, filename: str, max_bytes: int | None = None) -> int:
+    """The file's size in bytes, from ``os.stat``; ValueError when over ``max_bytes``.
+
+    ``max_bytes`` defaults to :data:`MAX_MESH_FILE_BYTES`; the file is not opened.
+    """
+    limit = MAX_MESH_FILE_BYTES if max_bytes is None else max_bytes
+    size = _file_key(kind, filename)[1]
+    if size > limit:
+        raise ValueError(f"{kind} file {filename!r} is {size} bytes, over the limit of "
+                         f"{limit} bytes; it is not read")
+    return size
+
+
 def _read_mesh_file(kind: str, filename: str) -> _MeshData:
     """The file's vertices (unscaled) and triangles, read once per file version."""
     key = _file_key(kind, filename)
     cached = _file_cache.get(key)
     if cached is not None:
         return cached
-    binary_stl = _read_binary_stl(filename, key[1])
-    if binary_stl is not None:
-        vertices, faces = binary_stl
-    else:
-        import trimesh
-
-        try:
-            loaded = trimesh.load(filename, force="mesh", process=False)
-        except Exception as err:  # trimesh raises many types for bad files
-            raise ValueError(f"{kind} file {filename!r} could not be read: {err}") from err
-        vertices = np.asarray(loaded.vertices, dtype=float)
-        faces = np.asarray(loaded.faces, dtype=np.int64)
+    check_mesh_file_size(kind, filename)
+    try:
+        binary_stl = _read_binary_stl(kind, filename, key[1])
+        if binary_stl is not None:
+            vertices, faces = binary_stl
+        else:
+            vertices, faces = _read_with_trimesh(kind, filename)
+    except MemoryError:
+        raise ValueError(f"{kind} file {filename!r} could not be read: out of memory "
+                         f"reading {key[1]} bytes") from None
     if len(vertices) == 0 or len(faces) == 0:
         raise ValueError(f"{kind} file {filename!r} holds no triangles")
+    if len(faces) > MAX_MESH_TRIANGLES:
+        raise ValueError(f"{kind} file {filename!r} holds {len(faces)} triangles, over the "
+                         f"limit of {MAX_MESH_TRIANGLES}")
+    if not np.all(np.isfinite(vertices)):
+        raise ValueError(f"{kind} file {filename!r} has vertex coordinates that are NaN or "
+                         "infinite")
     vertices.flags.writeable = False
     faces.flags.writeable = False
     return _cache_put(_file_cache, key, _MeshData(vertices, faces))
@@ -275,7 +302,22 @@ def _read_mesh_file(kind: str, filename: str) -> _MeshData:
 _STL_TRIANGLE = np.dtype([("normal", "<f4", 3), ("corners", "<f4", (3, 3)), ("attr", "<u2")])
 
 
-def _read_binary_stl(filename: str, size: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _read_with_trimesh(kind: str, filename: str) -> tuple[np.ndarray, np.ndarray]:
+    import trimesh
+
+    try:
+        loaded = trimesh.load(filename, force="mesh", process=False)
+    except MemoryError:
+        raise
+    except Exception as err:  # trimesh raises many types for bad files
+        reason = str(err) or type(err).__name__
+        raise ValueError(f"{kind} file {filename!r} could not be read: {reason}") from err
+    return (np.asarray(loaded.vertices, dtype=float),
+            np.asarray(loaded.faces, dtype=np.int64))
+
+
+def _read_binary_stl(kind: str, filename: str,
+                     size: int) -> tuple[np.ndarray, np.ndarray] | None:
     """A binary STL's corners and triangles, or None when the file is not one.
 
     Binary STL is most robots' collision format, and its layout is fixed: an
@@ -290,6 +332,9 @@ def _read_binary_stl(filename: str, size: int) -> tuple[np.ndarray, np.ndarray] 
         count = int(np.frombuffer(head, "<u4", 1, 80)[0])
         if 84 + 50 * count != size or head[:5].lower() == b"solid" and count == 0:
             return None  # an ASCII STL (or a broken one): trimesh reads it or says why
+        if count > MAX_MESH_TRIANGLES:
+            raise ValueError(f"{kind} file {filename!r} holds {count} triangles, over the "
+                             f"limit of {MAX_MESH_TRIANGLES}")
         triangles = np.fromfile(stream, _STL_TRIANGLE, count)
     vertices = triangles["corners"].reshape(-1, 3).astype(float)
     return vertices, np.arange(len(vertices), dtype=np.int64).reshape(-1, 3)

@@ -10,7 +10,10 @@ Our result messages belong to the ROS 2 package ``geometry_core_ros``
 DDS backend builds them from the ``.msg`` files, which importing this
 package points it to: the source tree's ``msg/``, else
 ``share/geometry_core_ros/msg`` under the Python prefix (pip) or under an
-``AMENT_PREFIX_PATH`` entry (colcon).
+``AMENT_PREFIX_PATH`` entry (colcon). MoveIt's planning-scene messages and
+services, which the nodes speak, are registered too
+(:mod:`geometry_core_nodes.moveit_types`), so any DDS-backend node of this
+package can use them.
 """
 
 import os
@@ -35,3 +38,6 @@ def message_directories() -> list[Path]:
 
 for _directory in message_directories():
     add_message_directory(MESSAGE_PACKAGE, _directory)
+
+# MoveIt's definitions for the DDS backend (registering them imports no DDS).
+from geometry_core_nodes import moveit_types  # noqa: E402, F401

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from geometry_core.demo import make_demo_scene
-from geometry_core_nodes.conversions import transform_stamped
+from geometry_core_nodes.outbound import transform_stamped
 from geometry_core_nodes.serve import serve
 from geometry_core_nodes.transport import TF, ParameterError, TransportNode, at_least, create_node
 

@@ -23,16 +23,17 @@ This module must never import cyclonedds, rclpy, fcl or lcm directly.
 
 from __future__ import annotations
 
+import copy
 import math
-import os
-import tempfile
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from geometry_core.clearance import CollisionChecker
-from geometry_core_nodes.conversions import clearance_table_to_msg, stamp_to_ns
+from geometry_core_nodes.inbound import stamp_to_ns
+from geometry_core_nodes.outbound import clearance_table_to_msg
 from geometry_core_nodes.transport import RELIABLE_RESULTS, SENSOR_DATA, ParameterError
 
 __all__ = ["ClearanceMonitor", "JointStateError", "JointStateTracker",
@@ -127,6 +128,9 @@ class ClearanceMonitor:
         The node's dropped-input counters (``bad_joint_state`` is added).
     drop : callable
         ``drop(kind, message)``: the node's count-and-warn function.
+    robot : LoadedScene, optional
+        ``robot_description`` already loaded by the node (SceneInputs): the
+        checker is built on it instead of loading the text again.
 
     Raises
     ------
@@ -138,7 +142,7 @@ class ClearanceMonitor:
 
     def __init__(self, node: Any, robot_description: str | None,
                  srdf: tuple[str, bool] | None, package_roots: Mapping[str, str],
-                 world_frame: str, counters: dict, drop) -> None:
+                 world_frame: str, counters: dict, drop, robot: Any = None) -> None:
         self.node = node
         self._environment = node.declare_parameter(
             "clearance_environment", "",
@@ -158,7 +162,7 @@ class ClearanceMonitor:
         self.checker: CollisionChecker | None = None
         self.tracker = JointStateTracker([])
         if robot_description is not None:
-            self.load(robot_description, srdf)
+            self.load(robot_description, srdf, robot=robot)
         self.world_frame = world_frame
         counters.setdefault("bad_joint_state", 0)
         self._drop = drop
@@ -168,8 +172,14 @@ class ClearanceMonitor:
         node.create_subscription("sensor_msgs/msg/JointState", "joint_states",
                                  self.on_joint_state, SENSOR_DATA)
 
-    def load(self, robot_description: str, srdf: tuple[str, bool] | None) -> None:
+    def load(self, robot_description: str, srdf: tuple[str, bool] | None,
+             robot: Any = None) -> None:
         """Build the checker for this robot and SRDF, replacing the previous one.
+
+        ``robot`` (the node's LoadedScene of ``robot_description``, with the
+        node's SRDF filters) is copied when there is no
+        ``clearance_environment``: one parse per robot. Else, and for a new
+        SRDF, the text is loaded again.
 
         Raises
         ------
@@ -177,13 +187,36 @@ class ClearanceMonitor:
             If the robot, its SRDF or the environment cannot be loaded; the
             previous checker is then kept.
         """
-        with tempfile.TemporaryDirectory(prefix="clearance_") as folder:
-            urdf = os.path.join(folder, "robot_description.urdf")
-            with open(urdf, "w", encoding="utf-8") as file:
-                file.write(robot_description)
-            checker = CollisionChecker.from_urdf(
-                urdf, srdf=None if srdf is None else srdf[0], srdf_is_text=bool(srdf and srdf[1]),
-                environment=self._environment or None, package_roots=self._package_roots)
+        from geometry_core.scene_files import load_scene, load_urdf
+        from geometry_core_nodes.scene_inputs import load_robot_description, node_load_limits
+
+        shared = robot is not None and not self._environment
+        if shared:
+            # The checker changes its scene graph's filters (links welded to
+            # the world, say): it gets a copy of the node's robot, not a second
+            # parse. The copy is taken before any query, so it holds no
+            # collision engine objects.
+            robot = copy.deepcopy(robot)
+        else:
+            robot = load_robot_description(robot_description, self._package_roots)
+        environment = None
+        if self._environment:
+            loader = load_urdf if self._environment.lower().endswith((".urdf", ".xml")) \
+                else load_scene
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                environment = (loader(self._environment, package_roots=self._package_roots,
+                                      visuals=False) if loader is load_urdf
+                               else loader(self._environment))
+        if srdf is not None and not shared:  # a shared robot has the node's SRDF filters
+            from geometry_core.scene_files.srdf import apply_srdf_filters
+
+            with warnings.catch_warnings():
+                # The node logged this SRDF's warnings when it applied it to its scene.
+                warnings.simplefilter("ignore")
+                apply_srdf_filters(robot.scene_graph, srdf[0], text=srdf[1],
+                                   limits=node_load_limits())
+        checker = CollisionChecker(robot, environment=environment)
         self.checker, self._robot, self._srdf = checker, robot_description, srdf
         self.tracker = JointStateTracker(checker.position_names)
 
@@ -198,7 +231,7 @@ class ClearanceMonitor:
         if self._robot is None:
             self._srdf = srdf
         else:
-            self.load(self._robot, srdf)
+            self.load(self._robot, srdf)  # a fresh load: the old SRDF's filters are gone
 
     def on_joint_state(self, msg: Any) -> None:
         """Convert, check and publish; a bad message is counted and dropped."""

@@ -1,13 +1,13 @@
 """Query results straight to the XCDR1 bytes of the scene graph node's result messages.
 
-:func:`~geometry_core_nodes.conversions.penetrations_to_msg` and
-:func:`~geometry_core_nodes.conversions.signed_distances_to_msg` build a
+:func:`~geometry_core_nodes.outbound.penetrations_to_msg` and
+:func:`~geometry_core_nodes.outbound.signed_distances_to_msg` build a
 message object per pair (and a Point or Vector3 per vector), only for a
 serializer to read every field back: at 1 kHz that cost more than the
 query. A :class:`ResultEncoder` writes the same bytes from the result
 records (``test/nodes/test_result_encoder.py`` compares them with the
 message path's, Cyclone's serializer included) through the flat writers of
-:mod:`geometry_core_nodes.transport.result_cdr`. The four names of a pair
+:mod:`geometry_core_nodes.result_cdr`. The four names of a pair
 are encoded once per pair of geometries and kept.
 
 A transport that takes serialized messages publishes these bytes
@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from geometry_core.math import RigidTransform
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId
-from geometry_core_nodes.conversions import GeometryNames, stamp_fields, witness_points
-from geometry_core_nodes.transport.result_cdr import (
+from geometry_core_nodes.outbound import GeometryNames, stamp_fields, witness_points
+from geometry_core_nodes.result_cdr import (
     PENETRATION_NUMBERS,
     SIGNED_DISTANCE_NUMBERS,
     pair_names,

@@ -18,6 +18,12 @@ QoS, keep last 10):
   it arrives; not with ``scene_file``), see
   :mod:`geometry_core_nodes.joint_states`.
 
+With a robot, the node also takes MoveIt's planning scene
+(``collision_object``, ``attached_collision_object``, ``planning_scene``,
+an optional PointCloud2 ``point_cloud_topic``) into the clearance table's
+world, and answers ``check_state_validity`` and ``get_planning_scene``
+(:mod:`geometry_core_nodes.moveit_interface`).
+
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
 takes from DDS (on either backend), so a burst of poses costs one query,
 not a growing queue; with ``rate_hz > 0`` a timer queries at that rate
@@ -47,15 +53,21 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from geometry_core_nodes.conversions import (
+from geometry_core_nodes.joint_states import ClearanceMonitor
+from geometry_core_nodes.moveit_interface import MoveItInterface
+from geometry_core_nodes.outbound import (
     CachedMessageType,
     penetrations_to_msg,
     results_to_markers,
     signed_distances_to_msg,
 )
-from geometry_core_nodes.joint_states import ClearanceMonitor
+from geometry_core_nodes.result_cdr import (
+    serialize_penetrations,
+    serialize_signed_distances,
+    serializer_for,
+)
 from geometry_core_nodes.result_encoder import ResultEncoder
-from geometry_core_nodes.scene_inputs import SceneInputs
+from geometry_core_nodes.scene_inputs import SceneInputs, short_text
 from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
     LATCHED,
@@ -152,17 +164,31 @@ class SceneGraphNode(ServedNode):
         self.clearance_monitor = ClearanceMonitor(
             node, params.robot_description or None, self._srdf, params.package_roots,
             params.world_frame, self.inputs.counters, self.inputs._drop,
+            robot=self.inputs.robot,
         ) if not params.scene_file else None
+        # MoveIt's planning scene and validity service, on the robot's checker.
+        self.moveit = None
+        if self.clearance_monitor is not None:
+            try:
+                self.moveit = MoveItInterface(node, self.clearance_monitor, params.world_frame,
+                                              self.inputs._drop)
+            except LookupError as err:  # rclpy without the moveit_msgs package
+                node.get_logger().warning(f"MoveIt's planning scene is off: {err}")
         if self.clearance_monitor is not None and self.inputs.robot_description_text:
             self._on_scene()  # the latched topic came during set-up
         self._penetration_pub = node.create_publisher(
             "geometry_core_ros/msg/PenetrationPairArray", penetration_topic, RELIABLE_RESULTS)
         self._clearance_pub = node.create_publisher(
             "geometry_core_ros/msg/SignedDistancePairArray", clearance_topic, RELIABLE_RESULTS)
-        # Where both publishers take the flat writers' bytes (the DDS backend),
-        # results are encoded from the query's records; else as message objects.
-        self._serialized = (self._penetration_pub.accepts_serialized()
-                            and self._clearance_pub.accepts_serialized())
+        # Where both publishers take bytes (the DDS backend) and the flat
+        # writers give the bytes they would send, results are encoded from
+        # the query's records; else as message objects.
+        self._serialized = all(
+            publisher.accepts_serialized() and serializer_for(
+                publisher_type, node.message_type, publisher.serialize) is not None
+            for publisher, publisher_type in (
+                (self._penetration_pub, "geometry_core_ros/msg/PenetrationPairArray"),
+                (self._clearance_pub, "geometry_core_ros/msg/SignedDistancePairArray")))
         self._encoder: ResultEncoder | None = None
         self._set_publish_markers(self.publish_markers)
         self._set_rate_hz(self.rate_hz)
@@ -196,35 +222,41 @@ class SceneGraphNode(ServedNode):
         if self._srdf is None or self.inputs.scene_graph is None:
             return
         from geometry_core.scene_files.srdf import apply_srdf_filters
+        from geometry_core_nodes.scene_inputs import node_load_limits
 
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # each one is logged below
+            warnings.simplefilter("ignore")  # logged below, bounded
             issued = apply_srdf_filters(self.inputs.scene_graph, self._srdf[0],
-                                        text=self._srdf[1])
-        for text in issued:
-            self.node.get_logger().warning(text)
+                                        text=self._srdf[1], limits=node_load_limits())
+        self.inputs.log_budget.lines("srdf_warnings", issued, prefix="SRDF: ")
 
     def _on_scene(self) -> None:
-        """A new scene from the robot_description topic: filters, then the clearance robot."""
+        """A new scene from the robot_description topic: filters, then the clearance robot.
+
+        The clearance checker is built on the robot just loaded (one load per
+        robot). Errors are the caller's to log (SceneInputs guards this call).
+        """
         self._apply_srdf()
         monitor, text = self.clearance_monitor, self.inputs.robot_description_text
         if monitor is None or not text:
             return
         try:
-            monitor.load(text, self._srdf)
+            monitor.load(text, self._srdf, robot=self.inputs.robot)
         except ValueError as err:  # the node keeps serving, with the previous robot if any
-            self.node.get_logger().error(f"clearance table: robot_description refused: {err}")
+            self.inputs._drop("bad_scene", "clearance table: robot_description refused: "
+                                           f"{short_text(str(err))}")
 
     def _on_srdf(self, msg: Any) -> None:
         previous = self._srdf
-        self._srdf = (str(msg.data), True)
         try:
+            self._srdf = (str(msg.data), True)
             self._apply_srdf()
             if self.clearance_monitor is not None:
                 self.clearance_monitor.set_srdf(self._srdf)
-        except ValueError as err:  # a bad SRDF is refused; the node keeps serving
+        except Exception as err:  # noqa: BLE001 - a bad SRDF is refused; the node keeps serving
             self._srdf = previous
-            self.node.get_logger().error(f"robot_description_semantic refused: {err}")
+            self.inputs._drop("bad_srdf", "robot_description_semantic refused: "
+                                          f"{short_text(str(err) or type(err).__name__)}")
             return
 
     # Parameters settable at run time: each takes effect at the next query.
@@ -310,14 +342,21 @@ class SceneGraphNode(ServedNode):
             return True
         message_type = self._message_type
         if to_penetrations:
-            self._penetration_pub.publish(penetrations_to_msg(
+            penetration_msg = penetrations_to_msg(
                 penetrations, names, state.stamp_ns, state.stale_frames, message_type,
-                state.missing_frames))
+                state.missing_frames)
+            if self._serialized:
+                self._penetration_pub.publish_serialized(serialize_penetrations(penetration_msg))
+            else:
+                self._penetration_pub.publish(penetration_msg)
         clearance = signed_distances_to_msg(
             distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
             state.stale_frames, message_type, state.missing_frames) if to_clearance else None
         if clearance is not None:
-            self._clearance_pub.publish(clearance)
+            if self._serialized:
+                self._clearance_pub.publish_serialized(serialize_signed_distances(clearance))
+            else:
+                self._clearance_pub.publish(clearance)
         if markers:
             self._markers_pub.publish(results_to_markers(
                 penetrations, clearance, self.max_distance, state.stamp_ns, names.world_frame,

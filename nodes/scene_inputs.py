@@ -6,7 +6,7 @@
 :meth:`SceneInputs.apply` sets the scene graph's frame poses from what it
 heard. Callbacks only check and store (the seven numbers of each
 transform as received, the newest per frame: no per-transform objects on
-the way in, see :mod:`geometry_core_nodes.transport.tf_arrays`); converting
+the way in, see :mod:`geometry_core_nodes.tf_arrays`); converting
 quaternions, composing transforms and setting poses happen in :meth:`apply`,
 all frames at once, which the node calls before a query. Messages whose
 poses a newer message replaced before any :meth:`apply` read them are
@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -48,8 +49,8 @@ import numpy as np
 
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_graph import FrameId, GeometryId, Role, SourceId
-from geometry_core_nodes.conversions import (
-    GeometryNames,
+from geometry_core_nodes import limits
+from geometry_core_nodes.inbound import (
     PoseError,
     Transform,
     all_pose_rows_valid,
@@ -58,6 +59,8 @@ from geometry_core_nodes.conversions import (
     tf_arrays_to_transforms,
 )
 from geometry_core_nodes.limits import LOG_PERIOD_S, MAX_TRANSFORMS_PER_MESSAGE
+from geometry_core_nodes.outbound import GeometryNames
+from geometry_core_nodes.tf_arrays import TF_CODEC, TfArrays, tf_arrays_from_message
 from geometry_core_nodes.tf_buffer import PoseLookup, TfBuffer
 from geometry_core_nodes.transport import (
     LATCHED,
@@ -68,9 +71,9 @@ from geometry_core_nodes.transport import (
     TransportNode,
     at_least,
 )
-from geometry_core_nodes.transport.tf_arrays import TfArrays, tf_arrays_from_message
 
-__all__ = ["BUILTIN_DEMO", "InputParameters", "PoseState", "SceneInputs", "load_scene_graph"]
+__all__ = ["BUILTIN_DEMO", "InputParameters", "LogBudget", "PoseState", "SceneInputs",
+           "load_robot_description", "load_scene_graph", "node_load_limits"]
 
 #: ``scene_file`` value that loads the built-in demo arm (geometry_core.demo).
 BUILTIN_DEMO = "builtin:demo"
@@ -90,6 +93,7 @@ class InputParameters:
     world_frame: str
     stale_after_s: float
     pose_topics: list[str]
+    allowed_file_roots: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,50 @@ class _Log:
     logged_at: dict = field(default_factory=dict)  # kind -> monotonic time of its last line
 
 
+def node_load_limits():
+    """The library's LoadLimits with the node's bounds (:mod:`geometry_core_nodes.limits`)."""
+    from geometry_core.scene_files.limits import LoadLimits
+
+    return LoadLimits(max_file_bytes=limits.MAX_DESCRIPTION_BYTES,
+                      max_links=limits.MAX_ROBOT_LINKS, max_joints=limits.MAX_ROBOT_JOINTS,
+                      max_geometries=limits.MAX_ROBOT_GEOMETRIES,
+                      max_srdf_entries=limits.MAX_SRDF_ENTRIES,
+                      max_name_length=limits.MAX_ROBOT_NAME_LENGTH,
+                      max_mesh_file_bytes=limits.MAX_ROBOT_MESH_FILE_BYTES)
+
+
+def load_robot_description(text: str, package_roots: dict[str, str],
+                           access: Any = None) -> Any:
+    """Load URDF text into a LoadedScene with the node's limits; warnings are not issued.
+
+    The text is written to a temporary folder for the loader; ``access`` (a
+    :class:`~geometry_core.scene_files.package_paths.FileAccess`) says which
+    mesh files it may name. By default none is searched for upward from that
+    folder. The loader's warnings are in the scene's ``warnings`` (the caller
+    logs them, bounded): issuing them would print each distinct text.
+
+    Raises
+    ------
+    ValueError
+        For a description the loader refuses or one over the node's limits.
+    """
+    from geometry_core.scene_files import SceneFileWarning, load_urdf
+    from geometry_core.scene_files.package_paths import FileAccess
+
+    if len(text) > limits.MAX_DESCRIPTION_BYTES:
+        raise ValueError(f"the URDF text is {len(text)} characters, over the limit of "
+                         f"{limits.MAX_DESCRIPTION_BYTES}")
+    access = FileAccess(search_up=False) if access is None else access
+    with tempfile.TemporaryDirectory(prefix="robot_description_") as folder:
+        path = os.path.join(folder, "robot_description.urdf")
+        with open(path, "w", encoding="utf-8", errors="replace") as file:
+            file.write(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SceneFileWarning)
+            return load_urdf(path, package_roots=package_roots or None, file_access=access,
+                             limits=node_load_limits())
+
+
 def load_scene_graph(scene_file: str, robot_description: str,
                      package_roots: dict[str, str]) -> SceneGraph | None:
     """Build the scene graph from the parameters; None when neither is set.
@@ -162,11 +210,13 @@ def load_scene_graph(scene_file: str, robot_description: str,
     Parameters
     ----------
     scene_file : str
-        A ``.yaml``/``.yml`` scene or ``.urdf`` robot, or ``builtin:demo``.
+        A ``.yaml``/``.yml`` scene, a ``.urdf`` or ``.xacro`` robot, or
+        ``builtin:demo``.
     robot_description : str
         URDF text (as robot_state_publisher's parameter); used when
         ``scene_file`` is empty. Mesh files must be ``package://`` URIs
-        (resolved with ``package_roots``) or absolute paths.
+        (resolved with ``package_roots``, ``ROS_PACKAGE_PATH`` and
+        ``AMENT_PREFIX_PATH``, never searched for upward) or absolute paths.
     package_roots : dict of str to str
         ``{package: folder}`` for ``package://`` URIs.
 
@@ -176,7 +226,7 @@ def load_scene_graph(scene_file: str, robot_description: str,
         For both parameters set, or a file the loaders refuse (their
         ``SceneFileError`` names the file and line).
     """
-    from geometry_core.scene_files import load_any, load_urdf
+    from geometry_core.scene_files import load_any
 
     if scene_file and robot_description:
         raise ValueError("set scene_file or robot_description, not both")
@@ -187,12 +237,68 @@ def load_scene_graph(scene_file: str, robot_description: str,
     if scene_file:
         return load_any(scene_file, package_roots=package_roots or None).scene_graph
     if robot_description:
-        with tempfile.TemporaryDirectory(prefix="robot_description_") as folder:
-            path = os.path.join(folder, "robot_description.urdf")
-            with open(path, "w", encoding="utf-8") as file:
-                file.write(robot_description)
-            return load_urdf(path, package_roots=package_roots or None).scene_graph
+        return load_robot_description(robot_description, package_roots).scene_graph
     return None
+
+
+class LogBudget:
+    """Bounded logging of many lines caused by one input (a description's warnings, say).
+
+    :meth:`lines` logs at most ``MAX_LOG_LINES_PER_MESSAGE`` lines of one
+    batch, then one line "and N more"; a batch of a kind within
+    ``LOG_PERIOD_S`` of the last logged one of that kind is counted in
+    ``counters["unlogged_lines"]``, not logged.
+    """
+
+    def __init__(self, log: Callable[[str], None], counters: Counter) -> None:
+        self._log = log
+        self._counters = counters
+        self._logged_at: dict[str, float] = {}
+
+    def lines(self, kind: str, texts: Sequence[str], prefix: str = "") -> None:
+        """Log (a bounded part of) ``texts``; their number is always counted."""
+        if not texts:
+            return
+        now = time.monotonic()
+        last = self._logged_at.get(kind)
+        if last is not None and now - last < LOG_PERIOD_S:
+            self._counters["unlogged_lines"] += len(texts)
+            return
+        self._logged_at[kind] = now
+        shown = texts[:limits.MAX_LOG_LINES_PER_MESSAGE]
+        for text in shown:
+            self._log(f"{prefix}{short_text(text)}")
+        if len(texts) > len(shown):
+            self._log(f"{prefix}and {len(texts) - len(shown)} more like these")
+            self._counters["unlogged_lines"] += len(texts) - len(shown)
+
+
+def short_text(text: str, limit: int = 400) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def _newest_per_child(arrays: TfArrays) -> TfArrays | None:
+    """The last transform of each child frame, in message order; None past the cap."""
+    last: dict[str, int] = {}
+    for n, child in enumerate(arrays.children):
+        last[child] = n
+        if len(last) > MAX_TRANSFORMS_PER_MESSAGE:
+            return None
+    keep = sorted(last.values())
+    return TfArrays(parents=[arrays.parents[n] for n in keep],
+                    children=[arrays.children[n] for n in keep],
+                    sec=[arrays.sec[n] for n in keep],
+                    nanosec=[arrays.nanosec[n] for n in keep],
+                    values=[arrays.values[n] for n in keep])
+
+
+def _reason(err: BaseException) -> str:
+    """An exception as one line: its message, or its type when it has none."""
+    text = str(err) if not isinstance(err, KeyError) or not err.args else str(err.args[0])
+    return text or type(err).__name__
 
 
 def _parse_package_roots(entries: Sequence[str]) -> dict[str, str]:
@@ -258,6 +364,10 @@ class SceneInputs:
         self.scene_graph: SceneGraph | None = None
         #: The URDF text of the scene when it came from the robot_description topic.
         self.robot_description_text = ""
+        #: The loaded URDF robot (LoadedScene) when the scene is one, for the
+        #: clearance checker: one load per robot.
+        self.robot = None
+        self.log_budget = LogBudget(self._logger.warn, self._log.counters)
         self.names: GeometryNames | None = None
         self._frames: list[_SceneFrame] = []
         self._frame_index: dict[str, int] = {}
@@ -267,13 +377,23 @@ class SceneInputs:
         self._by_source: list[tuple[SourceId, list[FrameId], list[int]]] = []
         self._layouts: dict[tuple, _Layout] = {}
 
-        self.scene_graph = load_scene_graph(self.params.scene_file, self.params.robot_description,
-                                            self.params.package_roots)
-        if self.scene_graph is not None:
-            self._index_scene()
+        if self.params.robot_description and not self.params.scene_file:
+            robot = load_robot_description(self.params.robot_description,
+                                           self.params.package_roots)
+            self._log_warnings("robot_description", robot.warnings)
+            self._index_scene(robot.scene_graph)
+            self.robot = robot
+        else:
+            scene_graph = load_scene_graph(self.params.scene_file,
+                                           self.params.robot_description,
+                                           self.params.package_roots)
+            if scene_graph is not None:
+                self._index_scene(scene_graph)
 
-        node.create_tf_subscription("/tf", self._on_tf, TF)
-        node.create_tf_subscription("/tf_static", self._on_tf_static, TF_STATIC_LISTENER)
+        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf", self._on_tf, TF,
+                                 codec=TF_CODEC)
+        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf_static", self._on_tf_static,
+                                 TF_STATIC_LISTENER, codec=TF_CODEC)
         for topic in self.params.pose_topics:
             frame = topic.rstrip("/").rsplit("/", 1)[-1]
             node.create_subscription("geometry_msgs/msg/PoseStamped", topic,
@@ -309,15 +429,22 @@ class SceneInputs:
         """
         scene_file = node.declare_parameter(
             "scene_file", "",
-            f"YAML scene (.yaml/.yml) or URDF (.urdf) file to load, or '{BUILTIN_DEMO}' for "
-            "the built-in demo arm. Exclusive with robot_description.")
+            f"YAML scene (.yaml/.yml), URDF (.urdf) or xacro (.xacro, expanded with its "
+            f"default arguments) file to load, or '{BUILTIN_DEMO}' for the built-in demo arm. "
+            "Exclusive with robot_description.")
         robot_description = node.declare_parameter(
             "robot_description", "",
             "URDF text of the robot. When both this and scene_file are empty, the node waits "
             "for the latched robot_description topic (std_msgs/String).")
         package_roots = node.declare_parameter(
             "package_roots", [],
-            "Folders of ROS packages for package:// mesh URIs, as 'package=/folder' entries.")
+            "Folders of ROS packages for package:// mesh URIs, as 'package=/folder' entries. "
+            "A robot_description from the topic reads mesh files only under these, "
+            "ROS_PACKAGE_PATH, AMENT_PREFIX_PATH and allowed_file_roots.")
+        allowed_file_roots = node.declare_parameter(
+            "allowed_file_roots", [],
+            "Folders under which a robot_description from the topic may name mesh files by "
+            "absolute path or file:// URI (empty: only package:// URIs into package roots).")
         world_frame = node.declare_parameter(
             "world_frame", "world",
             "Name on /tf of the scene's world frame: parent of the scene's root frames, and "
@@ -334,7 +461,8 @@ class SceneInputs:
             "world_frame).")
         if not world_frame:
             raise ParameterError("parameter 'world_frame' must not be empty")
-        for name, values in (("package_roots", package_roots), ("pose_topics", pose_topics)):
+        for name, values in (("package_roots", package_roots), ("pose_topics", pose_topics),
+                             ("allowed_file_roots", allowed_file_roots)):
             if not all(isinstance(v, str) for v in values):
                 raise ParameterError(f"parameter {name!r} must be a list of strings, "
                                      f"not {values!r}")
@@ -342,7 +470,7 @@ class SceneInputs:
             scene_file=scene_file, robot_description=robot_description,
             package_roots=_parse_package_roots(package_roots),
             world_frame=world_frame, stale_after_s=float(stale_after_s),
-            pose_topics=list(pose_topics))
+            pose_topics=list(pose_topics), allowed_file_roots=tuple(allowed_file_roots))
 
     def _set_stale_after_s(self, value: object) -> None:
         self.params = replace(self.params, stale_after_s=float(value))  # type: ignore[arg-type]
@@ -354,8 +482,14 @@ class SceneInputs:
 
     # ----------------------------------------------------------------- scene
 
-    def _index_scene(self) -> None:
-        inspector = self.scene_graph.model_inspector()
+    def _index_scene(self, scene_graph: SceneGraph) -> None:
+        """Index ``scene_graph``'s frames and make it the scene; ValueError leaves all as it was.
+
+        Everything that can refuse the scene (a frame named like
+        ``world_frame``, a name used by two sources) is checked before
+        anything of the previous scene is replaced.
+        """
+        inspector = scene_graph.model_inspector()
         world_id = inspector.world_frame_id()
         frames: list[_SceneFrame] = []
         index: dict[str, int] = {}
@@ -371,7 +505,8 @@ class SceneInputs:
                                  f"{source!r}; /tf matches frames by name, so names must be "
                                  "unique")
             if name == self.params.world_frame:
-                raise ValueError(f"scene frame {name!r} has the name of world_frame")
+                raise ValueError(f"scene frame {short_name(name)!r} has the name of the "
+                                 "world_frame parameter; /tf could not tell them apart")
             parent_id = inspector.get_parent_frame(frame_id)
             on_world = parent_id == world_id
             parent_name = self.params.world_frame if on_world else inspector.get_name(parent_id)
@@ -381,6 +516,7 @@ class SceneInputs:
             sources[name] = source
             frames.append(_SceneFrame(frame_id, name, source_id, parent_name,
                                       None if on_world else index[parent_name]))
+        self.scene_graph = scene_graph
         self._frames = frames
         self._frame_index = index
         self._lookup_pairs = tuple((frame.parent_name, frame.name) for frame in frames)
@@ -400,23 +536,49 @@ class SceneInputs:
         self._state = None
         self._log.reported = {key for key in self._log.reported if key[0] != "missing"}
 
+    def _topic_access(self):
+        """What a description from the topic may read: only under the allowed roots."""
+        from geometry_core.scene_files.package_paths import FileAccess
+
+        return FileAccess.restricted(self.params.package_roots,
+                                     self.params.allowed_file_roots)
+
+    def _log_warnings(self, what: str, texts: Sequence[str]) -> None:
+        self.log_budget.lines(f"{what}_warnings", texts, prefix=f"{what}: ")
+
     def _on_robot_description(self, msg: Any) -> None:
+        """A robot from the latched topic: every step guarded, the previous robot kept on error.
+
+        Whatever the sender wrote (a file the loader refuses, a robot over
+        the limits, a frame named like ``world_frame``, even an error of ours)
+        is refused with a rate-limited line and counted as ``bad_scene``; a
+        node restarted with the same latched sample comes up serving.
+        """
         try:
-            scene_graph = load_scene_graph("", str(msg.data), self.params.package_roots)
-        except ValueError as err:
-            self._drop("bad_scene", f"robot_description refused: {err}")
+            text = str(msg.data)
+            robot = load_robot_description(text, self.params.package_roots,
+                                           self._topic_access())
+            self._index_scene(robot.scene_graph)
+        except Exception as err:  # noqa: BLE001 - nothing a sender writes may stop the node
+            kept = ("; the previous robot is kept" if self.scene_graph is not None else "")
+            self._drop("bad_scene", f"robot_description refused: "
+                                    f"{short_text(_reason(err))}{kept}")
             return
-        self.scene_graph = scene_graph
-        self.robot_description_text = str(msg.data)
-        self._index_scene()
+        self.robot = robot
+        self.robot_description_text = text
         self._logger.info(f"loaded robot_description: {len(self._frames)} frames")
+        self._log_warnings("robot_description", robot.warnings)
         if self._on_scene is not None:
-            self._on_scene()
+            try:
+                self._on_scene()
+            except Exception as err:  # noqa: BLE001 - the scene is served; what depends on it says
+                self._drop("bad_scene", "after a new robot_description: "
+                                        f"{short_text(_reason(err))}")
 
     # ------------------------------------------------------------- callbacks
 
     def _on_tf(self, msg: TfArrays | Any) -> None:
-        """A /tf message, as arrays (``create_tf_subscription``) or a TFMessage object."""
+        """A /tf message, as arrays (``TF_CODEC``) or a TFMessage object."""
         self.taken["tf"] += 1
         self._pending += 1
         self._store_tf(msg, static=False)
@@ -432,10 +594,21 @@ class SceneInputs:
         extra = len(arrays) - MAX_TRANSFORMS_PER_MESSAGE
         if extra > 0:
             # Each transform costs a few µs to check and store: a huge message
-            # must not stall a cycle.
+            # must not stall a cycle. A transform of a frame the same message
+            # gives again later is replaced by the sender: only the newest of
+            # each frame can be used, and when those are still too many the
+            # message is refused whole (never an old pose as if it were new).
+            newest = _newest_per_child(arrays)
+            if newest is None:
+                self._drop("too_many_transforms",
+                           f"a TFMessage of {len(arrays)} transforms of more than "
+                           f"{MAX_TRANSFORMS_PER_MESSAGE} frames: refused whole", len(arrays))
+                return
             self._drop("too_many_transforms",
-                       f"a TFMessage of {len(arrays)} transforms: the "
-                       f"{extra} beyond the first {MAX_TRANSFORMS_PER_MESSAGE} are dropped", extra)
+                       f"a TFMessage of {len(arrays)} transforms of {len(newest)} frames: "
+                       f"the newest of each frame is used, the {len(arrays) - len(newest)} "
+                       "it replaced are dropped", len(arrays) - len(newest))
+            arrays = newest
         transforms, errors = tf_arrays_to_transforms(arrays, MAX_TRANSFORMS_PER_MESSAGE)
         for err in errors:
             self._drop(err.kind, f"dropped a transform: {err}")

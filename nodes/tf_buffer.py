@@ -40,7 +40,7 @@ from geometry_core.math import (
     matrix4_from_quaternions_and_positions,
     quaternion_xyzw_to_wxyz,
 )
-from geometry_core_nodes.conversions import Transform
+from geometry_core_nodes.inbound import Transform
 from geometry_core_nodes.limits import MAX_FOREIGN_FRAMES
 
 __all__ = ["NO_DYNAMIC_NS", "ChainPose", "PoseLookup", "TfBuffer"]
@@ -190,7 +190,7 @@ class TfBuffer:
         """Store ``transform`` as the newest transform of its child frame.
 
         ``transform`` is ``(parent, child, stamp_ns, values)`` as
-        :func:`~geometry_core_nodes.conversions.tf_arrays_to_transforms`
+        :func:`~geometry_core_nodes.outbound.tf_arrays_to_transforms`
         gives it, already validated (finite, non-zero quaternion).
 
         A transform with an older stamp than the stored dynamic one is kept

@@ -97,6 +97,14 @@ def test_cycle_breakdown_times_every_step_and_every_peer(from_rpy):
             assert rows[f"whole cycle, {query}: {label}"] > 0.0
 
 
+def test_many_links_reports_each_size_and_its_ratio_to_the_smallest():
+    from bench.many_links import measure
+
+    rows = measure([10, 40], repeat=1)
+    assert [row["links"] for row in rows] == [10, 40]
+    assert rows[0]["per_link_ratio"] == 1.0 and rows[1]["per_link_ratio"] > 0
+
+
 def test_live_world_prints_every_row_and_the_cloud_agrees_with_its_spheres(capsys):
     live_world.main(["--points", "2000", "--configs", "5", "--geometries", "50",
                      "--rounds", "1"])

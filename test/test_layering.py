@@ -110,8 +110,9 @@ def test_layers_import_only_downwards(layer, forbidden):
 
 
 def test_nothing_below_the_clearance_layer_imports_it():
-    below = [p for p in library_files()
-             if p.relative_to(LIBRARY).parts[0] not in ("clearance", "cli.py", "__init__.py")]
+    # Above it: the command line and the cluster layer (distributed.py).
+    above = ("clearance", "cli", "distributed.py", "__init__.py")
+    below = [p for p in library_files() if p.relative_to(LIBRARY).parts[0] not in above]
     assert offenders(below, ["geometry_core.clearance"]) == []
 
 
@@ -150,3 +151,8 @@ def test_importing_the_library_does_not_import_lcm_until_the_viewer_is_used():
             "geometry_core.DrakeVisualizer; print(before, 'lcm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_only_the_cluster_layer_and_its_command_import_dask():
+    allowed = {LIBRARY / "distributed.py", LIBRARY / "cli" / "label.py"}
+    assert offenders([p for p in library_files() if p not in allowed], ["dask"]) == []

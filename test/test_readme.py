@@ -57,6 +57,27 @@ def test_configuration_space_example_runs_on_the_example_obstacles(monkeypatch):
     assert int(size) > 0 and 0.0 < float(closest) < 0.3
 
 
+def test_live_world_example_runs_after_the_configuration_space_example(monkeypatch):
+    from geometry_core.scene_files import example_robot_data_share
+
+    if example_robot_data_share() is None:
+        pytest.skip("example-robot-data is not installed (it is in the test extra)")
+    (example,) = [b for b in python_blocks() if "CollisionChecker" in b]
+    (live,) = [b for b in python_blocks() if "add_collision_shape_to_body" in b]
+    monkeypatch.chdir(ROOT)
+    namespace = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, "README configuration space", "exec"), namespace)
+        exec(compile(live, "README live world", "exec"), namespace)
+    kept, self_filtered, free = out.getvalue().splitlines()[2].split()
+    assert int(kept) + int(self_filtered) == 1000 and free in ("True", "False")
+    checker = namespace["checker"]
+    assert set(checker.get_all_added_collision_shapes()) == {"shelf"}, "the part was detached"
+    checker.remove_all_added_collision_shapes()
+    assert checker.check_config_collision_free(namespace["q"]), "the world as before"
+
+
 def test_two_commands_exist_and_are_executable():
     text = README.read_text()
     root = README.parent

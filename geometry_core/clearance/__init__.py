@@ -17,7 +17,11 @@ ROS.
 from geometry_core.clearance.collision_checker import CollisionChecker
 from geometry_core.clearance.kinematic_chain import KinematicChain
 from geometry_core.clearance.live_world import BodyShapeDescription, PointCloudReport
-from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
+from geometry_core.clearance.robot_clearance import (
+    RobotClearance,
+    RobotCollisionType,
+    RobotContact,
+)
 
 __all__ = ["BodyShapeDescription", "CollisionChecker", "KinematicChain", "PointCloudReport",
-           "RobotClearance", "RobotCollisionType"]
+           "RobotClearance", "RobotCollisionType", "RobotContact"]

@@ -73,8 +73,13 @@ from geometry_core.clearance.live_world import (
     PointCloudReport,
     checked_points,
 )
-from geometry_core.clearance.robot_clearance import RobotClearance, RobotCollisionType
+from geometry_core.clearance.robot_clearance import (
+    RobotClearance,
+    RobotCollisionType,
+    RobotContact,
+)
 from geometry_core.math import RigidTransform
+from geometry_core.parallelism import num_threads
 from geometry_core.proximity.batch_query import BatchQuery
 from geometry_core.proximity.engine import ModelCache
 from geometry_core.proximity.results import SignedDistancePair
@@ -199,14 +204,15 @@ class CollisionChecker:
                   environment: str | os.PathLike | SceneGraph | None = None,
                   package_roots: Mapping[str, str | os.PathLike] | None = None,
                   self_padding: float = 0.0, environment_padding: float = 0.0,
-                  edge_step_size: float = 0.05, srdf_is_text: bool = False
-                  ) -> CollisionChecker:
+                  edge_step_size: float = 0.05, srdf_is_text: bool = False,
+                  xacro_args: Mapping[str, str] | None = None) -> CollisionChecker:
         """Build a checker for the robot of a URDF file.
 
         Parameters
         ----------
         urdf : path
-            The robot. Only its collision geometry is loaded.
+            The robot (a ``.urdf``, or a ``.xacro`` expanded with
+            ``xacro_args``). Only its collision geometry is loaded.
         srdf : path or str, optional
             MoveIt SRDF file (its text with ``srdf_is_text=True``) whose ``disable_collisions`` (and
             ``disable_default_collisions``) pairs are filtered; links the
@@ -222,6 +228,8 @@ class CollisionChecker:
             Default padding of robot-robot and robot-environment pairs (metres).
         edge_step_size : float
             Largest configuration-space step of the discrete edge check.
+        xacro_args : mapping of str to str, optional
+            Arguments of a ``.xacro`` robot (``$(arg name)``).
 
         Raises
         ------
@@ -230,16 +238,22 @@ class CollisionChecker:
         ValueError
             As the constructor.
         """
-        robot = load_urdf(urdf, package_roots=package_roots, visuals=False)
+        robot = load_urdf(urdf, package_roots=package_roots, visuals=False,
+                          xacro_args=xacro_args)
         if environment is not None and not isinstance(environment, SceneGraph):
             path = Path(environment)
-            if path.suffix.lower() in (".urdf", ".xml"):
+            if path.suffix.lower() in (".urdf", ".xml", ".xacro"):
                 environment = load_urdf(path, package_roots=package_roots, visuals=False)
             else:
                 environment = load_scene(path)
-        return cls(robot, srdf=srdf, srdf_is_text=srdf_is_text, environment=environment,
-                   self_padding=self_padding, environment_padding=environment_padding,
-                   edge_step_size=edge_step_size)
+        checker = cls(robot, srdf=srdf, srdf_is_text=srdf_is_text, environment=environment,
+                      self_padding=self_padding, environment_padding=environment_padding,
+                      edge_step_size=edge_step_size)
+        # What rebuilds it elsewhere (geometry_core.distributed.CheckerRecipe).
+        checker._sources = {"urdf": urdf, "srdf": srdf, "srdf_is_text": srdf_is_text,
+                            "package_roots": package_roots, "self_padding": self_padding,
+                            "environment_padding": environment_padding}
+        return checker
 
     # ------------------------------------------------------------ environment
 
@@ -345,8 +359,10 @@ class CollisionChecker:
 
     def add_collision_shape(self, group_name: str,
                             description: BodyShapeDescription) -> GeometryId:
-        """Add the shape of a :class:`BodyShapeDescription` (as returned by
-        :meth:`get_all_added_collision_shapes`) to its body again."""
+        """Add the shape of a :class:`BodyShapeDescription` to its body again.
+
+        The descriptions are those :meth:`get_all_added_collision_shapes` returns.
+        """
         if not isinstance(description, BodyShapeDescription):
             raise TypeError(f"description must be a BodyShapeDescription, got "
                             f"{type(description).__name__}")
@@ -581,15 +597,32 @@ class CollisionChecker:
         filtered[1:1 + len(chain.links), 1:1 + len(chain.links)] |= same
         # Pairs the scene graph already filters throughout (the loader's,
         # the SRDF's): every geometry pair of the two links.
-        inspector = self._sg.model_inspector()
+        # All geometry pairs at once, in chunks (a pair at a time was O(n^2)
+        # Python calls: minutes for a robot of a few thousand links).
         members = self._link_geometries()
-        for a in range(len(chain.links)):
-            for b in range(a + 1, len(chain.links)):
-                if filtered[1 + a, 1 + b] or not members[a] or not members[b]:
-                    continue
-                if all(inspector.collision_filtered(g, h) for g in members[a]
-                       for h in members[b]):
-                    filtered[1 + a, 1 + b] = filtered[1 + b, 1 + a] = True
+        L = len(chain.links)
+        model = self._sg.collision_model()
+        link_of = np.array([a for a in range(L) for _ in members[a]], dtype=np.intp)
+        index = np.array([model.index_of(g) for a in range(L) for g in members[a]],
+                         dtype=np.int64)
+        has = np.array([bool(m) for m in members], dtype=bool)
+        reported = np.zeros((L, L), dtype=bool)   # some geometry pair of the links is checked
+        G = len(index)
+        step = max(1, 2_000_000 // max(G, 1))
+        for start in range(0, G, step):
+            u, v = np.nonzero(np.triu(np.ones((min(step, G - start), G), dtype=bool),
+                                      start + 1))
+            u += start
+            la, lb = link_of[u], link_of[v]
+            wanted = la != lb
+            u, v, la, lb = u[wanted], v[wanted], la[wanted], lb[wanted]
+            i, j = np.minimum(index[u], index[v]), np.maximum(index[u], index[v])
+            keep = model.unfiltered(i, j)
+            reported[la[keep], lb[keep]] = True
+        reported |= reported.T
+        pair = np.outer(has, has) & ~reported
+        np.fill_diagonal(pair, False)
+        filtered[1:1 + L, 1:1 + L] |= pair
         return filtered
 
     def _apply_filters(self, pairs, filtered: bool) -> None:
@@ -757,26 +790,34 @@ class CollisionChecker:
         qs = qs.reshape(-1, n)
         return self._chain.check_positions(qs, name)
 
-    def _posed(self, qs: np.ndarray, world: _World | None = None):
-        """``(batch query, X_WL, X_WF, world)`` of K configurations, all of one world."""
-        world = self._world if world is None else world
-        X_PF, X_WL = self._chain.frame_poses(qs)
-        X_WF = self._sg.compute_world_poses_batch(self._source, self._frame_ids, X_PF)
-        return BatchQuery(world.model, X_WF, world.slot_of), X_WL, X_WF, world
+    def _chain_batch(self, qs: np.ndarray, world: _World | None = None) -> BatchQuery:
+        """The batch of K configurations of one world, posed inside the compiled loop.
 
-    def _pairs_within(self, qs: np.ndarray, max_distance: float):
+        Its ``X_WF`` (every frame's world pose) is computed when read.
+        """
+        world = self._world if world is None else world
+        X_PF, parents, slots = self._sg.pose_tree(self._source, self._frame_ids)
+        return BatchQuery.of_chain(world.model, world.slot_of, self._chain.arrays,
+                                   np.ascontiguousarray(qs, dtype=np.float64), X_PF, slots,
+                                   parents)
+
+    def _pairs_within(self, qs: np.ndarray, max_distance: float, parallelize=1):
         """Per configuration: unfiltered pairs as (body_a, body_b, padded distance, pair)."""
-        rows, X_WL, _ = self._pairs_in(qs, max_distance)
+        rows, X_WL, _ = self._pairs_in(qs, max_distance, parallelize=parallelize)
         return rows, X_WL
 
-    def _pairs_in(self, qs: np.ndarray, max_distance: float, world: _World | None = None):
+    def _pairs_in(self, qs: np.ndarray, max_distance: float, world: _World | None = None,
+                  parallelize=1):
         """:meth:`_pairs_within` in ``world`` (the current one when None), and that world."""
-        batch, X_WL, X_WF, world = self._posed(qs, world)
+        world = self._world if world is None else world
+        batch = self._chain_batch(qs, world)
+        _, X_WL = self._chain.frame_poses(qs)
         out = []
         row_of, body_rows = world.row_of, world.body_rows
-        all_pairs = batch.compute_signed_distance_pairwise_closest_points(max_distance)
+        all_pairs = batch.compute_signed_distance_pairwise_closest_points(max_distance,
+                                                                          parallelize)
         if world.clouds:
-            all_pairs = self._with_cloud_pairs(world, X_WF, max_distance, all_pairs)
+            all_pairs = self._with_cloud_pairs(world, batch.X_WF, max_distance, all_pairs)
         for pairs in all_pairs:
             if not pairs:
                 out.append([])
@@ -833,35 +874,68 @@ class CollisionChecker:
             hit |= cloud.any_within(world.native, X_WF, geometries, thresholds)
         return hit
 
-    def check_configs_collision_free(self, qs) -> np.ndarray:
+    def check_configs_collision_free(self, qs, parallelize=1) -> np.ndarray:
         """Return a (K,) bool array: whether each configuration is collision-free.
 
         Parameters
         ----------
         qs : (K, num_positions) float
+        parallelize : bool, int or Parallelism
+            Native threads that share the configurations (``True``: every
+            core; :func:`geometry_core.parallelism.num_threads`). The
+            answers are the same for any number of threads.
 
         Raises
         ------
         ValueError
             If ``qs`` has the wrong shape or a position is not finite or is
-            outside its joint's limits (the message names the joint).
+            outside its joint's limits (the message names the joint), or
+            ``parallelize`` is not a thread count.
         """
-        return self._collision_free(self._positions(qs, "qs", batch=True))
+        return self._collision_free(self._positions(qs, "qs", batch=True), parallelize)
 
-    def _collision_free(self, qs: np.ndarray) -> np.ndarray:
+    def calc_min_distances(self, qs, max_distance: float = math.inf,
+                           parallelize=1) -> np.ndarray:
+        """Return a (K,) array: each configuration's smallest padded distance of any pair.
+
+        Over the unfiltered pairs whose padded distance is at most
+        ``max_distance`` (inf where none is); negative where bodies overlap
+        by more than their padding. A configuration is collision-free exactly
+        when this is above zero. ``parallelize`` as in
+        :meth:`check_configs_collision_free`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_configs_collision_free`, or if ``max_distance``
+            is NaN.
+        """
+        qs = self._positions(qs, "qs", batch=True)
+        max_distance = float(max_distance)
+        if math.isnan(max_distance):
+            raise ValueError("max_distance must be a number, got NaN")
+        world = self._world
+        if self._padding_bounds() == (0.0, 0.0) and not world.clouds:
+            return self._chain_batch(qs, world).compute_min_distance(max_distance, parallelize)
+        rows, _, _ = self._pairs_in(qs, max_distance + max(self._max_padding(), 0.0), world,
+                                    parallelize)
+        return np.array([min((d for _, _, d, _ in config if d <= max_distance),
+                             default=math.inf) for config in rows])
+
+    def _collision_free(self, qs: np.ndarray, parallelize=1) -> np.ndarray:
         """check_configs_collision_free of validated (K, n) positions."""
         world = self._world
         if self._padding_bounds() == (0.0, 0.0):
-            # No padding anywhere: the compiled test answers every
+            # No padding anywhere: the compiled test poses and answers every
             # configuration and stops each at its first overlap; a pair that
             # touches (distance 0) is a collision, as with padding.
-            batch, _, X_WF, _ = self._posed(qs, world)
-            free = ~batch.has_contacts()
+            batch = self._chain_batch(qs, world)
+            free = ~batch.has_contacts(parallelize)
             if world.clouds and free.any():
                 # Only configurations still free need the cloud.
-                free[free] = ~self._cloud_contacts(world, X_WF[free])
+                free[free] = ~self._cloud_contacts(world, batch.X_WF[free])
             return free
-        rows, _, _ = self._pairs_in(qs, self._max_padding(), world)
+        rows, _, _ = self._pairs_in(qs, self._max_padding(), world, parallelize)
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
 
     def check_config_collision_free(self, q) -> bool:
@@ -896,6 +970,37 @@ class CollisionChecker:
                 types[robot] = types[robot].with_environment(True)
         return types
 
+    def calc_contacts(self, q) -> list[RobotContact]:
+        """Return the contacts of configuration ``q``: the unfiltered pairs at padded distance <= 0.
+
+        One :class:`RobotContact` per pair of geometries (robot with robot,
+        environment, added shapes, or a point cloud's nearest point, as a
+        sphere of the cloud's radius), in order of the pair's geometry ids,
+        with its depth, witness points and normal in the world; empty
+        exactly when :meth:`check_config_collision_free` is true.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_config_collision_free`.
+        """
+        q = self._positions(q, "q", batch=False)
+        (rows,), X_WL, world = self._pairs_in(q, max(self._max_padding(), 0.0))
+        contacts = []
+        for a, b, distance, pair in rows:
+            if distance > 0.0:
+                continue
+            p_WC = []
+            for body, g, p_GC in ((a, pair.id_A, pair.p_ACa), (b, pair.id_B, pair.p_BCb)):
+                # A link's geometry moves with the link; any other body's frame is the world's.
+                X_WB = X_WL[0, body - 1] if self._is_robot[body] else np.eye(4)
+                X_WG = X_WB @ world.X_BG_rows[world.row_of[g]]
+                p_WC.append(X_WG[:3, :3] @ p_GC + X_WG[:3, 3])
+            contacts.append(RobotContact(self.body_names[a], self.body_names[b], pair.id_A,
+                                         pair.id_B, -float(distance), p_WC[0], p_WC[1],
+                                         np.array(pair.nhat_BA_W, dtype=float)))
+        return contacts
+
     def calc_robot_clearance(self, q, influence_distance: float) -> RobotClearance:
         """Return the clearance table of configuration ``q``.
 
@@ -913,23 +1018,31 @@ class CollisionChecker:
         """
         return self._clearances(self._positions(q, "q", batch=False), influence_distance)[0]
 
-    def calc_robot_clearances(self, qs, influence_distance: float) -> list[RobotClearance]:
+    def calc_robot_clearances(self, qs, influence_distance: float,
+                              parallelize=1) -> list[RobotClearance]:
         """Return :meth:`calc_robot_clearance` for K configurations in one call.
+
+        ``parallelize`` (as :meth:`check_configs_collision_free`): native
+        threads pose the configurations and find their pairs; the tables are
+        then assembled in Python. The tables are the same for any number of
+        threads.
 
         Raises
         ------
         ValueError
             As :meth:`check_configs_collision_free` and :meth:`calc_robot_clearance`.
         """
-        return self._clearances(self._positions(qs, "qs", batch=True), influence_distance)
+        return self._clearances(self._positions(qs, "qs", batch=True), influence_distance,
+                                parallelize)
 
-    def _clearances(self, qs: np.ndarray, influence_distance: float) -> list[RobotClearance]:
+    def _clearances(self, qs: np.ndarray, influence_distance: float,
+                    parallelize=1) -> list[RobotClearance]:
         """calc_robot_clearances of validated (K, n) positions."""
         influence_distance = float(influence_distance)
         if not influence_distance >= 0.0:
             raise ValueError(f"influence_distance must be non-negative, got {influence_distance!r}")
         rows, X_WL, world = self._pairs_in(
-            qs, influence_distance + max(self._max_padding(), 0.0))
+            qs, influence_distance + max(self._max_padding(), 0.0), parallelize=parallelize)
         out = []
         for k, config in enumerate(rows):
             config = [row for row in config if row[2] <= influence_distance]
@@ -959,7 +1072,8 @@ class CollisionChecker:
 
     # ------------------------------------------------------------------ edges
 
-    def check_edge_collision_free(self, q1, q2, certified: bool = False) -> bool:
+    def check_edge_collision_free(self, q1, q2, certified: bool = False,
+                                  parallelize=1) -> bool:
         """Report whether the straight motion from ``q1`` to ``q2`` is collision-free.
 
         Discrete (default, Drake's check): ``q2``, then ``q1`` and the
@@ -978,11 +1092,18 @@ class CollisionChecker:
         collision, when a pair comes within ``2 eps`` (2 µm), or after
         ``CERTIFIED_EDGE_MAX_STEPS`` steps.
 
+        ``parallelize`` (as :meth:`check_configs_collision_free`): native
+        threads share the configurations of a discrete check (Drake's
+        ``CheckEdgeCollisionFreeParallel``), each stopping once a
+        configuration before its own is known to collide; the certified check
+        goes one step after another and ignores it.
+
         Raises
         ------
         ValueError
             As :meth:`check_config_collision_free`, for either end.
         """
+        threads = num_threads(parallelize)
         q1 = self._positions(q1, "q1", batch=False)[0]
         q2 = self._positions(q2, "q2", batch=False)[0]
         if certified:
@@ -994,9 +1115,8 @@ class CollisionChecker:
         world = self._world
         if self._padding_bounds() == (0.0, 0.0) and not world.clouds:
             # One compiled call that stops at the first configuration in contact.
-            batch, _, _, _ = self._posed(qs, world)
-            return not batch.any_contact()
-        return bool(np.all(self._collision_free(qs)))
+            return not self._chain_batch(qs, world).any_contact(threads)
+        return bool(np.all(self._collision_free(qs, threads)))
 
     def _certified_edge(self, q1: np.ndarray, q2: np.ndarray) -> bool:
         world = self._world

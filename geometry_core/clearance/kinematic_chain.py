@@ -126,6 +126,14 @@ class KinematicChain:
         #: Links no joint moves relative to the world (welded to it).
         self.anchored = np.array([self.ancestors[k].size == 0 for k in range(len(order))])
 
+    @property
+    def arrays(self) -> tuple:
+        """The chain as ``csrc/kinematics.c`` reads it (seven contiguous arrays).
+
+        X_PJ, axis, kind, parent, column, multiplier and offset; indices int32.
+        """
+        return self._arrays
+
     # -------------------------------------------------------------- positions
 
     def joint_values(self, qs: np.ndarray) -> np.ndarray:

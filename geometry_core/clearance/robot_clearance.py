@@ -14,10 +14,33 @@ from __future__ import annotations
 
 import enum
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RobotClearance", "RobotCollisionType"]
+__all__ = ["RobotClearance", "RobotCollisionType", "RobotContact"]
+
+
+@dataclass(frozen=True, eq=False)
+class RobotContact:
+    """One contact of a configuration (:meth:`CollisionChecker.calc_contacts`).
+
+    Two geometries whose padded signed distance is at most zero: ``depth``
+    is minus that distance (metres, >= 0), ``p_WCa`` and ``p_WCb`` are the
+    witness points on A and B (world frame, padding not applied), and
+    ``nhat_BA_W`` the unit normal from B into A. ``body_A`` and ``body_B``
+    name the bodies holding the geometries (a link, ``world``, an
+    environment frame; an added shape's body).
+    """
+
+    body_A: str
+    body_B: str
+    geometry_id_A: object
+    geometry_id_B: object
+    depth: float
+    p_WCa: np.ndarray
+    p_WCb: np.ndarray
+    nhat_BA_W: np.ndarray
 
 
 class RobotCollisionType(enum.IntEnum):

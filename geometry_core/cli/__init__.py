@@ -12,6 +12,10 @@ Subcommands (each has ``--help``), one module each:
 ``geometry-core view SCENE`` (``view.py``)
     Publishes a scene to the viewer (load, then periodic draws) until Ctrl-C
     or ``--duration``.
+``geometry-core label URDF`` (``label.py``)
+    Samples configurations of a URDF robot and writes their collision
+    verdicts and smallest distances (``.npz`` or ``.parquet``), computed on
+    a Dask cluster (a ``LocalCluster`` by default).
 
 Installed packages may add subcommands through the entry-point group
 ``geometry_core.cli``: each entry names a function that adds its subparser
@@ -37,7 +41,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 
-from geometry_core.cli import check, demo, view
+from geometry_core.cli import check, demo, label, view
 from geometry_core.cli.common import EXIT_BAD_INPUT, EXIT_OK, BadInput
 
 __all__ = ["ENTRY_POINT_GROUP", "BadInput", "build_parser", "main"]
@@ -58,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                "stderr); 3 viewer unavailable; 130 interrupted.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (demo, check, view):
+    for module in (demo, check, view, label):
         module.add_parser(commands)
     for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         entry.load()(commands)

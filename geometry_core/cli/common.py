@@ -61,9 +61,16 @@ def assignment(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
+def xacro_argument(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition(":=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME:=VALUE, got {text!r}")
+    return name.strip(), value
+
+
 def add_scene_arguments(parser: argparse.ArgumentParser, optional_scene: bool = False) -> None:
     parser.add_argument("scene", metavar="SCENE", nargs="?" if optional_scene else None,
-                        help="a .yaml/.yml scene or a .urdf robot")
+                        help="a .yaml/.yml scene, a .urdf robot or a .xacro (.urdf.xacro) one")
     parser.add_argument("--pose", metavar="NAME",
                         help="apply a named pose of a YAML scene (or of check's --srdf)")
     parser.add_argument("--joint", type=assignment, action="append", default=[],
@@ -71,10 +78,17 @@ def add_scene_arguments(parser: argparse.ArgumentParser, optional_scene: bool = 
                         help="URDF joint position (radians or metres); repeatable")
     parser.add_argument("--package-root", type=assignment, action="append", default=[],
                         metavar="PKG=DIR",
-                        help="folder of ROS package PKG for package:// mesh URIs; repeatable")
+                        help="folder of ROS package PKG for package:// mesh URIs and "
+                             "$(find PKG); repeatable")
+    parser.add_argument("--xacro-arg", type=xacro_argument, action="append", default=[],
+                        metavar="NAME:=VALUE",
+                        help="argument of a .xacro robot, as xacro's NAME:=VALUE; repeatable")
 
 
 # ------------------------------------------------------------------ scenes
+
+#: Warnings about one scene file printed in full; the rest are counted in one line.
+MAX_WARNING_LINES = 20
 
 
 def load_scene(args: argparse.Namespace):
@@ -91,12 +105,19 @@ def load_scene(args: argparse.Namespace):
         with warnings.catch_warnings(record=True) as accepted:
             warnings.simplefilter("always", SceneFileWarning)
             scene = load_any(args.scene, package_roots=dict(args.package_root) or None,
-                             srdf=getattr(args, "srdf", None))
+                             srdf=getattr(args, "srdf", None),
+                             xacro_args=dict(getattr(args, "xacro_arg", None) or []) or None)
+        shown = 0
         for w in accepted:  # a file the ROS toolchain accepts too: say what was done
-            if issubclass(w.category, SceneFileWarning):
-                print(f"geometry-core {args.command}: warning: {w.message}", file=sys.stderr)
-            else:
+            if not issubclass(w.category, SceneFileWarning):
                 warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+            elif shown < MAX_WARNING_LINES:
+                print(f"geometry-core {args.command}: warning: {w.message}", file=sys.stderr)
+                shown += 1
+        more = sum(issubclass(w.category, SceneFileWarning) for w in accepted) - shown
+        if more:
+            print(f"geometry-core {args.command}: warning: and {more} more warnings like "
+                  "these", file=sys.stderr)
         if args.pose is not None:
             scene.apply_named_pose(args.pose)
         if q:
@@ -104,6 +125,10 @@ def load_scene(args: argparse.Namespace):
     except (ValueError, KeyError) as err:
         message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
         raise BadInput(message) from None
+    except RecursionError:  # the loaders catch their own; a last guard for one line, exit 2
+        raise BadInput(f"{args.scene}: the file nests too deeply to be read") from None
+    except MemoryError:
+        raise BadInput(f"{args.scene}: out of memory reading the file") from None
     return scene
 
 

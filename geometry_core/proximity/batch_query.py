@@ -20,13 +20,17 @@ import math
 
 import numpy as np
 
-from geometry_core.proximity import collisions_exist, penetration, signed_distance
-from geometry_core.proximity.engine import ModelCache, PosedScene
+from geometry_core import compiled
+from geometry_core.parallelism import num_threads
+from geometry_core.proximity import collisions_exist, native, penetration, signed_distance
+from geometry_core.proximity.engine import ModelCache, PosedScene, settle_searched
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.snapshot import SceneSnapshot
 
 __all__ = ["BatchQuery"]
+
+_kinematics = compiled.native.kinematics
 
 
 class BatchQuery:
@@ -34,18 +38,61 @@ class BatchQuery:
 
     def __init__(self, model: CollisionModel, X_WF: np.ndarray, frame_slot_of: dict) -> None:
         X_WF.setflags(write=False)
-        self._X_WF = X_WF
+        self._X_WF: np.ndarray | None = X_WF
         self._model = model
         self._frame_slot_of = frame_slot_of
+        self._chain: tuple | None = None
         # One posed scene per configuration, made when a query needs it: the
         # compiled yes/no and minimum-distance answers need none.
         self._posed: list[PosedScene | None] = [None] * X_WF.shape[0]
+
+    @classmethod
+    def of_chain(cls, model: CollisionModel, frame_slot_of: dict, chain: tuple,
+                 qs: np.ndarray, X_PF: np.ndarray, link_slot: np.ndarray,
+                 parent_slot: np.ndarray) -> BatchQuery:
+        """K configurations of a kinematic chain (``SceneGraph.query_chain_batch``).
+
+        The frames' world poses are what ``csrc/kinematics.c`` composes from
+        ``X_PF`` (F, 4, 4) with the rows ``link_slot`` set to the chain's
+        link poses at ``qs`` (K, n); they are computed for all K only when a
+        query needs them in Python.
+        """
+        batch = cls.__new__(cls)
+        batch._X_WF = None
+        batch._model = model
+        batch._frame_slot_of = frame_slot_of
+        batch._chain = (tuple(chain), qs, np.ascontiguousarray(X_PF, dtype=np.float64),
+                        np.ascontiguousarray(link_slot, dtype=np.int32),
+                        np.ascontiguousarray(parent_slot, dtype=np.int32))
+        batch._posed = [None] * qs.shape[0]
+        return batch
+
+    def _world_poses(self, k: int) -> np.ndarray:
+        """(F, 4, 4) world poses of configuration k, computed alone for a chain batch."""
+        if self._X_WF is not None:
+            return self._X_WF[k]
+        chain, qs, X_PF, link_slot, parent_slot = self._chain
+        X_WF = np.empty((1,) + X_PF.shape)
+        _kinematics.world_poses(*chain, qs[k:k + 1], X_PF, link_slot, parent_slot, X_WF)
+        X_WF.setflags(write=False)
+        return X_WF[0]
+
+    @property
+    def X_WF(self) -> np.ndarray:
+        """(K, F, 4, 4) world pose of every frame slot in each configuration (read only)."""
+        if self._X_WF is None:
+            chain, qs, X_PF, link_slot, parent_slot = self._chain
+            X_WF = np.empty((qs.shape[0],) + X_PF.shape)
+            _kinematics.world_poses(*chain, qs, X_PF, link_slot, parent_slot, X_WF)
+            X_WF.setflags(write=False)
+            self._X_WF = X_WF
+        return self._X_WF
 
     def _scene(self, k: int) -> PosedScene:
         scene = self._posed[k]
         if scene is None:
             scene = self._posed[k] = PosedScene(
-                SceneSnapshot(self._model, self._X_WF[k], self._frame_slot_of))
+                SceneSnapshot(self._model, self._world_poses(k), self._frame_slot_of))
         return scene
 
     @property
@@ -56,36 +103,56 @@ class BatchQuery:
         return len(self._posed)
 
     def _min_distances(self, max_distance: float, stop_below_zero: bool,
-                       first_contact: bool = False):
-        """Answer all K configurations in one compiled call.
+                       first_contact: bool = False, parallelize=1, verdict_only: bool = False):
+        """Answer all K configurations in one compiled call, on native threads.
 
         Returns the (K,) smallest distances and the configurations left to
-        Python (those with a mesh pair).
+        Python (those with a mesh pair). With ``verdict_only`` (and
+        ``stop_below_zero``) only the sign of a distance below zero is
+        exact: a configuration in which two geometries' inner spheres
+        overlap (a sphere inside each, fixed per shape) is answered with the
+        depth of that overlap, a lower bound of the true one, and no pair
+        kernel runs.
         """
+        threads = num_threads(parallelize)
         if not self._posed:
             return np.zeros(0), []
         compiled = ModelCache.of(self._model).native
-        X_WF = np.ascontiguousarray(self._X_WF, dtype=np.float64)
-        found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
-                                               stop_below_zero, first_contact)
+        if self._chain is not None and self._X_WF is None:
+            chain, qs, X_PF, link_slot, parent_slot = self._chain
+            found, python = compiled.chain_min_distances(
+                chain, qs, X_PF, link_slot, parent_slot, max_distance, stop_below_zero,
+                first_contact, threads, verdict_only)
+        else:
+            X_WF = np.ascontiguousarray(self.X_WF, dtype=np.float64)
+            found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
+                                                   stop_below_zero, first_contact, threads,
+                                                   verdict_only)
         return np.frombuffer(found, dtype=np.float64).copy(), python
 
-    def has_collisions(self) -> np.ndarray:
-        """Return a (K,) bool array: whether configuration k has any overlapping pair."""
-        found, python = self._min_distances(0.0, True)
+    def has_collisions(self, parallelize=1) -> np.ndarray:
+        """Return a (K,) bool array: whether configuration k has any overlapping pair.
+
+        ``parallelize`` (an int, or True for every core: :func:`num_threads`)
+        native threads share the configurations; the answers are the same
+        for any number of threads.
+        """
+        found, python = self._min_distances(0.0, True, parallelize=parallelize,
+                                            verdict_only=True)
         out = found < 0.0
         for k in python:
             out[k] = collisions_exist.has_collisions(self._scene(k))
         return out
 
-    def has_contacts(self) -> np.ndarray:
+    def has_contacts(self, parallelize=1) -> np.ndarray:
         """Return a (K,) bool array: whether configuration k has a pair touching or overlapping.
 
         As :meth:`has_collisions`, but a pair at distance exactly zero counts
         (Drake's collision checkers call a configuration in collision when a
         distance is at or below its padding, here zero).
         """
-        found, python = self._min_distances(0.0, True)
+        found, python = self._min_distances(0.0, True, parallelize=parallelize,
+                                            verdict_only=True)
         out = found <= 0.0
         for k in python:
             out[k] = self._contact_in_python(k)
@@ -97,13 +164,14 @@ class BatchQuery:
                    signed_distance.compute_signed_distance_pairwise_closest_points(
                        self._scene(k), 0.0))
 
-    def any_contact(self) -> bool:
+    def any_contact(self, parallelize=1) -> bool:
         """Whether any configuration has a pair touching or overlapping.
 
         :meth:`has_contacts` reduced to one answer, which stops at the first
         such configuration (in order): a discrete edge check in one call.
         """
-        found, python = self._min_distances(0.0, True, first_contact=True)
+        found, python = self._min_distances(0.0, True, first_contact=True,
+                                            parallelize=parallelize, verdict_only=True)
         if bool(np.any(found <= 0.0)):  # NaN (not reached) compares False
             return True
         return any(self._contact_in_python(k) for k in python)
@@ -113,17 +181,37 @@ class BatchQuery:
         return [penetration.compute_point_pair_penetration(s) for s in self._scenes]
 
     def compute_signed_distance_pairwise_closest_points(
-            self, max_distance: float = math.inf) -> list[list[SignedDistancePair]]:
-        """Return, for each configuration, the pairs within ``max_distance``."""
-        return [signed_distance.compute_signed_distance_pairwise_closest_points(s, max_distance)
-                for s in self._scenes]
+            self, max_distance: float = math.inf,
+            parallelize=1) -> list[list[SignedDistancePair]]:
+        """Return, for each configuration, the pairs within ``max_distance``.
 
-    def compute_min_distance(self, max_distance: float = math.inf) -> np.ndarray:
+        For a chain batch (``SceneGraph.query_chain_batch``) one compiled call
+        poses and answers every configuration, on ``parallelize`` native
+        threads; the pairs are the same for any number of threads.
+        """
+        threads = num_threads(parallelize)
+        if self._chain is None:
+            return [signed_distance.compute_signed_distance_pairwise_closest_points(
+                s, max_distance) for s in self._scenes]
+        max_distance = float(max_distance)
+        if math.isnan(max_distance):
+            raise ValueError("max_distance must be a number, got NaN")
+        chain, qs, X_PF, link_slot, parent_slot = self._chain
+        answers = ModelCache.of(self._model).native.chain_pairs(
+            chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
+            False, True, threads)
+        return [signed_distance.pairs_from_answers(
+                    self._model, settle_searched(self._model, native.PairAnswers(answer)),
+                    max_distance, lambda k=k: self._scene(k))
+                for k, answer in enumerate(answers)]
+
+    def compute_min_distance(self, max_distance: float = math.inf,
+                             parallelize=1) -> np.ndarray:
         """Return a (K,) array: the smallest signed distance of any pair (inf if none)."""
         max_distance = float(max_distance)
         if math.isnan(max_distance):
             raise ValueError("max_distance must be a number, got NaN")
-        out, python = self._min_distances(max_distance, False)
+        out, python = self._min_distances(max_distance, False, parallelize=parallelize)
         for k in python:
             pairs = signed_distance.compute_signed_distance_pairwise_closest_points(
                 self._scene(k), max_distance)

@@ -19,7 +19,7 @@ from geometry_core.proximity.narrowphase import PairSolver, solver_fallbacks
 from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.snapshot import SceneSnapshot
 
-__all__ = ["ModelCache", "PosedScene"]
+__all__ = ["ModelCache", "PosedScene", "settle_searched"]
 
 _caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
@@ -62,6 +62,22 @@ class ModelCache:
                     # Its caches exist now: later edits derive from this model.
                     object.__setattr__(model, "derived_from", None)
         return cache
+
+
+def settle_searched(model: CollisionModel, answers: native.PairAnswers) -> native.PairAnswers:
+    """Count and log the answers the direction search gave, then treat them as answered.
+
+    The direction search answers a pair after the solver failed its
+    certificate; each such pair counts in ``solver_fallbacks``.
+    """
+    if answers.searched:
+        shapes = model.shapes
+        for k, status in enumerate(answers.status):
+            if status == native.SEARCHED:
+                solver_fallbacks.count(shapes[answers.i[k]], shapes[answers.j[k]])
+                answers.status[k] = native.OK
+        answers.all_ok = all(status == native.OK for status in answers.status)
+    return answers
 
 
 class PosedScene:
@@ -115,18 +131,8 @@ class PosedScene:
         every pair the kernels left to Python (meshes, two half spaces),
         which the caller answers with :meth:`signed_distance`.
         """
-        answers = native.PairAnswers(self.cache.native.pairs(
-            self.X_WG, float(margin), float(report_max), strict, local))
-        if answers.searched:
-            # Answers the direction search gave after the solver failed its
-            # certificate: counted and logged.
-            shapes = self.model.shapes
-            for k, status in enumerate(answers.status):
-                if status == native.SEARCHED:
-                    solver_fallbacks.count(shapes[answers.i[k]], shapes[answers.j[k]])
-                    answers.status[k] = native.OK
-            answers.all_ok = all(status == native.OK for status in answers.status)
-        return answers
+        return settle_searched(self.model, native.PairAnswers(self.cache.native.pairs(
+            self.X_WG, float(margin), float(report_max), strict, local)))
 
     def signed_distance(self, i: int, j: int):
         """PairWitness of geometry indices ``i`` (A) and ``j`` (B)."""

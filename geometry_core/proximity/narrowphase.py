@@ -12,12 +12,15 @@ mesh – any shape            FCL finds the triangles, the compiled kernels
                             answer each (``fcl_adapter``)
 sphere – any convex         exact, point distance (``csrc/exact.c``)
 capsule – capsule           exact, segment–segment (``csrc/exact.c``)
-box – box                   exact (``csrc/exact.c``)
+box – box                   exact (``csrc/exact.c``; edges a hair from
+                            parallel: ``csrc/polytope.c``, counted)
 other convex pairs          support-function solver converged to ~1e-9 m
                             (``csrc/convex_*.c``), certified: an answer whose
                             distance the support functions do not reproduce
                             along its own normal, or whose normal g can
-                            ascend from, is replaced by a direction search
+                            ascend from, is replaced by the exact polytope
+                            path for two boxes or hulls (``csrc/polytope.c``;
+                            counted) or else by a direction search
                             (``csrc/search.c``; counted, logged)
 ==========================  ===============================================
 
@@ -39,7 +42,8 @@ from geometry_core.proximity import native
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.shapes import HalfSpace, Mesh, Shape
 
-__all__ = ["PairSolver", "FallbackCounter", "solver_fallbacks", "kernel_pair"]
+__all__ = ["PairSolver", "FallbackCounter", "solver_fallbacks", "PolytopeRescues",
+           "polytope_rescues", "kernel_pair"]
 
 _log = logging.getLogger("geometry_core.proximity")
 
@@ -76,6 +80,23 @@ class FallbackCounter:
 
 #: Solver answers replaced by a direction search since the process started.
 solver_fallbacks = FallbackCounter()
+
+
+class PolytopeRescues:
+    """How many pairs the exact polytope path answered in place of an untrusted first answer.
+
+    The count lives in the compiled kernels (atomic, every query path
+    included); read ``value`` before and after, like ``solver_fallbacks``.
+    """
+
+    @property
+    def value(self) -> int:
+        """The number of rescued answers counted so far."""
+        return native.polytope_rescues()
+
+
+#: Box and hull pairs the exact polytope path answered since the process started.
+polytope_rescues = PolytopeRescues()
 
 
 def kernel_pair(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape,

@@ -29,7 +29,8 @@ from geometry_core.shapes import (
     Sphere,
 )
 
-__all__ = ["shape_spec", "triangle_spec", "vertices_spec", "pair", "pair_of_specs", "point"]
+__all__ = ["shape_spec", "triangle_spec", "vertices_spec", "pair", "pair_of_specs", "point",
+           "polytope_rescues"]
 
 SPHERE, BOX, CYLINDER, CAPSULE, ELLIPSOID, HALFSPACE, CONVEX, MESH = range(8)
 #: Status codes of the kernels (csrc/gc.h).
@@ -139,6 +140,16 @@ def vertices_spec(p_GV: np.ndarray) -> tuple:
 
 def _pose(X: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def polytope_rescues() -> int:
+    """Answers the exact polytope path gave where the first method could not be trusted.
+
+    Counted in the kernels (process-wide) since they were loaded: a convex
+    solver answer that failed its certificate for two boxes or hulls, or
+    box-box SAT that skipped edges a hair from parallel.
+    """
+    return _native.polytope_rescues()
 
 
 def pair(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape, X_WB: np.ndarray,

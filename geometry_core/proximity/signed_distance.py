@@ -10,6 +10,7 @@ distance is exact); a pair of half spaces is an error.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from geometry_core.proximity import native
 from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.results import SignedDistancePair, _signed_distance_pair
 from geometry_core.proximity.witness import PairWitness
+from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.identifiers import GeometryId
 
 __all__ = ["compute_signed_distance_pairwise_closest_points",
@@ -42,15 +44,20 @@ def compute_signed_distance_pairwise_closest_points(
         raise ValueError("max_distance must be a number, got NaN")
     records = scene.answered_pairs(max(max_distance, 0.0), max_distance, strict=False,
                                    local=True)
-    return _from_records(scene, records, max_distance)
+    return pairs_from_answers(scene.model, records, max_distance, lambda: scene)
 
 
 _FIELDS = ("id_A", "id_B", "p_ACa", "p_BCb", "distance", "nhat_BA_W", "is_nhat_BA_W_unique")
 
 
-def _from_records(scene: PosedScene, answers: native.PairAnswers,
-                  max_distance: float) -> list[SignedDistancePair]:
-    ids = scene.model.geometry_ids
+def pairs_from_answers(model: CollisionModel, answers: native.PairAnswers, max_distance: float,
+                       scene_of: Callable[[], PosedScene]) -> list[SignedDistancePair]:
+    """The pairs of one configuration from the compiled kernels' answers (local witnesses).
+
+    ``scene_of()`` gives the configuration's posed scene, asked for only
+    when a pair was left to Python.
+    """
+    ids = model.geometry_ids
     if answers.all_ok:  # every pair answered in C: one C loop makes the records
         id_of = ids.__getitem__
         return native.build_records(SignedDistancePair, _FIELDS, (
@@ -65,6 +72,7 @@ def _from_records(scene: PosedScene, answers: native.PairAnswers,
             continue
         # Left to Python by the compiled kernels (meshes through FCL; two
         # half spaces, which raise here).
+        scene = scene_of()
         witness = scene.signed_distance(i, j)
         if witness.distance <= max_distance:
             results.append(_pair(scene, i, j, witness))

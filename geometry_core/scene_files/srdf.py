@@ -25,17 +25,20 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
-from pathlib import Path
 
-from geometry_core.scene_files.errors import SceneFileError, SceneFileWarning
+from geometry_core.scene_files.errors import SceneFileError, issue_warning, quote, quote_tag
+from geometry_core.scene_files.limits import DEFAULT_LIMITS, LoadLimits, read_limited
 from geometry_core.scene_files.loaded_scene import LoadedScene
 from geometry_core.scene_graph import GeometrySet
 
 __all__ = ["apply_srdf", "apply_srdf_filters"]
 
 
-def apply_srdf(scene: LoadedScene, srdf: str | os.PathLike, *, text: bool = False) -> None:
+_ENTRIES = ("disable_collisions", "disable_default_collisions", "group_state")
+
+
+def apply_srdf(scene: LoadedScene, srdf: str | os.PathLike, *, text: bool = False,
+               limits: LoadLimits | None = None) -> None:
     """Apply an SRDF's collision filters and named poses to a URDF scene.
 
     Parameters
@@ -48,23 +51,27 @@ def apply_srdf(scene: LoadedScene, srdf: str | os.PathLike, *, text: bool = Fals
         ``robot_description_semantic`` parameter holds the text).
     text : bool
         Whether ``srdf`` is the document itself.
+    limits : LoadLimits, optional
+        Bounds on the document's size, its entries (``max_srdf_entries``)
+        and names; the library's defaults when None.
 
     Raises
     ------
     SceneFileError
         (a ValueError) For an unreadable file, malformed XML, a root other
         than ``<robot>``, a missing attribute, a value that is not a finite
-        number, or a scene without joints. The message names the file (or
-        ``<srdf>`` for text) and the line.
+        number, a document over ``limits``, or a scene without joints. The
+        message names the file (or ``<srdf>`` for text) and the line.
     """
     if scene.kinematics is None:
         raise SceneFileError("<srdf>" if text else srdf, None,
                              f"an SRDF applies to a URDF robot; {scene.path} has no joints")
-    where, root = _parse(srdf, text)
+    where, root = _parse(srdf, text, limits or DEFAULT_LIMITS)
     _Applier(scene.scene_graph, scene.frames, where, scene.warnings, scene).apply(root)
 
 
-def apply_srdf_filters(scene_graph, srdf: str | os.PathLike, *, text: bool = False) -> list[str]:
+def apply_srdf_filters(scene_graph, srdf: str | os.PathLike, *, text: bool = False,
+                       limits: LoadLimits | None = None) -> list[str]:
     """Apply only an SRDF's collision filters to a scene graph whose frames are link names.
 
     For a scene graph without its loader's names (a ROS node's, built from
@@ -84,30 +91,37 @@ def apply_srdf_filters(scene_graph, srdf: str | os.PathLike, *, text: bool = Fal
     inspector = scene_graph.model_inspector()
     frames = {inspector.get_name(f): f for f in inspector.get_all_frame_ids()
               if f != inspector.world_frame_id()}
-    where, root = _parse(srdf, text)
+    where, root = _parse(srdf, text, limits or DEFAULT_LIMITS)
     issued: list[str] = []
     _Applier(scene_graph, frames, where, issued, None).apply(root)
     return issued
 
 
-def _parse(srdf, text: bool):
+def _parse(srdf, text: bool, limits: LoadLimits):
     from lxml import etree
 
     where = "<srdf>" if text else os.fspath(srdf)
     if text:
         data = srdf.encode() if isinstance(srdf, str) else bytes(srdf)
+        if len(data) > limits.max_file_bytes:
+            raise SceneFileError(where, None, f"the SRDF is {len(data)} bytes, over the limit "
+                                              f"of {limits.max_file_bytes} bytes")
     else:
-        try:
-            data = Path(srdf).read_bytes()
-        except OSError as err:
-            raise SceneFileError(where, None, f"cannot read the file: {err}") from None
+        data = read_limited(srdf, limits.max_file_bytes)
     try:
         root = etree.fromstring(data, etree.XMLParser(remove_comments=True))
     except etree.XMLSyntaxError as err:
         raise SceneFileError(where, err.lineno, f"XML syntax error: {err.msg}") from None
     if root.tag != "robot":
         raise SceneFileError(where, root.sourceline,
-                             f"the root element must be <robot>, got <{root.tag}>")
+                             f"the root element must be <robot>, got {quote_tag(root.tag)}")
+    entries = sum(1 for element in root if element.tag in _ENTRIES)
+    if entries > limits.max_srdf_entries:
+        raise SceneFileError(where, root.sourceline,
+                             f"the SRDF has {entries} disable_collisions, "
+                             "disable_default_collisions and group_state entries, over the "
+                             f"limit of {limits.max_srdf_entries} "
+                             "(LoadLimits.max_srdf_entries)")
     return where, root
 
 
@@ -123,7 +137,7 @@ class _Applier:
     def warn(self, element, message: str) -> None:
         text = f"{self.where}:{element.sourceline}: {message}"
         self.issued.append(text)
-        warnings.warn(text, SceneFileWarning, stacklevel=4)
+        issue_warning(text, "srdf", stacklevel=4)
 
     def attribute(self, element, name: str) -> str:
         value = element.get(name)
@@ -146,7 +160,7 @@ class _Applier:
         frames = self.frames
         missing = [link for link in (link_a, link_b) if link is not None and link not in frames]
         if missing:
-            self.warn(element, f"<{element.tag}> names link {missing[0]!r}, which the robot "
+            self.warn(element, f"<{element.tag}> names link {quote(missing[0])}, which the robot "
                                "does not have; skipped")
             return
         sg = self.scene_graph
@@ -168,24 +182,24 @@ class _Applier:
                 values = []
             if len(values) < 1 or not all(math.isfinite(v) for v in values):
                 raise SceneFileError(self.where, joint.sourceline,
-                                     f"group_state {name!r}: joint {joint_name!r} value must be "
-                                     f"a finite number, got {text!r}")
+                                     f"group_state {quote(name)}: joint {quote(joint_name)} value "
+                                     f"must be a finite number, got {quote(text)}")
             if joint_name not in actuated or len(values) != 1:
                 # MoveIt's virtual (multi-value) joints and mimic joints take no position here.
-                self.warn(joint, f"group_state {name!r}: joint {joint_name!r} is not a "
+                self.warn(joint, f"group_state {quote(name)}: joint {quote(joint_name)} is not a "
                                  "one-value actuated joint of the robot; skipped")
                 continue
             q[joint_name] = values[0]
         if name in self.scene.named_poses:
-            self.warn(element, f"group_state {name!r} is defined again (group "
-                               f"{element.get('group')!r}); the first one is kept")
+            self.warn(element, f"group_state {quote(name)} is defined again (group "
+                               f"{quote(element.get('group'))}); the first one is kept")
             return
         for joint_name, value in q.items():
             spec = kinematics.joint(joint_name)
             if not spec.lower <= value <= spec.upper:
                 # MoveIt sets a named state as written; so do we, and say so.
-                self.warn(element, f"group_state {name!r}: position {value:g} of joint "
-                                   f"{joint_name!r} is outside its limits [{spec.lower:g}, "
+                self.warn(element, f"group_state {quote(name)}: position {value:g} of joint "
+                                   f"{quote(joint_name)} is outside its limits [{spec.lower:g}, "
                                    f"{spec.upper:g}]; applied as written")
         poses = kinematics.calc_frame_poses(q, within_limits=False)
         self.scene.named_poses[name] = {kinematics.source_id: poses}

@@ -45,19 +45,20 @@ import io
 import math
 import os
 import re
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
 import numpy as np
 
 from geometry_core.math import RigidTransform, RotationMatrix
 from geometry_core.scene import SceneGraph
-from geometry_core.scene_files.errors import SceneFileError, SceneFileWarning
+from geometry_core.scene_files.errors import SceneFileError, issue_warning, quote, quote_tag
 from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
+from geometry_core.scene_files.limits import DEFAULT_LIMITS, LoadLimits, read_limited
 from geometry_core.scene_files.loaded_scene import LoadedScene
+from geometry_core.scene_files.package_paths import FileAccess, resolve_mesh_path
 from geometry_core.scene_graph import (
     FrameId,
     GeometryFrame,
@@ -68,7 +69,16 @@ from geometry_core.scene_graph import (
     ProximityProperties,
     Rgba,
 )
-from geometry_core.shapes import MESH_SUFFIXES, Box, Convex, Cylinder, Mesh, Shape, Sphere
+from geometry_core.shapes import (
+    MESH_SUFFIXES,
+    Box,
+    Convex,
+    Cylinder,
+    Mesh,
+    Shape,
+    Sphere,
+    check_mesh_file_size,
+)
 
 __all__ = ["load_urdf", "resolve_mesh_path"]
 
@@ -78,6 +88,42 @@ _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
 # An XML declaration with leading blank space, a BOM, or a version or encoding
 # lxml refuses: TinyXML (urdfdom) reads past all of these.
 _DECLARATION = re.compile(rb"\A(\xef\xbb\xbf)?\s*<\?xml[^>]*\?>")
+_SUBSTITUTION = re.compile(r"\$[({]")
+_EXPAND = ("expand it with xacro first (xacro FILE > robot.urdf), or load the .xacro file "
+           "itself, which is expanded on loading")
+#: The URDF elements this loader reads: tag -> (attributes, child elements). Anything
+#: else is ignored with one warning per name; these hold other tools' extensions.
+_EXTENSIONS = ("transmission", "gazebo", "ros2_control")
+_SCHEMA = {
+    "robot": ({"name", "version"}, {"link", "joint", "material", *_EXTENSIONS}),
+    "link": ({"name", "type"}, {"inertial", "visual", "collision"}),
+    "inertial": (set(), {"origin", "mass", "inertia"}),
+    "visual": ({"name"}, {"origin", "geometry", "material"}),
+    "collision": ({"name"}, {"origin", "geometry"}),
+    "geometry": (set(), set(_GEOMETRY_TAGS)),
+    "material": ({"name"}, {"color", "texture"}),
+    "joint": ({"name", "type"}, {"origin", "parent", "child", "axis", "calibration",
+                                 "dynamics", "limit", "safety_controller", "mimic"}),
+    "origin": ({"xyz", "rpy"}, set()),
+    "mass": ({"value"}, set()),
+    "inertia": ({"ixx", "ixy", "ixz", "iyy", "iyz", "izz"}, set()),
+    "box": ({"size"}, set()),
+    "sphere": ({"radius"}, set()),
+    "cylinder": ({"radius", "length"}, set()),
+    "mesh": ({"filename", "scale"}, set()),
+    "color": ({"rgba"}, set()),
+    "texture": ({"filename"}, set()),
+    "parent": ({"link"}, set()),
+    "child": ({"link"}, set()),
+    "axis": ({"xyz"}, set()),
+    "calibration": ({"rising", "falling", "reference_position"}, set()),
+    "dynamics": ({"damping", "friction"}, set()),
+    "limit": ({"lower", "upper", "effort", "velocity"}, set()),
+    "safety_controller": ({"soft_lower_limit", "soft_upper_limit", "k_position",
+                           "k_velocity"}, set()),
+    "mimic": ({"joint", "multiplier", "offset"}, set()),
+}
+_MAX_UNKNOWN_WARNINGS = 20
 
 
 def load_urdf(path: str | os.PathLike, *,
@@ -87,7 +133,10 @@ def load_urdf(path: str | os.PathLike, *,
               frame_group: int = 0,
               X_WR: RigidTransform | None = None,
               srdf: str | os.PathLike | None = None,
-              visuals: bool = True) -> LoadedScene:
+              visuals: bool = True,
+              xacro_args: Mapping[str, str] | None = None,
+              file_access: FileAccess | None = None,
+              limits: LoadLimits | None = None) -> LoadedScene:
     """Read a URDF file (and optionally its SRDF) into a new scene graph.
 
     Where the ROS toolchain accepts a file that breaks the URDF's letter, so
@@ -95,9 +144,19 @@ def load_urdf(path: str | os.PathLike, *,
     line: a material defined inside one visual and used by name in a later
     one, a mirrored mesh scale (the hull is mirrored, its faces rewound), an
     odd XML declaration, a missing robot name (the file's stem is used), a
-    visual mesh that cannot be found or read (that visual is skipped). What
-    would make the collision model wrong is refused: a collision mesh that
-    cannot be found or read, a joint cycle, a non-finite number.
+    visual mesh that cannot be found or read (that visual is skipped), a
+    ``<visual>`` that is malformed, empty or of zero size (skipped), content
+    after the closing ``</robot>`` (ignored), a joint limit with lower above
+    upper or a revolute or prismatic joint without limits (the joint is
+    unlimited), unknown elements and attributes (ignored). What would make
+    the collision model wrong is refused: a collision mesh that cannot be
+    found or read, a joint cycle, a non-finite number, a ``.urdf`` holding
+    unexpanded xacro (``$(...)``, ``${...}``, ``xacro:`` elements).
+
+    A ``.xacro`` file (``robot.urdf.xacro``) is first expanded with ROS's
+    xacro (:func:`~geometry_core.scene_files.xacro_files.expand_xacro`;
+    ``$(find pkg)`` looks where ``package://pkg`` meshes are looked for);
+    line numbers in its messages are lines of ``xacro FILE``'s output.
 
     Parameters
     ----------
@@ -122,6 +181,19 @@ def load_urdf(path: str | os.PathLike, *,
         Register ``<visual>`` elements (default True). False loads collision
         geometry only (a collision checker needs nothing else), so visual
         mesh files are neither read nor required.
+    xacro_args : mapping of str to str, optional
+        Arguments of a ``.xacro`` file (``$(arg name)``), as xacro's
+        ``name:=value``.
+    file_access : FileAccess, optional
+        Which mesh files may be read (see
+        :mod:`geometry_core.scene_files.package_paths`): any by default;
+        ``FileAccess.restricted(package_roots)`` for a description from
+        someone else (only under the package roots, "not allowed or not
+        found" otherwise).
+    limits : LoadLimits, optional
+        Bounds on the file (links, joints, geometries, names, file and mesh
+        sizes, SRDF entries); :data:`~geometry_core.scene_files.limits.DEFAULT_LIMITS`
+        by default.
 
     Returns
     -------
@@ -137,118 +209,73 @@ def load_urdf(path: str | os.PathLike, *,
     SceneFileError
         (a ValueError) For unreadable or malformed XML, a missing or invalid
         element or attribute, an unknown link in a joint, a link with two
-        parents, a cycle, or a collision mesh that cannot be found or read.
-        The message names the file, the line and the element.
+        parents, a cycle, a collision mesh that cannot be found or read, or
+        a file over one of ``limits``. The message names the file, the line
+        and the element.
     """
+    limits = DEFAULT_LIMITS if limits is None else limits
+    data = None
+    if _is_xacro(path):
+        from geometry_core.scene_files.xacro_files import expand_xacro
+
+        data = expand_xacro(path, mappings=xacro_args, package_roots=package_roots,
+                            access=file_access)
+        data = data.encode("utf-8")
+        if len(data) > limits.max_file_bytes:
+            raise SceneFileError(path, None, f"its xacro expansion has {len(data)} bytes, over "
+                                             f"the limit of {limits.max_file_bytes} "
+                                             "(LoadLimits.max_file_bytes)")
+    elif xacro_args:
+        raise SceneFileError(path, None, "xacro arguments apply to .xacro files only")
     scene = _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
-                         frame_group, X_WR, visuals).build()
+                         frame_group, X_WR, visuals, file_access, limits, data).build()
     if srdf is not None:
         from geometry_core.scene_files.srdf import apply_srdf
 
-        apply_srdf(scene, srdf)
+        apply_srdf(scene, srdf, limits=limits)
     return scene
 
 
-def resolve_mesh_path(filename: str, urdf_dir: Path,
-                      package_roots: Mapping[str, str | os.PathLike],
-                      environ: Mapping[str, str] | None = None) -> Path:
-    """Return the file a URDF mesh ``filename`` refers to.
-
-    ``package://pkg/rel`` is looked for, in this order, in
-    ``package_roots[pkg] / rel``; in ``D/pkg/rel`` (or ``D/rel`` when D is
-    named pkg) for each D on ``ROS_PACKAGE_PATH``; in ``P/share/pkg/rel`` for
-    each P on ``AMENT_PREFIX_PATH``; then, as pybullet does, in ``D/pkg/rel``
-    and ``D/rel`` for D the URDF's folder and each of its ancestors. The
-    first file that exists wins; when none does, the ``package_roots``
-    candidate is returned (so the caller's "not found" names it).
-    ``file:///abs`` resolves to ``/abs``; a relative path (or ``file://rel``)
-    to ``urdf_dir / rel``.
-
-    Parameters
-    ----------
-    environ : mapping, optional
-        Where ``ROS_PACKAGE_PATH`` and ``AMENT_PREFIX_PATH`` are read;
-        ``os.environ`` by default.
-
-    Raises
-    ------
-    KeyError
-        For a package found nowhere (the message lists the package roots).
-    ValueError
-        For another URI scheme.
-    """
-    parsed = urlparse(filename)
-    if parsed.scheme == "package":
-        return _resolve_package(parsed.netloc, unquote(parsed.path).lstrip("/"), urdf_dir,
-                                package_roots, os.environ if environ is None else environ)
-    if parsed.scheme == "file":
-        rest = unquote(parsed.netloc + parsed.path)
-        return Path(rest) if os.path.isabs(rest) else urdf_dir / rest
-    if parsed.scheme and len(parsed.scheme) > 1:  # one letter: a Windows drive
-        raise ValueError(f"unsupported URI scheme {parsed.scheme!r} in {filename!r}; use "
-                         "package://, file:// or a path")
-    return Path(filename) if os.path.isabs(filename) else urdf_dir / filename
+def _is_xacro(path) -> bool:
+    return os.fspath(path).lower().endswith(".xacro")
 
 
-def _resolve_package(package: str, relative: str, urdf_dir: Path,
-                     package_roots: Mapping[str, str | os.PathLike],
-                     environ: Mapping[str, str]) -> Path:
-    given = Path(package_roots[package]) / relative if package in package_roots else None
-    for candidate in _package_candidates(package, relative, urdf_dir, given, environ):
-        if candidate.is_file():
-            return candidate
-    if given is not None:
-        return given
-    known = ", ".join(sorted(package_roots)) or "none given"
-    raise KeyError(f"package {package!r} has no root (package roots: {known}) and "
-                   f"{relative!r} was not found on ROS_PACKAGE_PATH, AMENT_PREFIX_PATH or "
-                   f"beside the URDF; pass --package-root {package or 'PKG'}=DIR")
-
-
-def _package_candidates(package: str, relative: str, urdf_dir: Path, given: Path | None,
-                        environ: Mapping[str, str]):
-    """Where ``package://package/relative`` may be, in the order of resolve_mesh_path.
-
-    A generator: a robot has hundreds of meshes, and the first candidate is
-    nearly always the one.
-    """
-    if given is not None:
-        yield given
-    if package:
-        for folder in filter(None, environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)):
-            folder = Path(folder)
-            yield (folder if folder.name == package else folder / package) / relative
-        for prefix in filter(None, environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)):
-            yield Path(prefix) / "share" / package / relative
-    here = urdf_dir.resolve()
-    for folder in (here, *here.parents):
-        if package:
-            yield folder / package / relative
-        yield folder / relative
+def _stem(path: str) -> str:
+    """``arm`` for ``arm.urdf``, ``arm.xacro`` and ``arm.urdf.xacro``."""
+    name = Path(path).name
+    if _is_xacro(name):
+        name = name[:-len(".xacro")]
+    return Path(name).stem
 
 
 class _UrdfBuilder:
     def __init__(self, path, package_roots, filter_adjacent, source_name, frame_group,
-                 X_WR, visuals=True) -> None:
-        self.path = os.fspath(path)
-        self.folder = Path(self.path).resolve().parent
+                 X_WR, visuals=True, file_access=None, limits=DEFAULT_LIMITS,
+                 data: bytes | None = None) -> None:
+        self.file = os.fspath(path)
+        # Messages name a xacro file's expansion, whose lines are those `xacro FILE` prints.
+        self.path = self.file if data is None else f"{self.file} (expanded by xacro)"
+        self.data = data
+        self.folder = Path(self.file).resolve().parent
         self.package_roots = dict(package_roots)
         self.filter_adjacent = filter_adjacent
         self.source_name = source_name
         self.frame_group = frame_group
         self.X_WR = X_WR
         self.visuals = visuals
+        self.file_access = file_access or FileAccess()
+        self.limits = limits
         self.warnings: list[str] = []
 
     def fail(self, element, message: str) -> NoReturn:
         line = getattr(element, "sourceline", None)
         raise SceneFileError(self.path, line, message)
 
-    def warn(self, element, message: str) -> None:
+    def warn(self, element, message: str, kind: str = "urdf") -> None:
         line = getattr(element, "sourceline", element)
         text = f"{self.path}:{line}: {message}" if line else f"{self.path}: {message}"
         self.warnings.append(text)
-        warnings.warn(text, SceneFileWarning, stacklevel=4)
+        issue_warning(text, kind, stacklevel=4)
 
     # ------------------------------------------------------------------ parse
 
@@ -260,24 +287,95 @@ class _UrdfBuilder:
             raise SceneFileError(self.path, None, f"reading a URDF needs yourdfpy ({err}); "
                                                   "pip install yourdfpy") from None
 
-        try:
-            data = Path(self.path).read_bytes()
-        except OSError as err:
-            raise SceneFileError(self.path, None, f"cannot read the file: {err}") from None
+        data = self.data
+        if data is None:
+            data = read_limited(self.file, self.limits.max_file_bytes)
         data = self._plain_declaration(data)
-        try:
-            root = etree.fromstring(data, etree.XMLParser(remove_comments=True))
-        except etree.XMLSyntaxError as err:
-            raise SceneFileError(self.path, err.lineno, f"XML syntax error: {err.msg}") from None
+        root = self._parse_xml(data, etree)
         if root.tag != "robot":
-            self.fail(root, f"the root element must be <robot>, got <{root.tag}>")
+            self.fail(root, f"the root element must be <robot>, got {quote_tag(root.tag)}")
         self.root = root
+        self.changed = False  # True once _check removed or renamed something
+        if self.data is None:
+            self._refuse_unexpanded(root, etree)
         self._check(root)
         if not root.get("name"):  # yourdfpy needs one; _check warned
-            root.set("name", Path(self.path).stem)
+            root.set("name", _stem(self.file))
+            self.changed = True
+        if self.changed:
             data = etree.tostring(root)
         robot = self._parse_with_yourdfpy(data)
         return self._register(robot)
+
+    def _parse_xml(self, data: bytes, etree):
+        """The root element; content after it is ignored with a warning, as urdfdom does."""
+        try:
+            return etree.fromstring(data, etree.XMLParser(remove_comments=True))
+        except etree.XMLSyntaxError as err:
+            error = err
+        if error.msg.startswith("Extra content at the end of the document") and error.position:
+            line, column = error.position
+            start = 0
+            for _ in range(line - 1):
+                start = data.index(b"\n", start) + 1
+            end = start + max(column - 1, 0)
+            # libxml2 counts the column in characters or bytes: try the next few '>'.
+            for cut in [end] + [k + 1 for k in range(max(end - 1, 0), min(end + 64, len(data)))
+                                if data[k:k + 1] == b">"][:4]:
+                try:
+                    root = etree.fromstring(data[:cut], etree.XMLParser(remove_comments=True))
+                except etree.XMLSyntaxError:
+                    continue
+                self.warn(line, f"content after the closing </{root.tag}> is ignored, as "
+                                "urdfdom ignores it")
+                return root
+        raise SceneFileError(self.path, error.lineno, f"XML syntax error: {error.msg}") from None
+
+    def _refuse_unexpanded(self, root, etree) -> None:
+        """Refuse a .urdf that still holds xacro: its numbers and names are not there yet."""
+        for element in root.iter(tag=etree.Element):
+            tag = element.tag
+            if (tag.startswith("{") and "xacro" in tag.partition("}")[0]) \
+                    or tag.startswith("xacro:"):
+                name = tag.rpartition("}")[2].rpartition(":")[2]
+                self.fail(element, f"<xacro:{name}> is a xacro macro, not URDF; {_EXPAND}")
+            if tag in _EXTENSIONS:
+                continue
+            for attribute, value in element.attrib.items():
+                if _SUBSTITUTION.search(value):
+                    self.fail(element, f"unexpanded xacro substitution {value!r} in "
+                                       f"<{tag}> {attribute}; {_EXPAND}")
+
+    def _warn_unknown(self, root) -> None:
+        """One warning per unknown element or attribute name (urdfdom ignores them)."""
+        seen: dict[str, list] = {}
+
+        def visit(element, parent: str | None) -> None:
+            tag = element.tag
+            known = _SCHEMA.get(tag)
+            if parent is not None and tag not in _SCHEMA[parent][1]:
+                # A shape's tag is checked with its geometry; a namespaced element is
+                # another tool's extension (drake:, gazebo's...).
+                if parent != "geometry" and ":" not in tag and "}" not in tag:
+                    seen.setdefault(f"element <{tag}> in <{parent}>", []).append(element)
+                return
+            if known is None or tag in _EXTENSIONS:
+                return
+            for attribute in element.attrib:
+                if attribute not in known[0] and ":" not in attribute and "}" not in attribute:
+                    seen.setdefault(f"attribute {attribute!r} of <{tag}>", []).append(element)
+            for child in element:
+                if isinstance(child.tag, str):  # not a processing instruction
+                    visit(child, tag)
+
+        visit(root, None)
+        for k, (what, elements) in enumerate(seen.items()):
+            if k == _MAX_UNKNOWN_WARNINGS:
+                self.warn(elements[0], f"{len(seen) - k} more unknown element or attribute "
+                                       "names are ignored")
+                break
+            times = f" ({len(elements)} times)" if len(elements) > 1 else ""
+            self.warn(elements[0], f"unknown {what} ignored{times}, as urdfdom ignores it")
 
     def _plain_declaration(self, data: bytes) -> bytes:
         """Blank out an XML declaration lxml would refuse, keeping every line number.
@@ -304,7 +402,7 @@ class _UrdfBuilder:
         if not odd:
             return data
         line = 1 + body[:body.index(b"<?xml")].count(b"\n")
-        self.warn(line, f"odd XML declaration {text!r} ignored; the file is read as UTF-8 "
+        self.warn(line, f"odd XML declaration {quote(text)} ignored; the file is read as UTF-8 "
                         "XML 1.0, as urdfdom reads it")
         blank = bytes(b if b in b"\r\n" else 32 for b in match.group(0))
         return blank + data[match.end():]
@@ -327,52 +425,98 @@ class _UrdfBuilder:
         if text is None:
             self.fail(element, f"{what}: <{element.tag}> needs the attribute {attribute!r}")
         counts = (count,) if isinstance(count, int) else count
+        # Plain Python: a robot has tens of thousands of these small checks.
         try:
-            values = np.array([float(v) for v in text.replace(",", " ").split()])
+            values = [float(v) for v in text.replace(",", " ").split()]
         except ValueError:
             values = None
         wanted = " or ".join(str(c) for c in counts)
         kind = "positive numbers" if positive else "finite numbers"
-        if values is None or len(values) not in counts or not np.all(np.isfinite(values)) \
-                or (positive and np.any(values <= 0)):
+        if values is None or len(values) not in counts \
+                or not all(map(math.isfinite, values)) \
+                or (positive and any(v <= 0 for v in values)):
             self.fail(element, f"{what}: <{element.tag}> {attribute} must have {wanted} {kind}, "
-                               f"got {text!r}")
+                               f"got {quote(text)}")
+        values = np.array(values)
         return values
 
     def _check(self, root) -> None:
         """Validate everything yourdfpy reads, so errors carry a line and an element."""
+        self.unlimited: set[str] = set()  # joints whose limits bound nothing
         if not root.get("name"):
             self.warn(root, f"<robot> has no 'name' attribute; the robot is named "
-                            f"{Path(self.path).stem!r} after its file")
+                            f"{_stem(self.file)!r} after its file")
+        self._check_counts(root)
+        self._warn_unknown(root)
         links: dict[str, object] = {}
         for link in root.findall("link"):
             name = link.get("name")
             if not name:
                 self.fail(link, "<link> needs a 'name' attribute")
+            self._check_name(link, "link", name)
             if name in links:
-                self.fail(link, f"link {name!r} is declared twice (first on line "
+                self.fail(link, f"link {quote(name)} is declared twice (first on line "
                                 f"{links[name].sourceline})")
             links[name] = link
             inertial = link.find("inertial")
             if inertial is not None:
-                self._check_inertial(inertial, f"link {name!r}, inertial")
-            for kind in ("collision", "visual"):
-                for k, element in enumerate(link.findall(kind)):
-                    self._check_geometry(element, f"link {name!r}, {kind} #{k + 1}")
+                self._check_inertial(inertial, f"link {quote(name)}, inertial")
+            for k, element in enumerate(link.findall("collision")):
+                self._check_geometry(element, f"link {quote(name)}, collision #{k + 1}")
+            for k, element in enumerate(link.findall("visual")):
+                self._check_visual(link, element, f"link {quote(name)}, visual #{k + 1}")
         for material in root.findall("material"):
-            self._check_material(material, f"material {material.get('name')!r}")
+            self._check_material(material, f"material {quote(material.get('name'))}")
         joints: dict[str, object] = {}
         for joint in root.findall("joint"):
             name = joint.get("name")
             if not name:
                 self.fail(joint, "<joint> needs a 'name' attribute")
+            self._check_name(joint, "joint", name)
             if name in joints:
-                self.fail(joint, f"joint {name!r} is declared twice (first on line "
+                self.fail(joint, f"joint {quote(name)} is declared twice (first on line "
                                  f"{joints[name].sourceline})")
             joints[name] = joint
-            self._check_joint(joint, f"joint {name!r}", links)
+            self._check_joint(joint, f"joint {quote(name)}", links)
+        if not links:
+            hint = (" (a xacro file that only defines macros: load the file that uses them)"
+                    if self.data is not None else "")
+            self.fail(root, f"the robot has no <link>, as urdfdom refuses too{hint}")
         self.link_elements = links
         self.joint_elements = joints
+
+    def _check_visual(self, link, element, what: str) -> None:
+        """A visual that is malformed, empty or of zero size is skipped: only the look is lost."""
+        if self.visuals:
+            try:
+                self._check_geometry(element, what)
+                return
+            except SceneFileError as err:
+                self.warn(err.line or element, f"{err.message}; this visual is skipped, as RViz "
+                                               "draws the robot without it")
+        link.remove(element)  # not registered (or not wanted): yourdfpy never sees it
+        self.changed = True
+
+    def _check_counts(self, root) -> None:
+        """Refuse a robot over the limits before any per-element work."""
+        limits = self.limits
+        counted = {"link": 0, "joint": 0, "geometry": 0}
+        for element in root:
+            if element.tag in ("link", "joint"):
+                counted[element.tag] += 1
+        for link in root.iterfind("link"):
+            counted["geometry"] += sum(1 for child in link if child.tag in ("collision", "visual"))
+        for kind, limit in (("link", limits.max_links), ("joint", limits.max_joints),
+                            ("geometry", limits.max_geometries)):
+            if counted[kind] > limit:
+                plural = "geometries" if kind == "geometry" else f"{kind}s"
+                self.fail(root, f"the robot has {counted[kind]} {plural}, over the limit of "
+                                f"{limit} (LoadLimits.max_{plural})")
+
+    def _check_name(self, element, kind: str, name: str) -> None:
+        if len(name) > self.limits.max_name_length:
+            self.fail(element, f"{kind} name {quote(name)} is over the limit of "
+                               f"{self.limits.max_name_length} characters")
 
     def _check_inertial(self, inertial, what: str) -> None:
         # Not used by the scene, but yourdfpy converts it: a bad number must fail here,
@@ -417,7 +561,7 @@ class _UrdfBuilder:
                 scale = self._numbers(shape, "scale", what, (1, 3))
                 if not np.all(scale):
                     self.fail(shape, f"{what}: <mesh> scale must not be zero, got "
-                                     f"{shape.get('scale')!r}")
+                                     f"{quote(shape.get('scale'))}")
         else:
             self.fail(shape, f"{what}: unsupported shape <{shape.tag}>; URDF shapes are "
                              f"{', '.join(_GEOMETRY_TAGS)}")
@@ -431,7 +575,23 @@ class _UrdfBuilder:
             rgba = self._numbers(color, "rgba", what, 4)
             if np.any((rgba < 0) | (rgba > 1)):
                 self.fail(color, f"{what}: <color> rgba must be in [0, 1], got "
-                                 f"{color.get('rgba')!r}")
+                                 f"{quote(color.get('rgba'))}")
+
+    def _check_limits(self, joint, limit, what: str, kind: str) -> None:
+        """Limits that bound nothing leave the joint unlimited (sampled over all angles)."""
+        if limit is None:
+            self.warn(joint, f"{what}: a {kind} joint without <limit>; it is unlimited")
+            return
+        missing = [a for a in ("lower", "upper") if limit.get(a) is None]
+        if missing:
+            self.warn(limit, f"{what}: <limit> has no {' and no '.join(missing)}; that side "
+                             "is unlimited")
+            return
+        lower, upper = float(limit.get("lower")), float(limit.get("upper"))
+        if lower > upper:
+            self.unlimited.add(joint.get("name"))
+            self.warn(limit, f"{what}: <limit> lower {lower:g} is above upper {upper:g}; the "
+                             "joint is unlimited")
 
     def _check_joint(self, joint, what: str, links: dict) -> None:
         kind = joint.get("type")
@@ -439,7 +599,7 @@ class _UrdfBuilder:
             extra = (" (floating and planar joints are not supported)"
                      if kind in ("floating", "planar") else "")
             self.fail(joint, f"{what}: type must be one of {', '.join(_JOINT_TYPES)}, "
-                             f"got {kind!r}{extra}")
+                             f"got {quote(kind)}{extra}")
         for end in ("parent", "child"):
             element = joint.find(end)
             if element is None or not element.get("link"):
@@ -447,21 +607,20 @@ class _UrdfBuilder:
                           f"{what}: needs <{end} link=\"...\"/>")
             link = element.get("link")
             if link not in links and not (end == "parent" and link == _WORLD):
-                self.fail(element, f"{what}: {end} link {link!r} is not a link of the robot")
+                self.fail(element, f"{what}: {end} link {quote(link)} is not a link of the robot")
         self._check_origin(joint, what)
         axis = joint.find("axis")
         if axis is not None:
             a = self._numbers(axis, "xyz", what, 3, default="1 0 0")
-            if kind != "fixed" and not np.any(a):
+            if kind != "fixed" and not any(a):
                 self.fail(axis, f"{what}: <axis> xyz must not be zero")
         limit = joint.find("limit")
         if limit is not None:
             for attribute in ("lower", "upper", "effort", "velocity"):
                 if limit.get(attribute) is not None:
                     self._numbers(limit, attribute, what, 1)
-            lower, upper = (float(limit.get(a, "0")) for a in ("lower", "upper"))
-            if kind in ("revolute", "prismatic") and lower > upper:
-                self.fail(limit, f"{what}: <limit> lower {lower:g} is above upper {upper:g}")
+        if kind in ("revolute", "prismatic"):
+            self._check_limits(joint, limit, what, kind)
         mimic = joint.find("mimic")
         if mimic is not None:
             if not mimic.get("joint"):
@@ -474,8 +633,8 @@ class _UrdfBuilder:
 
     def _register(self, robot) -> LoadedScene:
         sg = SceneGraph()
-        scene = LoadedScene(sg, Path(self.path))
-        name = self.source_name or robot.name or Path(self.path).stem
+        scene = LoadedScene(sg, Path(self.file))
+        name = self.source_name or robot.name or _stem(self.file)
         source_id = sg.register_source(name)
         scene.source_ids[name] = source_id
 
@@ -483,11 +642,11 @@ class _UrdfBuilder:
         for joint in robot.joints:
             if joint.child in parent_of:
                 self.fail(self.joint_elements[joint.name],
-                          f"joint {joint.name!r}: link {joint.child!r} already has parent "
-                          f"joint {parent_of[joint.child]!r}; a URDF is a tree")
+                          f"joint {quote(joint.name)}: link {quote(joint.child)} already has "
+                          f"parent joint {quote(parent_of[joint.child])}; a URDF is a tree")
             if joint.child == _WORLD:
                 self.fail(self.joint_elements[joint.name],
-                          f"joint {joint.name!r}: the world cannot be a child link")
+                          f"joint {quote(joint.name)}: the world cannot be a child link")
             parent_of[joint.child] = joint.name
         joint_by_name = {j.name: j for j in robot.joints}
         order = self._topological_links(robot, parent_of, joint_by_name)
@@ -527,7 +686,8 @@ class _UrdfBuilder:
         order += children.get(_WORLD, [])
         for link in order:
             order.extend(children.get(link, []))
-        missing = [link for link in links if link not in order]
+        placed = set(order)
+        missing = [link for link in links if link not in placed]
         if missing:
             joint = self.joint_elements[parent_of[missing[0]]]
             self.fail(joint, f"links {', '.join(missing)} form a cycle of joints (a URDF is a "
@@ -536,12 +696,15 @@ class _UrdfBuilder:
 
     def _joint_spec(self, joint, joint_by_name) -> JointSpec:
         element = self.joint_elements[joint.name]
-        X_PJ = self._matrix(joint.origin, element, f"joint {joint.name!r}")
+        X_PJ = self._matrix(joint.origin, element, f"joint {quote(joint.name)}")
         axis = np.asarray(joint.axis if joint.axis is not None else (1.0, 0.0, 0.0), float)
         if joint.type != "fixed":
+            # Scaled first: the norm of (1e308, 0, 0) overflows to infinity.
+            axis = axis / np.max(np.abs(axis))
             axis = axis / np.linalg.norm(axis)
         lower, upper = -math.inf, math.inf
-        if joint.type in ("revolute", "prismatic") and joint.limit is not None:
+        if joint.type in ("revolute", "prismatic") and joint.limit is not None \
+                and joint.name not in self.unlimited:
             if joint.limit.lower is not None:
                 lower = float(joint.limit.lower)
             if joint.limit.upper is not None:
@@ -550,8 +713,9 @@ class _UrdfBuilder:
         if joint.mimic is not None:
             leader = joint.mimic.joint
             if leader not in joint_by_name or joint_by_name[leader].type == "fixed":
-                self.fail(element.find("mimic"), f"joint {joint.name!r}: mimics {leader!r}, "
-                                                 "which is not a moving joint of the robot")
+                self.fail(element.find("mimic"), f"joint {quote(joint.name)}: mimics "
+                                                 f"{quote(leader)}, which is not a moving joint "
+                                                 "of the robot")
             mimic = (leader, float(joint.mimic.multiplier if joint.mimic.multiplier is not None
                                    else 1.0),
                      float(joint.mimic.offset if joint.mimic.offset is not None else 0.0))
@@ -579,7 +743,7 @@ class _UrdfBuilder:
         for kind, items in kinds:
             elements = element.findall(kind)
             for k, (item, item_element) in enumerate(zip(items, elements)):
-                what = f"link {link.name!r}, {kind} #{k + 1}"
+                what = f"link {quote(link.name)}, {kind} #{k + 1}"
                 name = item.name or (kind if k == 0 else f"{kind}_{k}")
                 shape = self._shape(item.geometry, item_element, what, kind)
                 if shape is None:
@@ -628,10 +792,10 @@ class _UrdfBuilder:
                 defined = self._inline_materials.get(name)
                 if defined is None:
                     # Drake's parser and RViz draw it uncoloured; only the look is lost.
-                    self.warn(material, f"{what}: material {name!r} is not defined in the "
+                    self.warn(material, f"{what}: material {quote(name)} is not defined in the "
                                         "robot; the visual gets no colour")
                     return None
-                self.warn(material, f"{what}: material {name!r} is defined inside a visual "
+                self.warn(material, f"{what}: material {quote(name)} is defined inside a visual "
                                     f"(line {defined.sourceline}), not at robot level; used "
                                     "by name here as urdfdom does")
             color = defined.find("color")
@@ -650,35 +814,40 @@ class _UrdfBuilder:
         filename = geometry.mesh.filename
         problem = None
         try:
-            resolved = resolve_mesh_path(filename, self.folder, self.package_roots)
+            resolved = resolve_mesh_path(filename, self.folder, self.package_roots,
+                                         access=self.file_access)
         except (KeyError, ValueError) as err:
-            problem = f"mesh {filename!r}: {err.args[0]}"
+            problem = f"mesh {quote(filename)}: {err.args[0]}"
         else:
             if not resolved.is_file():
-                problem = f"mesh file {filename!r} not found (looked for {resolved})"
+                problem = f"mesh file {quote(filename)} not found (looked for {resolved})"
             elif resolved.suffix.lower() not in MESH_SUFFIXES:
-                problem = (f"mesh file {filename!r}: unsupported format {resolved.suffix!r}; "
-                           f"readable formats are {', '.join(MESH_SUFFIXES)}")
+                problem = (f"mesh file {quote(filename)}: unsupported format "
+                           f"{quote(resolved.suffix)}; readable formats are "
+                           f"{', '.join(MESH_SUFFIXES)}")
         if problem is not None:
             if kind == "collision":
                 self.fail(mesh_element, f"{what}: {problem}")
             # RViz and robot_state_publisher show the robot without that visual.
-            self.warn(mesh_element, f"{what}: {problem}; this visual is skipped")
+            self.warn(mesh_element, f"{what}: {problem}; this visual is skipped",
+                      kind="visual_skipped")
             return None
         if not urlparse(filename).netloc and filename.startswith("package:"):
-            self.warn(mesh_element, f"{what}: {filename!r} names no package; found "
+            self.warn(mesh_element, f"{what}: {quote(filename)} names no package; found "
                                     f"{resolved} by searching beside the URDF")
         scale = np.ones(3) if geometry.mesh.scale is None else geometry.mesh.scale
         scale = np.broadcast_to(np.asarray(scale, float), (3,))
         if np.prod(scale) < 0.0:
             part = "hull is" if kind == "collision" else "faces are"
-            self.warn(mesh_element, f"{what}: mesh scale {mesh_element.get('scale')!r} mirrors "
-                                    f"the mesh; its {part} mirrored and rewound to face outward")
+            self.warn(mesh_element, f"{what}: mesh scale {quote(mesh_element.get('scale'))} "
+                                    f"mirrors the mesh; its {part} mirrored and rewound to face "
+                                    "outward")
         if kind != "collision":
             # Visual meshes are drawn by the viewer from their file; reading them here
             # would cost most of a robot's load time for nothing the scene computes.
             return Mesh(str(resolved), scale)
         try:
+            check_mesh_file_size("Convex", str(resolved), self.limits.max_mesh_file_bytes)
             shape = Convex(str(resolved), scale)
             shape.local_aabb()  # hull it now, so a bad file is reported with its element
         except ValueError as err:

@@ -65,7 +65,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from geometry_core.math import RigidTransform, RollPitchYaw
 from geometry_core.scene import SceneGraph
-from geometry_core.scene_files.errors import SceneFileError
+from geometry_core.scene_files.errors import MAX_QUOTED_LENGTH, SceneFileError, quote, quote_names
+from geometry_core.scene_files.limits import DEFAULT_LIMITS, LoadLimits, read_limited
 from geometry_core.scene_files.loaded_scene import LoadedScene
 from geometry_core.scene_graph import (
     CollisionFilterDeclaration,
@@ -115,13 +116,16 @@ SHAPE_KEYS = {
 _WORLD = "world"
 
 
-def load_scene(path: str | os.PathLike) -> LoadedScene:
+def load_scene(path: str | os.PathLike, *, limits: LoadLimits | None = None) -> LoadedScene:
     """Read a YAML scene file and build its scene graph.
 
     Parameters
     ----------
     path : str or os.PathLike
         The YAML file; mesh paths in it are relative to its folder.
+    limits : LoadLimits, optional
+        Bounds on the file's size, its frames, geometries and names; the
+        library's defaults when None.
 
     Returns
     -------
@@ -132,17 +136,22 @@ def load_scene(path: str | os.PathLike) -> LoadedScene:
     Raises
     ------
     SceneFileError
-        (a ValueError) If the file cannot be read, is not valid YAML, or
-        breaks the format; the message starts with ``path:line:``.
+        (a ValueError) If the file cannot be read, is not valid YAML (PyYAML's
+        own errors, a ``!!python/...`` tag, nesting deeper than Python's
+        recursion limit), breaks the format or is over ``limits``; the
+        message starts with ``path:line:``.
     """
+    limits = DEFAULT_LIMITS if limits is None else limits
+    data = read_limited(path, limits.max_file_bytes)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
         raise SceneFileError(path, None, f"cannot read the file: {err}") from None
-    return load_scene_text(text, path)
+    return load_scene_text(text, path, limits=limits)
 
 
-def load_scene_text(text: str, path: str | os.PathLike = "<string>") -> LoadedScene:
+def load_scene_text(text: str, path: str | os.PathLike = "<string>", *,
+                    limits: LoadLimits | None = None) -> LoadedScene:
     """Build a scene from YAML text; ``path`` names it in errors and anchors mesh paths.
 
     Raises
@@ -150,15 +159,65 @@ def load_scene_text(text: str, path: str | os.PathLike = "<string>") -> LoadedSc
     SceneFileError
         As :func:`load_scene`.
     """
-    return _Builder(_Reader(text, path)).build()
+    limits = DEFAULT_LIMITS if limits is None else limits
+    if len(text) > limits.max_file_bytes:
+        raise SceneFileError(path, None, f"the text is {len(text)} characters, over the limit "
+                                         f"of {limits.max_file_bytes}")
+    return _Builder(_Reader(text, path), limits).build()
 
 
-def _show(value) -> str:
-    """A value as the user wrote it, for messages."""
+class _Full(Exception):
+    pass
+
+
+def _show(value, limit: int = MAX_QUOTED_LENGTH) -> str:
+    """A value as the user wrote it (YAML flow style), for messages: at most ~``limit`` chars.
+
+    Rendered piece by piece and cut once past ``limit``: a value built of
+    aliases can stand for a hundred megabytes that must never be written out.
+    """
     if isinstance(value, str):
-        return repr(value)
-    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix(
-        "\n...").removesuffix(" ...")
+        return quote(value, limit)
+    parts: list[str] = []
+    size = 0
+
+    def put(text: str) -> None:
+        nonlocal size
+        parts.append(text)
+        size += len(text)
+        if size > limit:
+            raise _Full
+
+    def walk(item, depth: int) -> None:
+        if depth > 20:
+            put("...")
+        elif isinstance(item, str):
+            put(quote(item, limit))
+        elif isinstance(item, list):
+            put("[")
+            for k, element in enumerate(item):
+                if k:
+                    put(", ")
+                walk(element, depth + 1)
+            put("]")
+        elif isinstance(item, dict):
+            put("{")
+            for k, (key, element) in enumerate(item.items()):
+                if k:
+                    put(", ")
+                walk(key, depth + 1)
+                put(": ")
+                walk(element, depth + 1)
+            put("}")
+        else:
+            put(yaml.safe_dump(item, default_flow_style=True).strip().removesuffix(
+                "\n...").removesuffix(" ..."))
+
+    try:
+        walk(value, 0)
+    except _Full:
+        return "".join(parts)[:limit] + "... (cut)"
+    return "".join(parts)
 
 
 class _Reader:
@@ -170,6 +229,9 @@ class _Reader:
         self._loader = yaml.SafeLoader(text)
         try:
             root = self._loader.get_single_node()
+        except RecursionError:
+            raise SceneFileError(self.path, None, "YAML error: the document nests too deeply "
+                                                  "to be read") from None
         except yaml.MarkedYAMLError as err:
             mark = err.problem_mark or err.context_mark
             line = None if mark is None else mark.line + 1
@@ -187,8 +249,22 @@ class _Reader:
         raise SceneFileError(self.path, node.start_mark.line + 1, message)
 
     def value(self, node: Node):
-        """The plain Python value of a node (scalars, lists, dicts)."""
-        return self._loader.construct_object(node, deep=True)
+        """The plain Python value of a node (scalars, lists, dicts).
+
+        PyYAML's safe constructor refuses ``!!python/...`` and unknown tags
+        (no code runs); that refusal, and nesting too deep to construct, are
+        reported as SceneFileError with the node's line.
+        """
+        try:
+            return self._loader.construct_object(node, deep=True)
+        except yaml.MarkedYAMLError as err:
+            mark = err.problem_mark or node.start_mark
+            problem = err.problem or "cannot be read"
+            if len(problem) > 200:
+                problem = f"{problem[:200]}... (cut)"
+            raise SceneFileError(self.path, mark.line + 1, f"YAML error: {problem}") from None
+        except RecursionError:
+            self.fail(node, "YAML error: the value nests too deeply to be read")
 
     def mapping(self, node: Node, what: str, allowed, required=()) -> dict[str, Node]:
         """Keys to value nodes; unknown, duplicate or missing keys fail."""
@@ -204,11 +280,11 @@ class _Reader:
             if not isinstance(key, str):
                 self.fail(key_node, f"keys of {what} must be strings, got {_show(key)}")
             if key in found and n >= merged and lines[key] > 0:
-                self.fail(key_node, f"duplicate key {key!r} in {what} (first on line "
+                self.fail(key_node, f"duplicate key {quote(key)} in {what} (first on line "
                                     f"{lines[key]})")
             if allowed is not None and key not in allowed:
                 allowed_text = ", ".join(allowed) if allowed else "(none)"
-                self.fail(key_node, f"unknown key {key!r} in {what}; allowed keys: "
+                self.fail(key_node, f"unknown key {quote(key)} in {what}; allowed keys: "
                                     f"{allowed_text}")
             found[key] = value_node
             lines[key] = key_node.start_mark.line + 1 if n >= merged else 0
@@ -258,8 +334,9 @@ class _Reader:
 class _Builder:
     """Reads the document top-down and registers as it goes."""
 
-    def __init__(self, reader: _Reader) -> None:
+    def __init__(self, reader: _Reader, limits: LoadLimits = DEFAULT_LIMITS) -> None:
         self.r = reader
+        self.limits = limits
         self.sg = SceneGraph()
         self.scene = LoadedScene(self.sg, Path(reader.path))
         self.lines: dict[str, int] = {}  # name -> line of its declaration
@@ -283,36 +360,42 @@ class _Builder:
     # ----------------------------------------------------------------- sources
 
     def _source(self, name: str, node: Node) -> None:
-        spec = self.r.mapping(node, f"source {name!r}", SOURCE_KEYS)
+        spec = self.r.mapping(node, f"source {quote(name)}", SOURCE_KEYS)
         source_id = self.sg.register_source(name)
         self.scene.source_ids[name] = source_id
         initial: dict[FrameId, RigidTransform] = {}
-        for frame_node in self.r.sequence(spec["frames"], f"frames of source {name!r}") \
+        for frame_node in self.r.sequence(spec["frames"], f"frames of source {quote(name)}") \
                 if "frames" in spec else ():
             frame_id, X_PF = self._frame(source_id, name, frame_node)
             initial[frame_id] = X_PF
         if initial:
             self.sg.set_poses(source_id, initial)
         for geometry_node in self.r.sequence(spec["geometries"],
-                                             f"geometries of source {name!r}") \
+                                             f"geometries of source {quote(name)}") \
                 if "geometries" in spec else ():
             self._geometry(source_id, name, geometry_node)
 
     def _claim(self, node: Node, name: str, source_id: SourceId) -> None:
+        if len(name) > self.limits.max_name_length:
+            self.r.fail(node, f"the name {quote(name)} is over the limit of "
+                              f"{self.limits.max_name_length} characters")
+        if len(self.lines) >= self.limits.max_geometries:
+            self.r.fail(node, f"more than {self.limits.max_geometries} frames and geometries, "
+                              "over the limit (LoadLimits.max_geometries)")
         if name == _WORLD:
             self.r.fail(node, "the name 'world' is reserved for the world frame")
         if name in self.lines:
-            self.r.fail(node, f"the name {name!r} is already used on line {self.lines[name]}; "
+            self.r.fail(node, f"the name {quote(name)} is already used on line {self.lines[name]}; "
                               "frame and geometry names must be unique in the file")
         self.lines[name] = node.start_mark.line + 1
         self.owner[name] = source_id
 
     def _frame(self, source_id: SourceId, source: str,
                node: Node) -> tuple[FrameId, RigidTransform]:
-        spec = self.r.mapping(node, f"a frame of source {source!r}", FRAME_KEYS,
+        spec = self.r.mapping(node, f"a frame of source {quote(source)}", FRAME_KEYS,
                               required=("name",))
         name = self.r.string(spec["name"], "frame name")
-        what = f"frame {name!r}"
+        what = f"frame {quote(name)}"
         self._claim(spec["name"], name, source_id)
         parent_id = None
         if "parent" in spec:
@@ -334,10 +417,10 @@ class _Builder:
         if name not in self.scene.frames:
             later = " (frames must be declared after their parent)" if name in \
                 self._all_frame_names() else ""
-            self.r.fail(node, f"{what} names unknown frame {name!r}{later}; frames so far: "
-                              f"{', '.join(self.scene.frames) or '(none)'}")
+            self.r.fail(node, f"{what} names unknown frame {quote(name)}{later}; frames so far: "
+                              f"{quote_names(self.scene.frames)}")
         if self.owner[name] != source_id:
-            self.r.fail(node, f"{what} names frame {name!r} of another source; a source's "
+            self.r.fail(node, f"{what} names frame {quote(name)} of another source; a source's "
                               "frames and geometries hang only off its own frames")
         return self.scene.frames[name]
 
@@ -357,10 +440,10 @@ class _Builder:
     # -------------------------------------------------------------- geometries
 
     def _geometry(self, source_id: SourceId, source: str, node: Node) -> None:
-        spec = self.r.mapping(node, f"a geometry of source {source!r}", GEOMETRY_KEYS,
+        spec = self.r.mapping(node, f"a geometry of source {quote(source)}", GEOMETRY_KEYS,
                               required=("name", "shape"))
         name = self.r.string(spec["name"], "geometry name")
-        what = f"geometry {name!r}"
+        what = f"geometry {quote(name)}"
         if ("frame" in spec) == ("relative_to" in spec):
             self.r.fail(node, f"{what} needs exactly one of 'frame' (a frame name, or world for "
                               "anchored geometry) and 'relative_to' (a geometry name)")
@@ -381,11 +464,11 @@ class _Builder:
                 parent = self.r.string(spec["relative_to"], f"relative_to of {what}")
                 if parent not in self.scene.geometries:
                     self.r.fail(spec["relative_to"],
-                                f"{what} is relative_to unknown geometry {parent!r}; geometries "
-                                f"so far: {', '.join(self.scene.geometries) or '(none)'}")
+                                f"{what} is relative_to unknown geometry {quote(parent)}; "
+                                f"geometries so far: {quote_names(self.scene.geometries)}")
                 if self.owner[parent] != source_id:
                     self.r.fail(spec["relative_to"], f"{what} is relative_to geometry "
-                                                     f"{parent!r} of another source")
+                                                     f"{quote(parent)} of another source")
                 geometry_id = self.sg.register_geometry(source_id, self.scene.geometries[parent],
                                                         instance)
             else:
@@ -405,7 +488,7 @@ class _Builder:
         spec = self.r.mapping(node, f"shape of {what}", None, required=("type",))
         kind = self.r.string(spec["type"], f"shape type of {what}").lower()
         if kind not in SHAPE_KEYS:
-            self.r.fail(spec["type"], f"unknown shape type {kind!r} of {what}; shape types: "
+            self.r.fail(spec["type"], f"unknown shape type {quote(kind)} of {what}; shape types: "
                                       f"{', '.join(SHAPE_KEYS)}")
         allowed = ("type",) + SHAPE_KEYS[kind]
         spec = self.r.mapping(node, f"{kind} shape of {what}", allowed,
@@ -445,7 +528,7 @@ class _Builder:
                 self.r.fail(spec["scale"], f"{kind} scale must be positive, got {_show(value)}")
         resolved = Path(file) if Path(file).is_absolute() else self.r.folder / file
         if not resolved.is_file():
-            self.r.fail(spec["file"], f"{kind} file {file!r} of {what} not found "
+            self.r.fail(spec["file"], f"{kind} file {quote(file)} of {what} not found "
                                       f"(looked for {resolved})")
         try:
             shape = (Mesh if kind == "mesh" else Convex)(str(resolved), scale)
@@ -462,10 +545,10 @@ class _Builder:
             for item in node.value:
                 role = self.r.string(item, f"a role of {what}")
                 if role not in ROLE_KEYS:
-                    self.r.fail(item, f"unknown role {role!r} of {what}; roles: "
+                    self.r.fail(item, f"unknown role {quote(role)} of {what}; roles: "
                                       f"{', '.join(ROLE_KEYS)}")
                 if role in entries:
-                    self.r.fail(item, f"role {role!r} of {what} is listed twice")
+                    self.r.fail(item, f"role {quote(role)} of {what} is listed twice")
                 entries[role] = None
         else:
             entries = self.r.mapping(node, f"roles of {what}", tuple(ROLE_KEYS))
@@ -521,7 +604,7 @@ class _Builder:
             elif name in self.scene.frames:
                 ids.append(self.scene.frames[name])
             else:
-                self.r.fail(item, f"{what} names unknown frame or geometry {name!r}")
+                self.r.fail(item, f"{what} names unknown frame or geometry {quote(name)}")
         return GeometrySet(ids)
 
     def _filters(self, node: Node) -> None:
@@ -545,13 +628,14 @@ class _Builder:
 
     def _poses(self, node: Node) -> None:
         for pose_name, pose_node in self.r.mapping(node, "poses", None).items():
-            frames = self.r.mapping(pose_node, f"pose {pose_name!r}", None)
+            frames = self.r.mapping(pose_node, f"pose {quote(pose_name)}", None)
             named: dict = {}
             for frame, frame_node in frames.items():
                 if frame not in self.scene.frames:
                     key_line = next(k for k, v in pose_node.value if v is frame_node)
-                    self.r.fail(key_line, f"pose {pose_name!r} names unknown frame {frame!r}; "
-                                          f"frames: {', '.join(self.scene.frames) or '(none)'}")
-                X_PF = self._pose(frame_node, f"frame {frame!r} in pose {pose_name!r}")
+                    self.r.fail(key_line, f"pose {quote(pose_name)} names unknown frame "
+                                          f"{quote(frame)}; frames: "
+                                          f"{quote_names(self.scene.frames)}")
+                X_PF = self._pose(frame_node, f"frame {quote(frame)} in pose {quote(pose_name)}")
                 named.setdefault(self.owner[frame], {})[self.scene.frames[frame]] = X_PF
             self.scene.named_poses[pose_name] = named

@@ -83,8 +83,12 @@ class FilteredPairs:
         self._pairs: set[tuple[int, int]] = set()
 
     def apply(self, statements: list[tuple[str, set[int], set[int] | None]]) -> None:
-        """Apply expanded statements (kind, ids of set A, ids of set B or None) in order."""
-        pairs = set(self._pairs)
+        """Apply expanded statements (kind, ids of set A, ids of set B or None) in order.
+
+        In place: a statement costs its own pairs, not the pairs already
+        filtered (a robot's loader applies one statement per joint).
+        """
+        pairs = self._pairs
         for kind, a, b in statements:
             if b is None:
                 ordered = sorted(a)
@@ -95,7 +99,6 @@ class FilteredPairs:
                 pairs |= statement
             else:
                 pairs -= statement
-        self._pairs = pairs
 
     def forget(self, removed: set[int]) -> None:
         """Drop every pair with a geometry of ``removed`` (id values of removed geometry)."""

@@ -25,6 +25,7 @@ holds the scene before the change or after it, never a part.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterable, Mapping
 
@@ -74,6 +75,20 @@ class GeometryState(Registration):
         self._lock = threading.RLock()
         # Registered point clouds by id, in id order (records are immutable).
         self._clouds: dict[GeometryId, PointCloudRecord] = {}
+
+    def __deepcopy__(self, memo: dict) -> GeometryState:
+        """An independent copy with a lock of its own (a lock is not copied).
+
+        Taken before any query, it holds no collision engine objects: the ROS
+        node gives its clearance checker a copy of the robot it loaded.
+        """
+        twin = self.__class__.__new__(self.__class__)
+        memo[id(self)] = twin
+        with self._lock:
+            for key, value in self.__dict__.items():
+                setattr(twin, key, threading.RLock() if key == "_lock"
+                        else copy.deepcopy(value, memo))
+        return twin
 
     # ------------------------------------------------------------------- hooks
 
@@ -433,6 +448,29 @@ class GeometryState(Registration):
             has never been given a pose.
         """
         return self._poses.world_poses_batch(self._slots_for(source_id, frame_ids), X_PF)
+
+    def pose_tree(self, source_id: SourceId, frame_ids: Iterable[FrameId]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The frame tree for a compiled loop that poses ``frame_ids`` itself.
+
+        Returns
+        -------
+        X_PF : (F, 4, 4) float
+            Every frame slot's current pose in its parent (a copy; the rows
+            of ``frame_ids`` are to be overwritten).
+        parent_slot : (F,) int32
+            Each slot's parent slot (the world, slot 0, is its own).
+        slots : (N,) int32
+            The slot of each of ``frame_ids``.
+
+        Raises
+        ------
+        KeyError, ValueError
+            As :meth:`compute_world_poses_batch`.
+        """
+        slots = self._slots_for(source_id, frame_ids)
+        X_PF, parents = self._poses.pose_tree(slots)
+        return X_PF, parents, slots.astype(np.int32)
 
     def _bad_frame_for_source(self, frame_id, source_id, source) -> None:
         if not isinstance(frame_id, FrameId):

@@ -137,6 +137,26 @@ class PoseTable:
         compiled.native.compose_world(X_PF_all, self._parents32(n), X_WF)
         return X_WF
 
+    def pose_tree(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every slot's pose in its parent and the parent slots, for posing ``slots`` elsewhere.
+
+        What a compiled loop that sets the rows ``slots`` itself (K
+        configurations of a kinematic chain) needs to compose world poses as
+        :meth:`world_poses_batch` does: ``X_PF`` (F, 4, 4), a copy whose rows
+        ``slots`` are meaningless, and the int32 parent slots (F,).
+
+        Raises
+        ------
+        ValueError
+            If a slot outside ``slots`` has never been given a pose.
+        """
+        n = self._size
+        if not self.all_posed():
+            has_pose = self._has_pose[:n].copy()
+            has_pose[slots] = True
+            self._require_poses(has_pose)
+        return self._X_PF[:n].copy(), self._parents32(n)
+
     def _validate_pose_rows(self, X_PF: np.ndarray, slots: np.ndarray) -> None:
         """Validate (M, 4, 4) poses, stacks of ``slots``' rows; an error names the frame."""
         try:

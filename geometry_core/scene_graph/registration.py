@@ -43,6 +43,7 @@ _ROLE_OF = {ProximityProperties: Role.PROXIMITY, IllustrationProperties: Role.IL
 class _Source:
     name: str
     frame_ids: list[FrameId] = field(default_factory=list)
+    frame_names: set[str] = field(default_factory=set)  # duplicate check in O(1)
     geometry_ids: list[GeometryId] = field(default_factory=list)
 
 
@@ -57,6 +58,9 @@ class _Frame:
     child_ids: list[FrameId] = field(default_factory=list)
     geometry_ids: list[GeometryId] = field(default_factory=list)
     tint: Rgba | None = None
+    # Geometries of this frame by name (any role): the unique-name check
+    # scans the frame only when the name is already there.
+    name_count: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -161,7 +165,7 @@ class Registration:
                              f"{source.name!r}")
         if frame.id() in self._frames:
             raise ValueError(f"frame {frame.name()!r} ({frame.id()!r}) is already registered")
-        if any(self._frames[f].name == frame.name() for f in source.frame_ids):
+        if frame.name() in source.frame_names:
             raise ValueError(f"source {source.name!r} already has a frame named {frame.name()!r}")
         slot = self._new_frame_slot(parent.slot, frame.name(), f"{source.name}::{frame.name()}")
         record = _Frame(frame.id(), frame.name(), source_id, parent_id, frame.frame_group(), slot)
@@ -169,6 +173,7 @@ class Registration:
         self._frame_by_slot.append(record)
         parent.child_ids.append(frame.id())
         source.frame_ids.append(frame.id())
+        source.frame_names.add(frame.name())
         self._topology_changed()
         return frame.id()
 
@@ -243,6 +248,7 @@ class Registration:
             record.properties[role] = props
         self._geometries[record.id] = record
         frame.geometry_ids.append(record.id)
+        frame.name_count[record.name] = frame.name_count.get(record.name, 0) + 1
         source.geometry_ids.append(record.id)
         if parent_geometry_id is not None:
             self._geometries[parent_geometry_id].child_ids.append(record.id)
@@ -269,7 +275,11 @@ class Registration:
             self._geometries[record.parent_geometry_id].child_ids.remove(geometry_id)
         for gid in doomed:
             gone = self._geometries.pop(gid)
-            self._frames[gone.frame_id].geometry_ids.remove(gid)
+            frame = self._frames[gone.frame_id]
+            frame.geometry_ids.remove(gid)
+            frame.name_count[gone.name] -= 1
+            if not frame.name_count[gone.name]:
+                del frame.name_count[gone.name]
             self._sources[gone.source_id].geometry_ids.remove(gid)
         self._geometries_removed({gid.get_value() for gid in doomed})
         self._topology_changed()
@@ -330,6 +340,8 @@ class Registration:
         return count
 
     def _check_unique_name(self, frame: _Frame, role: Role, name: str) -> None:
+        if name not in frame.name_count:
+            return
         for gid in frame.geometry_ids:
             other = self._geometries[gid]
             if other.name == name and role in other.properties:

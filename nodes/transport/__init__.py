@@ -34,14 +34,15 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
+from .base import NodeLogger, Publisher, Service, Subscription, Timer, TransportNode
 from .cyclone_config import loopback_config, loopback_environment
-from .interfaces import add_message_directory
+from .interfaces import add_definitions, add_message_directory
 from .params import ParameterError, at_least
 from .qos import (
     LATCHED,
     RELIABLE_RESULTS,
     SENSOR_DATA,
+    SERVICES,
     TF,
     TF_STATIC,
     TF_STATIC_LISTENER,
@@ -56,6 +57,7 @@ __all__ = [
     "LATCHED",
     "RELIABLE_RESULTS",
     "SENSOR_DATA",
+    "SERVICES",
     "TF",
     "TF_STATIC",
     "TF_STATIC_LISTENER",
@@ -66,9 +68,11 @@ __all__ = [
     "Publisher",
     "QoSProfile",
     "Reliability",
+    "Service",
     "Subscription",
     "Timer",
     "TransportNode",
+    "add_definitions",
     "add_message_directory",
     "at_least",
     "create_node",

@@ -28,17 +28,19 @@ import sys
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from .params import ParameterStore, RemapRule
 from .qos import QoSProfile
-from .tf_arrays import TfArrays, tf_arrays_from_message
 
 __all__ = [
     "LOG_LEVELS",
+    "Client",
     "NodeLogger",
     "Publisher",
+    "Service",
     "Subscription",
+    "SubscriptionCodec",
     "Timer",
     "TransportNode",
     "resolve_topic_name",
@@ -206,12 +208,21 @@ class Publisher(ABC):
         """Number of matched subscriptions (in any process)."""
 
     def accepts_serialized(self) -> bool:
-        """Whether :meth:`publish_serialized` takes this type's bytes from the flat writers.
-
-        True only where the writers of :mod:`.result_cdr` were checked to
-        give the bytes this publisher would send for a message object.
-        """
+        """Whether :meth:`publish_serialized` sends bytes as they are given."""
         return False
+
+    def serialize(self, msg: Any) -> bytes:
+        """The bytes this publisher sends for ``msg`` (XCDR1 with its 4-byte header).
+
+        A caller with a faster writer of its own compares that writer's
+        bytes with these once before it uses :meth:`publish_serialized`.
+
+        Raises
+        ------
+        NotImplementedError
+            If :meth:`accepts_serialized` is False.
+        """
+        raise NotImplementedError(f"publisher on {self.topic} takes message objects only")
 
     def publish_serialized(self, data: bytes) -> None:
         """Send one message already serialized (XCDR1 with its 4-byte header).
@@ -224,6 +235,23 @@ class Publisher(ABC):
         raise NotImplementedError(f"publisher on {self.topic} takes message objects only")
 
 
+class SubscriptionCodec(Protocol):
+    """How a subscription hands its messages to the callback, when not as message objects.
+
+    A backend that takes serialized samples calls ``bytes_decoder`` once per
+    subscription (with the message class's own deserializer, for what the
+    decoder does not read itself) and each sample's bytes go through the
+    function it returns; any other backend passes each message object
+    through ``from_message``. Both give the callback the same value.
+    """
+
+    def from_message(self, msg: Any) -> Any:
+        """The callback's value for a message object of either backend."""
+
+    def bytes_decoder(self, deserialize: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+        """A function from one serialized sample to the callback's value; it may raise."""
+
+
 class Subscription(ABC):
     """Delivers messages of one topic to a callback while the node spins."""
 
@@ -233,6 +261,60 @@ class Subscription(ABC):
     @abstractmethod
     def get_publisher_count(self) -> int:
         """Number of matched publishers (in any process)."""
+
+
+class Service(ABC):
+    """Answers the requests of one ROS 2 service while the node spins.
+
+    Attributes
+    ----------
+    name : str
+        Fully qualified service name.
+    srv_type : str
+        ``pkg/srv/Name``.
+    request_type, response_type : type
+        The backend's classes of the request and the response.
+    """
+
+    name: str
+    srv_type: str
+    request_type: type
+    response_type: type
+
+
+class Client(ABC):
+    """Calls one ROS 2 service.
+
+    Attributes
+    ----------
+    name : str
+        Fully qualified service name.
+    srv_type : str
+        ``pkg/srv/Name``.
+    request_type, response_type : type
+        The backend's classes of the request and the response.
+    """
+
+    name: str
+    srv_type: str
+    request_type: type
+    response_type: type
+
+    @abstractmethod
+    def service_is_ready(self) -> bool:
+        """Whether a server of the service is matched (``rclpy``'s ``service_is_ready``)."""
+
+    @abstractmethod
+    def call(self, request: Any, timeout_s: float = 5.0) -> Any:
+        """Send ``request``, wait for the server's reply and return it.
+
+        Raises
+        ------
+        TypeError
+            If ``request`` is not of ``request_type``.
+        TimeoutError
+            If no server is available or no reply came within ``timeout_s``.
+        """
 
 
 class Timer(ABC):
@@ -314,20 +396,54 @@ class TransportNode(ABC):
         topic: str,
         callback: Callable[[Any], None],
         qos: QoSProfile,
+        codec: SubscriptionCodec | None = None,
     ) -> Subscription:
-        """Create a subscription; ``callback(msg)`` runs on the spinning thread."""
+        """Create a subscription; ``callback(msg)`` runs on the spinning thread.
 
-    def create_tf_subscription(self, topic: str, callback: Callable[[TfArrays], None],
-                               qos: QoSProfile) -> Subscription:
-        """Subscribe to ``tf2_msgs/TFMessage``; ``callback`` gets its transforms as arrays.
-
-        A backend that takes serialized bytes decodes them straight into the
-        arrays (:func:`~.tf_arrays.decode_tf_message`); this default converts
-        the message object.
+        With a ``codec``, the callback gets what the codec makes of each
+        message instead of the message object (see :class:`SubscriptionCodec`).
         """
-        return self.create_subscription(
-            "tf2_msgs/msg/TFMessage", topic,
-            lambda msg: callback(tf_arrays_from_message(msg)), qos)
+
+    @abstractmethod
+    def service_types(self, srv_type: str) -> tuple[type, type]:
+        """The request and response classes this backend uses for ``pkg/srv/Name``.
+
+        Raises
+        ------
+        LookupError
+            If the service type is unknown to this backend.
+        """
+
+    @abstractmethod
+    def create_service(self, srv_type: str, name: str,
+                       callback: Callable[[Any, Any], Any]) -> Service:
+        """Serve ``name`` (resolved like a topic): ``callback(request, response)`` answers.
+
+        As in rclpy, the callback fills the empty ``response`` it is given (or
+        makes another of the same class) and returns it; it runs on the
+        spinning thread, like message callbacks. When the callback raises,
+        the error is logged, the client gets the empty (default) response,
+        and the node keeps serving.
+
+        Raises
+        ------
+        ValueError
+            For an invalid service name, or one this node already serves.
+        LookupError
+            If the service type is unknown to this backend.
+        """
+
+    @abstractmethod
+    def create_client(self, srv_type: str, name: str) -> Client:
+        """A client of the service ``name`` (resolved like a topic).
+
+        Raises
+        ------
+        ValueError
+            For an invalid service name.
+        LookupError
+            If the service type is unknown to this backend.
+        """
 
     @abstractmethod
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:

@@ -3,8 +3,9 @@
 What a ROS 2 Humble node on the same domain sees: topics ``rt/<name>``, DDS
 types ``<pkg>::msg::dds_::<Name>_`` with the ROS field layout, XCDR1 (plain
 CDR) data, and the QoS policies rmw_cyclonedds sets for a ROS profile. What
-it does not see: our node in ``ros2 node list`` (rmw's ``ros_discovery_info``
-graph topic is not published), services and actions (there are none).
+it does not see: actions (there are none). Services follow rmw_cyclonedds'
+request and reply topics (:mod:`.dds_services`), and every node serves the
+parameter services ``ros2 param`` calls (:mod:`.parameter_services`).
 
 One DDS participant per node, on ``ROS_DOMAIN_ID`` (default 0). Cyclone
 reads its configuration from ``CYCLONEDDS_URI`` unless ``dds_config`` is
@@ -45,25 +46,37 @@ from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 
-from ..limits import DECODE_LOG_PERIOD_S, MAX_SAMPLE_BYTES
 from .base import (
+    Client,
     NodeLogger,
     Publisher,
+    Service,
     Subscription,
+    SubscriptionCodec,
     Timer,
     TransportNode,
     validate_namespace,
     validate_node_name,
 )
-from .msg_types import get_message_type, ros_type_name
+from .dds_services import DdsClient, DdsService, wire_type
+from .interfaces import normalize_service_name
+from .msg_types import get_message_type, get_service_types, ros_type_name
+from .parameter_services import create_parameter_services
 from .params import ParameterStore, RemapRule, parse_ros_args
-from .qos import Durability, History, QoSProfile, Reliability
-from .result_cdr import serializer_for
+from .qos import SERVICES, Durability, History, QoSProfile, Reliability
 from .ros_discovery import DiscoveryAnnouncer
-from .tf_arrays import TfArrays, TfDecoder
 
-__all__ = ["DdsNode", "DdsSecurityError", "check_security_environment", "dds_qos",
-           "ros_domain_id"]
+__all__ = ["DEFAULT_MAX_SAMPLE_BYTES", "DdsNode", "DdsSecurityError",
+           "check_security_environment", "dds_qos", "ros_domain_id"]
+
+#: Serialized bytes of one received sample beyond which it is dropped undecoded,
+#: unless the node is given another ``max_sample_bytes``: decoding costs time and
+#: memory in proportion to the size.
+DEFAULT_MAX_SAMPLE_BYTES = 16 * 1024 * 1024
+#: Seconds between two warnings of undecodable samples on one subscription.
+DECODE_LOG_PERIOD_S = 10.0
+# While replies wait for their client's reader, the spin wakes this often to send them.
+_PENDING_REPLY_POLL_S = 0.005
 
 # Samples taken per subscription per wake-up; the rest wait for the next one,
 # so one busy topic cannot starve timers.
@@ -171,14 +184,6 @@ class _DdsPublisher(Publisher):
         self._writer = writer
         self.msg_type = msg_type
         self.topic = topic
-        # The node's result messages are written by flat writers (result_cdr)
-        # when those give exactly the bytes DataWriter.write would.
-        self._serialize = serializer_for(ros_type_name(msg_type), get_message_type,
-                                         self._reference_bytes)
-
-    def _reference_bytes(self, msg: Any) -> bytes:
-        data = msg.serialize(use_version_2=self._writer._use_version_2)
-        return data.ljust((len(data) + 3) & ~3, b"\0")
 
     def publish(self, msg: Any) -> None:
         if not isinstance(msg, self.msg_type):
@@ -186,17 +191,17 @@ class _DdsPublisher(Publisher):
                 f"publisher on {self.topic} sends {ros_type_name(self.msg_type)}, "
                 f"not {type(msg).__name__}"
             )
-        if self._serialize is None:
-            self._writer.write(msg)
-            return
-        self.publish_serialized(self._serialize(msg))
+        self._writer.write(msg)
 
     def accepts_serialized(self) -> bool:
-        return self._serialize is not None
+        return True
+
+    def serialize(self, msg: Any) -> bytes:
+        # What DataWriter.write sends: Cyclone's bytes, padded to 4.
+        data = msg.serialize(use_version_2=self._writer._use_version_2)
+        return data.ljust((len(data) + 3) & ~3, b"\0")
 
     def publish_serialized(self, data: bytes) -> None:
-        if self._serialize is None:
-            super().publish_serialized(data)
         ret = ddspy_write(self._writer._ref, data)
         if ret < 0:
             raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
@@ -212,7 +217,7 @@ class _DdsSubscription(Subscription):
     ----------
     dropped : int
         Samples taken but not delivered: undecodable (invalid UTF-8 in a
-        string, truncated CDR) or larger than ``MAX_SAMPLE_BYTES``.
+        string, truncated CDR) or larger than the node's ``max_sample_bytes``.
     """
 
     def __init__(
@@ -224,8 +229,10 @@ class _DdsSubscription(Subscription):
         callback: Callable[[Any], None],
         logger: NodeLogger,
         decode: Callable[[bytes], Any] | None = None,
+        max_sample_bytes: int = DEFAULT_MAX_SAMPLE_BYTES,
     ) -> None:
         self._reader = reader
+        self._max_sample_bytes = max_sample_bytes
         self._decode = msg_type.deserialize if decode is None else decode
         self.condition = condition
         self.msg_type = msg_type
@@ -242,7 +249,7 @@ class _DdsSubscription(Subscription):
         raw = ddspy_take(self._reader._ref, self.condition.mask, _TAKE_BATCH)
         if isinstance(raw, int):
             raise DDSException(raw, f"Occurred while taking data on {self.topic}")
-        return _decode_samples(raw, self._decode, self._drop)
+        return _decode_samples(raw, self._decode, self._drop, self._max_sample_bytes)
 
     def _drop(self, reason: str) -> None:
         self.dropped += 1
@@ -258,14 +265,14 @@ class _DdsSubscription(Subscription):
 
 
 def _decode_samples(raw: Sequence[tuple[bytes, Any]], decode: Callable[[bytes], Any],
-                    drop: Callable[[str], None]) -> list[Any]:
+                    drop: Callable[[str], None], max_bytes: int) -> list[Any]:
     """Decode taken ``(bytes, info)`` pairs; call ``drop(reason)`` for each bad one."""
     samples = []
     for data, info in raw:
         if not info.valid_data:
             continue  # a sample without data only announces a writer leaving
-        if len(data) > MAX_SAMPLE_BYTES:
-            drop(f"{len(data)} bytes, more than {MAX_SAMPLE_BYTES}")
+        if len(data) > max_bytes:
+            drop(f"{len(data)} bytes, more than {max_bytes}")
             continue
         try:
             samples.append(decode(data))
@@ -312,6 +319,9 @@ class DdsNode(TransportNode):
         ``CYCLONEDDS_URI``. A process can use one configuration per domain.
     log_stream : file, optional
         Where the logger writes; standard error by default.
+    max_sample_bytes : int
+        Received samples (messages, requests) larger than this are dropped
+        undecoded and counted.
 
     Raises
     ------
@@ -336,8 +346,14 @@ class DdsNode(TransportNode):
         domain_id: int | None = None,
         dds_config: str | None = None,
         log_stream: Any = None,
+        max_sample_bytes: int = DEFAULT_MAX_SAMPLE_BYTES,
     ) -> None:
         security_warning = check_security_environment()
+        if isinstance(max_sample_bytes, bool) or not isinstance(max_sample_bytes, int) \
+                or max_sample_bytes <= 0:
+            raise ValueError(f"max_sample_bytes must be a positive integer, not "
+                             f"{max_sample_bytes!r}")
+        self.max_sample_bytes = max_sample_bytes
         ros_args = parse_ros_args(sys.argv if args is None else args)
         self.name = validate_node_name(ros_args.node_name or name)
         self.namespace = validate_namespace(ros_args.namespace or namespace)
@@ -361,7 +377,9 @@ class DdsNode(TransportNode):
         self._waitset.attach(self._guard)
         self._topics: dict[str, Topic] = {}
         self._entities: list[Entity] = []
-        self._subscriptions: list[_DdsSubscription] = []
+        self._subscriptions: list[_DdsSubscription | DdsService] = []
+        self._services: dict[str, DdsService] = {}
+        self._service_ids = 0
         # What a wait reports: the attach values of the conditions that
         # triggered, each standing for a subscription (or the guard).
         self._triggered = (ct.c_void_p * 1)()
@@ -372,6 +390,8 @@ class DdsNode(TransportNode):
         self._released = False
         self._spin_lock = threading.Lock()
         self._warned_undeclared = False
+        # As rclpy: ros2 param get/set/list/describe reach every node.
+        self.parameter_services = create_parameter_services(self)
 
     # -- messages and topics --------------------------------------------------
 
@@ -412,7 +432,7 @@ class DdsNode(TransportNode):
         topic: str,
         callback: Callable[[Any], None],
         qos: QoSProfile,
-        decode: Callable[[bytes], Any] | None = None,
+        codec: SubscriptionCodec | None = None,
     ) -> Subscription:
         self._check_ok()
         if not callable(callback):
@@ -424,8 +444,10 @@ class DdsNode(TransportNode):
         self._waitset.attach(condition)
         self._entities += [condition, reader]
         self._discovery.add_reader(reader)
+        # A codec reads the bytes itself: no message object on the way.
+        decode = None if codec is None else codec.bytes_decoder(cls.deserialize)
         subscription = _DdsSubscription(reader, condition, cls, resolved, callback,
-                                        self._logger, decode)
+                                        self._logger, decode, self.max_sample_bytes)
         self._subscriptions.append(subscription)
         self._index_attached()
         return subscription
@@ -439,12 +461,65 @@ class DdsNode(TransportNode):
                           for entity, value in attached}
         self._triggered = (ct.c_void_p * len(attached))()
 
-    def create_tf_subscription(self, topic: str, callback: Callable[[TfArrays], None],
-                               qos: QoSProfile) -> Subscription:
-        # The bytes straight into arrays: no message object per transform.
-        cls = self.message_type("tf2_msgs/msg/TFMessage")
-        return self.create_subscription(cls, topic, callback, qos,
-                                        decode=TfDecoder(cls.deserialize))
+    def service_types(self, srv_type: str) -> tuple[type, type]:
+        return get_service_types(srv_type)
+
+    def create_service(self, srv_type: str, name: str,
+                       callback: Callable[[Any, Any], Any]) -> Service:
+        self._check_ok()
+        if not callable(callback):
+            raise TypeError(f"callback for service {name} must be callable, not {callback!r}")
+        full_type = normalize_service_name(srv_type)
+        request_type, response_type = get_service_types(full_type)
+        resolved = self.resolve_topic(name)
+        if resolved in self._services:
+            raise ValueError(f"service {resolved} is already served by this node")
+        # rmw_cyclonedds' topics and the id that pairs a server's reader and writer.
+        request_topic = Topic(self._participant, f"rq{resolved}Request",
+                              wire_type(request_type))
+        reply_topic = Topic(self._participant, f"rr{resolved}Reply", wire_type(response_type))
+        qos = dds_qos(SERVICES) + Qos(Policy.Userdata(f"serviceid={self._service_id()};".encode()))
+        reader = DataReader(self._participant, request_topic, qos=qos)
+        writer = DataWriter(self._participant, reply_topic, qos=qos)
+        condition = ReadCondition(reader, _NOT_READ)
+        self._waitset.attach(condition)
+        self._entities += [condition, reader, writer, request_topic, reply_topic]
+        self._discovery.add_reader(reader)
+        self._discovery.add_writer(writer)
+        service = DdsService(full_type, resolved, request_type, response_type, reader,
+                             condition, writer, callback, self._logger, self.max_sample_bytes,
+                             DECODE_LOG_PERIOD_S)
+        self._services[resolved] = service
+        self._subscriptions.append(service)
+        self._index_attached()
+        return service
+
+    def _service_id(self) -> str:
+        # rmw_cyclonedds' client and service ids: the participant's GUID
+        # prefix and a counter, as dotted hexadecimal bytes.
+        self._service_ids += 1
+        guid = self._participant.guid.bytes[:12] + self._service_ids.to_bytes(4, "big")
+        return ".".join(f"{b:x}" for b in guid)
+
+    def create_client(self, srv_type: str, name: str) -> Client:
+        self._check_ok()
+        full_type = normalize_service_name(srv_type)
+        request_type, response_type = get_service_types(full_type)
+        resolved = self.resolve_topic(name)
+        request_topic = Topic(self._participant, f"rq{resolved}Request",
+                              wire_type(request_type))
+        reply_topic = Topic(self._participant, f"rr{resolved}Reply", wire_type(response_type))
+        qos = dds_qos(SERVICES) + Qos(Policy.Userdata(f"clientid={self._service_id()};".encode()))
+        writer = DataWriter(self._participant, request_topic, qos=qos)
+        reader = DataReader(self._participant, reply_topic, qos=qos)
+        condition = ReadCondition(reader, _NOT_READ)
+        waitset = WaitSet(self._participant)
+        waitset.attach(condition)
+        self._entities += [waitset, condition, reader, writer, request_topic, reply_topic]
+        self._discovery.add_writer(writer)
+        self._discovery.add_reader(reader)
+        return DdsClient(full_type, resolved, request_type, response_type, writer, reader,
+                         condition, waitset)
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
         self._check_ok()
@@ -502,6 +577,10 @@ class DdsNode(TransportNode):
         if self._timers:
             until_timer = max(0, min(t.next_ns for t in self._timers) - time.monotonic_ns())
             wait_ns = until_timer if wait_ns is None else min(wait_ns, until_timer)
+        pending = [s for s in self._services.values() if s.has_pending]
+        if pending:
+            poll_ns = round(_PENDING_REPLY_POLL_S * 1e9)
+            wait_ns = poll_ns if wait_ns is None else min(wait_ns, poll_ns)
         # One wait says which conditions triggered: only their readers are
         # taken, and the guard only when it was set.
         triggered = self._triggered
@@ -520,6 +599,8 @@ class DdsNode(TransportNode):
                 if not self._ok:
                     return
                 subscription.callback(sample)
+        for service in pending:
+            service.flush()
         if not self._timers:
             return
         now_ns = time.monotonic_ns()

@@ -38,13 +38,22 @@ from cyclonedds.idl import types as idl_types
 from rosbags.interfaces import Nodetype
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
-from .interfaces import RosField, dds_type_name, message_directories, normalize_type_name
+from .interfaces import (
+    RosField,
+    dds_type_name,
+    definition_text,
+    message_directories,
+    normalize_type_name,
+    service_type_names,
+    split_service_text,
+)
 
 __all__ = [
     "HUMBLE_FIELD_DEFAULTS",
     "MessageRegistry",
     "default_registry",
     "get_message_type",
+    "get_service_types",
     "ros_type_name",
 ]
 
@@ -115,42 +124,61 @@ class MessageRegistry:
         self._lock = threading.RLock()
 
     def find_file(self, ros_type: str) -> Path:
-        """Return the ``.msg`` file that defines ``ros_type``.
+        """Return the ``.msg`` (or, for a service's half, ``.srv``) file that defines ``ros_type``.
 
         Raises
         ------
         LookupError
             If no searched directory has it; the message lists them.
         """
-        package, _, name = normalize_type_name(ros_type).split("/")
-        candidates = [d / f"{name}.msg" for d in message_directories(package)]
-        candidates += [root / package / "msg" / f"{name}.msg" for root in self._roots]
+        package, kind, name = normalize_type_name(ros_type).split("/")
+        if kind == "srv":
+            name = name.rpartition("_")[0]
+        candidates = [d / f"{name}.{kind}" for d in message_directories(package)]
+        candidates += [root / package / kind / f"{name}.{kind}" for root in self._roots]
         for candidate in candidates:
             if candidate.is_file():
                 return candidate
         searched = ", ".join(str(c) for c in candidates) or "nothing"
         raise LookupError(f"no definition of message type {ros_type!r}; searched {searched}")
 
+    def _definition(self, full_name: str) -> tuple[str, str]:
+        """The ``.msg`` text of ``full_name`` and where it came from."""
+        text = definition_text(full_name)
+        if text is not None:
+            return text, f"the definition of {full_name}"
+        path = self.find_file(full_name)
+        text = path.read_text(encoding="utf-8")
+        if "/srv/" in full_name:
+            halves = split_service_text(text)
+            if halves is None:
+                raise ValueError(f"{path}: a service definition needs a '---' line")
+            text = halves[0 if full_name.endswith("_Request") else 1]
+        return text, str(path)
+
     def fielddefs(self, ros_type: str) -> tuple[list, list]:
-        """Return rosbags' ``(constants, fields)`` of ``ros_type``, parsing its file if needed.
+        """Return rosbags' ``(constants, fields)`` of ``ros_type``, parsing its text if needed.
 
         Raises
         ------
         LookupError
-            If the type is neither in the store nor in a ``.msg`` file.
+            If the type is neither in the store nor in a definition or file.
         ValueError
-            If its ``.msg`` file does not parse.
+            If its definition does not parse.
         """
         full_name = normalize_type_name(ros_type)
+        # rosbags files every type under "msg"; a service's halves carry an
+        # underscore no message name has, so they cannot collide there.
+        key = full_name.replace("/srv/", "/msg/")
         with self._lock:
-            if full_name not in self._store.fielddefs:
-                path = self.find_file(full_name)
+            if key not in self._store.fielddefs:
+                text, origin = self._definition(full_name)
                 try:
-                    types = get_types_from_msg(path.read_text(encoding="utf-8"), full_name)
+                    types = get_types_from_msg(text, key)
                 except Exception as error:  # rosbags raises TypesysError, a plain Exception
-                    raise ValueError(f"{path}: {error}") from None
+                    raise ValueError(f"{origin}: {error}") from None
                 self._store.register(types)
-            return self._store.fielddefs[full_name]
+            return self._store.fielddefs[key]
 
     def get(self, ros_type: str) -> type:
         """Return the message class of ``ros_type``, building it on first use.
@@ -306,3 +334,29 @@ def get_message_type(ros_type: str) -> type:
     0.0
     """
     return default_registry().get(ros_type)
+
+
+def get_service_types(srv_type: str) -> tuple[type, type]:
+    """Return the request and response classes of a ROS 2 service for the DDS backend.
+
+    Parameters
+    ----------
+    srv_type : str
+        ``"rcl_interfaces/srv/SetParameters"`` (or ``"rcl_interfaces/SetParameters"``).
+
+    Returns
+    -------
+    tuple of type
+        ``(Request, Response)``: message classes as :func:`get_message_type`
+        gives, with the DDS names ``pkg::srv::dds_::Name_Request_`` and
+        ``pkg::srv::dds_::Name_Response_``.
+
+    Raises
+    ------
+    LookupError
+        If no definition of the service is known.
+    ValueError
+        If the name or the definition is malformed.
+    """
+    request, response = service_type_names(srv_type)
+    return default_registry().get(request), default_registry().get(response)

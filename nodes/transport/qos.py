@@ -18,6 +18,8 @@ nodes make on purpose:
 - :data:`TF_STATIC_LISTENER` for subscribing to ``/tf_static``: the same with
   keep last 100, as tf2_ros's ``TransformListener``, so that the latched
   messages of many static publishers all fit.
+- :data:`SERVICES` for the request and reply topics of a service: reliable,
+  volatile, keep last 10 (ROS 2's ``qos_profile_services_default``).
 - :data:`LATCHED` for ``robot_description``: reliable, transient local, keep
   last 1, as robot_state_publisher publishes it.
 
@@ -33,6 +35,7 @@ __all__ = [
     "LATCHED",
     "RELIABLE_RESULTS",
     "SENSOR_DATA",
+    "SERVICES",
     "TF",
     "TF_STATIC",
     "TF_STATIC_LISTENER",
@@ -112,3 +115,4 @@ TF = QoSProfile(Reliability.RELIABLE, Durability.VOLATILE, depth=100)
 TF_STATIC = QoSProfile(Reliability.RELIABLE, Durability.TRANSIENT_LOCAL, depth=1)
 TF_STATIC_LISTENER = QoSProfile(Reliability.RELIABLE, Durability.TRANSIENT_LOCAL, depth=100)
 LATCHED = QoSProfile(Reliability.RELIABLE, Durability.TRANSIENT_LOCAL, depth=1)
+SERVICES = QoSProfile(Reliability.RELIABLE, Durability.VOLATILE, depth=10)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import array
 import importlib
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,8 +39,17 @@ import rclpy.parameter
 import rclpy.qos
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
-from .base import NodeLogger, Publisher, Subscription, Timer, TransportNode
-from .interfaces import normalize_type_name
+from .base import (
+    Client,
+    NodeLogger,
+    Publisher,
+    Service,
+    Subscription,
+    SubscriptionCodec,
+    Timer,
+    TransportNode,
+)
+from .interfaces import normalize_service_name, normalize_type_name
 from .params import ParameterError, ParameterStore, coerce_parameter_value
 from .qos import Durability, History, QoSProfile, Reliability
 
@@ -76,6 +86,18 @@ def _rosidl_class(ros_type: str) -> type:
         ) from None
 
 
+def _rosidl_service(srv_type: str) -> type:
+    package, _, name = normalize_service_name(srv_type).split("/")
+    try:
+        module = importlib.import_module(f"{package}.srv")
+        return getattr(module, name)
+    except (ImportError, AttributeError):
+        raise LookupError(
+            f"service type {srv_type!r} is not available to rclpy: build and source the "
+            f"ROS 2 package {package!r}"
+        ) from None
+
+
 def _ros_name(cls: type) -> str:
     # rosidl puts class Name of package pkg in module pkg.msg._name.
     return f"{cls.__module__.split('.')[0]}/msg/{cls.__name__}"
@@ -98,6 +120,8 @@ def _to_rosidl(value: Any, cls: type) -> Any:
                 item = [_to_rosidl(element, nested) for element in item]
         elif field.base == "byte" and field.is_array:
             item = [bytes([element]) for element in item]
+        elif field.base == "byte":
+            item = bytes([item])
         kwargs[field.name] = item
     return cls(**kwargs)
 
@@ -153,6 +177,45 @@ class _RclpySubscription(Subscription):
 
     def get_publisher_count(self) -> int:
         return self._node.count_publishers(self.topic)
+
+
+class _RclpyService(Service):
+    def __init__(self, service: Any, srv_type: str, srv_class: type) -> None:
+        self._service = service
+        self.name = service.srv_name
+        self.srv_type = srv_type
+        self.request_type = srv_class.Request
+        self.response_type = srv_class.Response
+
+
+class _RclpyClient(Client):
+    def __init__(self, node: RclpyNode, client: Any, srv_type: str, srv_class: type) -> None:
+        self._owner = node
+        self._client = client
+        self.name = client.srv_name
+        self.srv_type = srv_type
+        self.request_type = srv_class.Request
+        self.response_type = srv_class.Response
+
+    def service_is_ready(self) -> bool:
+        return self._client.service_is_ready()
+
+    def call(self, request: Any, timeout_s: float = 5.0) -> Any:
+        if not isinstance(request, self.request_type):
+            raise TypeError(f"client of {self.name} sends {self.request_type.__name__}, "
+                            f"not {type(request).__name__}")
+        deadline = time.monotonic() + timeout_s
+        if not self._client.wait_for_service(timeout_sec=timeout_s):
+            raise TimeoutError(f"service {self.name} is not available after {timeout_s} s")
+        future = self._client.call_async(request)
+        executor = self._owner._executor
+        while not future.done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._client.remove_pending_request(future)
+                raise TimeoutError(f"no reply from {self.name} within {timeout_s} s")
+            executor.spin_once(timeout_sec=min(left, 0.1))
+        return future.result()
 
 
 class _RclpyTimer(Timer):
@@ -255,8 +318,11 @@ class RclpyNode(TransportNode):
     backend = "rclpy"
 
     def __init__(
-        self, name: str, args: Sequence[str] | None = None, *, namespace: str = "/"
+        self, name: str, args: Sequence[str] | None = None, *, namespace: str = "/",
+        max_sample_bytes: int | None = None,
     ) -> None:
+        # max_sample_bytes concerns the DDS backend's decoding; rmw has its own.
+        del max_sample_bytes
         self._context = rclpy.context.Context()
         rclpy.init(args=list(sys.argv if args is None else args), context=self._context)
         self._node = rclpy.node.Node(name, namespace=namespace, context=self._context)
@@ -311,12 +377,51 @@ class RclpyNode(TransportNode):
         topic: str,
         callback: Callable[[Any], None],
         qos: QoSProfile,
+        codec: SubscriptionCodec | None = None,
     ) -> Subscription:
         cls = self.message_type(msg_type)
+        if codec is not None:
+            deliver = callback
+
+            def callback(msg: Any) -> None:
+                deliver(codec.from_message(msg))
+
         subscription = self._node.create_subscription(
             cls, topic, self._counted(callback), rclpy_qos(qos)
         )
         return _RclpySubscription(self._node, subscription, cls)
+
+    def service_types(self, srv_type: str) -> tuple[type, type]:
+        srv_class = _rosidl_service(srv_type)
+        return srv_class.Request, srv_class.Response
+
+    def create_service(self, srv_type: str, name: str,
+                       callback: Callable[[Any, Any], Any]) -> Service:
+        if not callable(callback):
+            raise TypeError(f"callback for service {name} must be callable, not {callback!r}")
+        full_type = normalize_service_name(srv_type)
+        srv_class = _rosidl_service(full_type)
+        logger = self._logger
+
+        def answer(request: Any, response: Any) -> Any:
+            self._messages_taken += 1
+            try:
+                return callback(request, response)
+            except Exception as error:  # noqa: BLE001 - the node keeps serving
+                # rclpy would raise out of spin: log it and answer the empty
+                # response, as the DDS backend does.
+                logger.error(f"service {name}: the callback failed: "
+                             f"{type(error).__name__}: {str(error)[:200]}")
+                return srv_class.Response()
+
+        service = self._node.create_service(srv_class, name, answer)
+        return _RclpyService(service, full_type, srv_class)
+
+    def create_client(self, srv_type: str, name: str) -> Client:
+        full_type = normalize_service_name(srv_type)
+        srv_class = _rosidl_service(full_type)
+        return _RclpyClient(self, self._node.create_client(srv_class, name), full_type,
+                            srv_class)
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> Timer:
         if isinstance(period_s, bool) or not isinstance(period_s, (int, float)) or period_s <= 0:

@@ -130,7 +130,10 @@ def test_a_robot_from_the_latched_topics_gets_clearance_tables(tmp_path):
     domain = 115 + next(_DOMAINS) % 5
     urdf = robots.obj_urdf("ur5", tmp_path)
     srdf = robots.ARMS["ur5"][1]
-    params = scenario.write_params(tmp_path / "params.yaml", influence_distance=0.2)
+    # The meshes are absolute paths under tmp_path: a description from the topic
+    # reads them only under an allowed root.
+    params = scenario.write_params(tmp_path / "params.yaml", influence_distance=0.2,
+                                   allowed_file_roots=[str(tmp_path)])
     plain, filtered = CollisionChecker.from_urdf(urdf), CollisionChecker.from_urdf(urdf, srdf=srdf)
     q = np.array([0.3, -1.0, 2.6, 0.1, 0.0, 0.0])
     v = np.zeros(6)

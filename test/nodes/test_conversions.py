@@ -2,29 +2,37 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from geometry_core.demo import make_demo_scene
 from geometry_core.math import RigidTransform, RollPitchYaw
-from geometry_core_nodes.conversions import (
+from geometry_core_nodes.inbound import PoseError, rigid_transform_from_transform, stamp_to_ns
+from geometry_core_nodes.outbound import (
     ARROW_LENGTH_M,
     GeometryNames,
-    PoseError,
     clearance_color,
     ns_to_stamp,
     penetrations_to_msg,
-    pose_stamped_to_frame_pose,
     results_to_markers,
-    rigid_transform_from_transform,
     signed_distances_to_msg,
-    stamp_to_ns,
-    tf_message_to_frame_poses,
-    transform_stamped_to_frame_pose,
 )
 from geometry_core_nodes.transport import get_message_type as T
+
+_ref_spec = importlib.util.spec_from_file_location(
+    "frame_pose_reference", Path(__file__).with_name("frame_pose_reference.py"))
+frame_pose_reference = importlib.util.module_from_spec(_ref_spec)
+# Registered first: its dataclass looks its module up by name.
+sys.modules.setdefault("frame_pose_reference", frame_pose_reference)
+_ref_spec.loader.exec_module(frame_pose_reference)
+pose_stamped_to_frame_pose = frame_pose_reference.pose_stamped_to_frame_pose
+tf_message_to_frame_poses = frame_pose_reference.tf_message_to_frame_poses
+transform_stamped_to_frame_pose = frame_pose_reference.transform_stamped_to_frame_pose
 
 
 def _transform(parent="world", child="link", xyz=(0.5, -1.25, 2.0), xyzw=(0, 0, 0, 1),

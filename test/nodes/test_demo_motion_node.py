@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from geometry_core_nodes.conversions import tf_message_to_frame_poses
 from geometry_core_nodes.demo_motion_node import DemoMotionNode
 from geometry_core_nodes.transport import TF, ParameterError, create_node, loopback_config
+
+_ref_spec = importlib.util.spec_from_file_location(
+    "frame_pose_reference", Path(__file__).with_name("frame_pose_reference.py"))
+frame_pose_reference = importlib.util.module_from_spec(_ref_spec)
+# Registered first: its dataclass looks its module up by name.
+sys.modules.setdefault("frame_pose_reference", frame_pose_reference)
+_ref_spec.loader.exec_module(frame_pose_reference)
+tf_message_to_frame_poses = frame_pose_reference.tf_message_to_frame_poses
 
 _spec = importlib.util.spec_from_file_location(
     "node_scenario", Path(__file__).with_name("node_scenario.py"))

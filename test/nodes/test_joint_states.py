@@ -20,12 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clearance"))
 import robots  # noqa: E402
 
 from geometry_core.clearance import CollisionChecker, RobotCollisionType  # noqa: E402
-from geometry_core_nodes.conversions import clearance_table_to_msg  # noqa: E402
 from geometry_core_nodes.joint_states import (  # noqa: E402
     JointStateError,
     JointStateTracker,
     joint_state_to_positions,
 )
+from geometry_core_nodes.outbound import clearance_table_to_msg  # noqa: E402
 from geometry_core_nodes.transport import loopback_config  # noqa: E402
 from geometry_core_nodes.transport.msg_types import get_message_type  # noqa: E402
 

@@ -13,12 +13,12 @@ import pytest
 
 from geometry_core.demo import PERIOD_S, make_demo_scene
 from geometry_core.math import RigidTransform
-from geometry_core_nodes.conversions import (
+from geometry_core_nodes.limits import MAX_STAMP_SEC
+from geometry_core_nodes.outbound import (
     GeometryNames,
     penetrations_to_msg,
     signed_distances_to_msg,
 )
-from geometry_core_nodes.limits import MAX_STAMP_SEC
 from geometry_core_nodes.result_encoder import ResultEncoder
 from geometry_core_nodes.transport import get_message_type as T
 

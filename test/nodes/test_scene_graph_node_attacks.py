@@ -227,11 +227,31 @@ def test_distinct_bad_names_do_not_multiply_the_log(target):
     assert len(target.node.lines) - before <= 2, target.node.lines[before:]
 
 
-def test_a_10000_transform_message_is_cut_and_counted(target):
+def test_a_10000_frame_message_is_refused_whole_and_counted(target):
     T = target.T
     huge = _tf(T, *(hostile.transform(T, "world", f"many{n}") for n in range(10_000)))
     target.peer.tf.publish(huge)
-    target.node.wait_for_line("the 9000 beyond the first 1000 are dropped")
+    target.node.wait_for_line("a TFMessage of 10000 transforms of more than 1000 frames: "
+                              "refused whole")
+    target.assert_answers()
+
+
+def test_10000_transforms_of_one_frame_are_answered_with_the_last(target):
+    # The node kept the first 1000 and answered with the 1000th pose as if
+    # it were the newest; the sender had replaced it in the same message.
+    T = target.T
+    stamp = scenario.STAMP_NS + next(_STAMPS) * 10**6
+    arm = scenario.demo_transforms(T, scenario.T_CONTACT, stamp)
+    gripper = next(t for t in arm.transforms if t.child_frame_id == "gripper")
+    away = [_arm_transform(T, "gripper") for _ in range(9_999)]
+    for t in away:
+        t.header.stamp.sec, t.header.stamp.nanosec = stamp // 10**9, stamp % 10**9
+        t.transform.translation.z += 5.0  # out of every contact
+    others = [t for t in arm.transforms if t.child_frame_id != "gripper"]
+    message = _tf(T, *others, *away, gripper)
+    msg = target.peer.wait_for("penetrations", lambda m: scenario.stamp_ns_of(m) == stamp,
+                               repeat=lambda: target.peer.tf.publish(message))
+    _assert_library_penetrations(msg)
     target.assert_answers()
 
 

@@ -144,6 +144,31 @@ def test_robot_description_topic_loads_a_urdf(make_inputs):
     assert inputs.counters["bad_scene"] == 1
 
 
+def test_scene_file_may_be_a_xacro_robot(make_inputs, tmp_path):
+    """The scene_file parameter takes a .urdf.xacro, expanded with its default arguments."""
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "tip.xacro").write_text(
+        '<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:macro name="tip">'
+        '<link name="tip"><collision><geometry><sphere radius="${radius}"/></geometry>'
+        '</collision></link></xacro:macro></robot>')
+    robot = tmp_path / "robot" / "two.urdf.xacro"
+    robot.parent.mkdir()
+    robot.write_text(URDF.replace('<robot name="two_boxes">', '<robot name="two_boxes" '
+                                  'xmlns:xacro="http://www.ros.org/wiki/xacro">'
+                                  '<xacro:arg name="r" default="0.05"/>'
+                                  '<xacro:property name="radius" value="$(arg r)"/>'
+                                  '<xacro:include filename="$(find parts)/tip.xacro"/>')
+                     .replace('<link name="tip"><collision><geometry><sphere radius="0.05"/>'
+                              '</geometry></collision></link>', '<xacro:tip/>'))
+    inputs = make_inputs(f"scene_file:={robot}", f"package_roots:=[parts={tmp_path / 'parts'}]")
+    inspector = inputs.scene_graph.model_inspector()
+    assert sorted(inspector.get_name(f) for f in inspector.get_all_frame_ids()) == \
+        ["root", "tip", "world"]
+    sphere = [g for g in inspector.get_all_geometry_ids() if inspector.get_name(g) == "collision"
+              and inspector.get_name(inspector.get_frame_id(g)) == "tip"]
+    assert inspector.get_shape(sphere[0]).radius == 0.05
+
+
 def test_parameter_errors():
     with pytest.raises(ValueError, match="set scene_file or robot_description, not both"):
         load_scene_graph("builtin:demo", URDF, {})
@@ -197,7 +222,7 @@ def test_warnings_are_rate_limited_per_kind_not_per_name(make_inputs):
     assert len(lines) == 1 and "[bad_pose #1]" in lines[0]
 
 
-def test_a_huge_message_is_cut_to_the_cap_and_counted(make_inputs):
+def test_a_message_of_too_many_frames_is_refused_whole_and_counted(make_inputs):
     from geometry_core_nodes.limits import MAX_TRANSFORMS_PER_MESSAGE
 
     inputs = make_inputs("scene_file:=builtin:demo")
@@ -208,9 +233,32 @@ def test_a_huge_message_is_cut_to_the_cap_and_counted(make_inputs):
         scenario.make_transform(Tmsg, "world", f"f{n}", X, STAMP)
         for n in range(MAX_TRANSFORMS_PER_MESSAGE + 250)])
     inputs._on_tf(msg)
-    assert inputs.counters["too_many_transforms"] == 250
-    assert len(inputs.buffer) == MAX_TRANSFORMS_PER_MESSAGE
-    assert any("the 250 beyond the first" in line for line in lines)
+    assert inputs.counters["too_many_transforms"] == MAX_TRANSFORMS_PER_MESSAGE + 250
+    assert len(inputs.buffer) == 0
+    assert any("refused whole" in line for line in lines)
+
+
+def test_over_the_cap_the_newest_transform_of_each_frame_wins(make_inputs):
+    # 10 000 transforms of one frame: the sender replaced all but the last.
+    # The node used to keep the first 1000 and answer with the 1000th pose.
+    inputs = make_inputs("scene_file:=builtin:demo")
+    lines = _capture_log(inputs)
+    Tmsg = inputs._node.message_type
+    _tf(inputs, scenario.ARM_FRAMES, static=True)
+    parent, X = scenario.demo_poses(0)["gripper"]
+    transforms = [scenario.make_transform(Tmsg, parent, "gripper", X, STAMP)
+                  for _ in range(10_000)]
+    for n, t in enumerate(transforms):
+        t.transform.translation.z = n * 1e-4
+    inputs._on_tf(Tmsg("tf2_msgs/msg/TFMessage")(transforms=transforms))
+    assert inputs.counters["too_many_transforms"] == 9_999
+    assert any("the newest of each frame is used" in line for line in lines)
+    inputs.apply()
+    sg = inputs.scene_graph
+    gripper = inputs._frames[inputs._frame_index["gripper"]].id
+    X_PF = sg.query_object().get_pose_in_world(gripper)
+    X_WP = sg.query_object().get_pose_in_world(sg.model_inspector().get_parent_frame(gripper))
+    assert (X_WP.inverse() @ X_PF).translation()[2] == pytest.approx(9_999e-4, abs=1e-12)
 
 
 def test_unknown_frames_are_capped_and_scene_frames_never_evicted(make_inputs):

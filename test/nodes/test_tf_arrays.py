@@ -6,24 +6,29 @@ import importlib.util
 import math
 import re
 import struct
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from geometry_core_nodes.conversions import (
-    pose_stamped_to_frame_pose,
-    pose_stamped_to_transform,
-    tf_arrays_to_transforms,
-    tf_message_to_frame_poses,
-)
-from geometry_core_nodes.transport import get_message_type as T
-from geometry_core_nodes.transport.tf_arrays import (
+from geometry_core_nodes.inbound import pose_stamped_to_transform, tf_arrays_to_transforms
+from geometry_core_nodes.tf_arrays import (
     TfArrays,
     TfDecoder,
     decode_tf_message,
     tf_arrays_from_message,
 )
+from geometry_core_nodes.transport import get_message_type as T
+
+_ref_spec = importlib.util.spec_from_file_location(
+    "frame_pose_reference", Path(__file__).with_name("frame_pose_reference.py"))
+frame_pose_reference = importlib.util.module_from_spec(_ref_spec)
+# Registered first: its dataclass looks its module up by name.
+sys.modules.setdefault("frame_pose_reference", frame_pose_reference)
+_ref_spec.loader.exec_module(frame_pose_reference)
+pose_stamped_to_frame_pose = frame_pose_reference.pose_stamped_to_frame_pose
+tf_message_to_frame_poses = frame_pose_reference.tf_message_to_frame_poses
 
 _spec = importlib.util.spec_from_file_location("hostile", Path(__file__).with_name("hostile.py"))
 hostile = importlib.util.module_from_spec(_spec)

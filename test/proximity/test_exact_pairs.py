@@ -19,6 +19,15 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.spatial.transform import Rotation
 
+from geometry_core import (
+    GeometryFrame,
+    GeometryInstance,
+    ProximityProperties,
+    RigidTransform,
+    RotationMatrix,
+    SceneGraph,
+)
+from geometry_core.proximity.narrowphase import polytope_rescues
 from geometry_core.shapes import (
     Box,
     Capsule,
@@ -32,6 +41,7 @@ from geometry_core.shapes import (
 sys.path.insert(0, os.path.dirname(__file__))
 from kernel_calls import exact_pair as signed_distance_pair  # noqa: E402
 from kernel_calls import point as signed_distance_to_point  # noqa: E402
+from polytope_reference import polytope_signed_distance  # noqa: E402
 from shape_strategies import (  # noqa: E402
     make_pose,
     points_within,
@@ -353,26 +363,64 @@ def test_pair_properties(pair, X_WA, X_WB, X_VW, swap):
                                    atol=1e-8)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known limit: boxes touching with faces turned by less than 1e-9 rad. SAT skips "
-    "cross-product axes of edges closer to parallel than BOX_PARALLEL_SIN_TOLERANCE "
-    "(their direction is round-off), so the depth along a face axis can exceed the true "
-    "one by up to ~1e-9 x the box size (here 1.8e-10 m) and a witness lies that far off "
-    "its surface. An XPASS means it was fixed: drop this marker"))
-def test_touching_boxes_turned_by_1e_9_rad_keep_their_witnesses_on_the_surfaces():
-    # Found by hypothesis (test_pair_properties) and a targeted search.
-    A = Box(0.0726844254935798, 0.23193074328546165, 0.3106782025623061)
-    B = Box(0.18914421487634503, 0.30129665929945165, 0.3355519462992183)
-    X_WA = np.array([
+# Two boxes touching with faces turned by less than 1e-9 rad (found by
+# hypothesis in test_pair_properties and a targeted search).
+TURNED_BOXES = (
+    Box(0.0726844254935798, 0.23193074328546165, 0.3106782025623061),
+    np.array([
         [1.0, 8.620306656078677e-10, 7.377852636284798e-11, 0.039472368437673294],
         [-8.62030665537816e-10, 1.0, -9.494868737880454e-10, 0.023573727087451868],
         [-7.377852718133477e-11, 9.49486873724446e-10, 1.0, 0.08147638750645597],
-        [0.0, 0.0, 0.0, 1.0]])
-    X_WB = np.array([
+        [0.0, 0.0, 0.0, 1.0]]),
+    Box(0.18914421487634503, 0.30129665929945165, 0.3355519462992183),
+    np.array([
         [1.0, -9.090994028767574e-12, 9.705268228247895e-12, 0.039472368437673294],
         [9.090994028794347e-12, 1.0, -2.758736078383471e-12, 0.29018742837890854],
         [-9.705268228222815e-12, 2.7587360784717014e-12, 1.0, 0.09469553622364982],
-        [0.0, 0.0, 0.0, 1.0]])
+        [0.0, 0.0, 0.0, 1.0]]),
+)
+
+
+def test_touching_boxes_turned_by_1e_9_rad_keep_their_witnesses_on_the_surfaces():
+    # Found by hypothesis (test_pair_properties) and a targeted search. SAT
+    # leaves out cross-product axes of edges closer to parallel than
+    # BOX_PARALLEL_SIN_TOLERANCE (their direction is round-off), so the
+    # depth along a face axis could exceed the true one by ~1e-9 x the box
+    # size and a witness lay that far off its surface; such pairs now go to
+    # the exact polytope path (csrc/polytope.c).
+    A, X_WA, B, X_WB = TURNED_BOXES
     witness = signed_distance_pair(A, X_WA, B, X_WB)
     assert abs(signed_distance_to_point(A, X_WA, witness.p_WCa).distance) < 1e-10
     assert abs(signed_distance_to_point(B, X_WB, witness.p_WCb).distance) < 1e-10
+    # The value against exact rational arithmetic on the same boxes.
+    assert witness.distance == pytest.approx(polytope_signed_distance(A, X_WA, B, X_WB),
+                                             abs=1e-13)
+    np.testing.assert_allclose(witness.p_WCa - witness.p_WCb,
+                               witness.distance * witness.nhat_BA_W, atol=1e-12)
+
+
+def test_polytope_rescues_are_counted_per_pair_and_per_query():
+    """The exact polytope path's answers in place of SAT's are counted, at the query level too."""
+    A, X_WA, B, X_WB = TURNED_BOXES
+    before = polytope_rescues.value
+    signed_distance_pair(A, X_WA, B, X_WB)
+    assert polytope_rescues.value == before + 1
+    # Boxes turned by whole angles stay with SAT: no count.
+    signed_distance_pair(A, I4, B, make_pose(Rotation.from_rotvec([0.1, 0.2, 0.3]).as_matrix(),
+                                             [0.05, 0.1, 0.0]))
+    assert polytope_rescues.value == before + 1
+    sg = SceneGraph()
+    source = sg.register_source("rescues")
+    for name, shape, X in (("a", A, X_WA), ("b", B, X_WB)):
+        frame = sg.register_frame(source, GeometryFrame(name))
+        geometry = sg.register_geometry(source, frame, GeometryInstance(RigidTransform(), shape,
+                                                                        name))
+        sg.assign_role(source, geometry, ProximityProperties())
+        sg.set_poses(source, {frame: RigidTransform(RotationMatrix(X[:3, :3]), X[:3, 3])})
+    query = sg.query_object()
+    before = polytope_rescues.value
+    pairs = query.compute_signed_distance_pairwise_closest_points(0.1)
+    assert len(pairs) == 1
+    assert pairs[0].distance == pytest.approx(polytope_signed_distance(A, X_WA, B, X_WB),
+                                              abs=1e-13)
+    assert polytope_rescues.value == before + 1

@@ -306,3 +306,167 @@ def test_package_uri_without_a_package_name_is_searched_beside_the_urdf(tmp_path
                                               r"URDF"):
         scene = load_urdf(path)
     assert "a::collision" in scene.geometries
+
+
+# ------------------------------------------- what urdfdom's check_urdf accepts too
+
+
+def test_content_after_the_root_element_is_ignored(tmp_path):
+    path = write(tmp_path, """
+        <robot name="r">
+          <link name="a"><collision><geometry><sphere radius="1"/></geometry></collision></link>
+        </robot>
+        <robot name="second"><link name="b"/></robot>
+        trailing words
+        """)
+    with pytest.warns(SceneFileWarning, match=r"robot.urdf:4: content after the closing "
+                                              r"</robot> is ignored, as urdfdom ignores it"):
+        scene = load_urdf(path)
+    assert list(scene.frames) == ["a"]
+
+
+def test_content_after_the_root_on_its_last_line_is_ignored(tmp_path):
+    path = tmp_path / "robot.urdf"
+    path.write_bytes('<robot name="r"><link name="é"/></robot><extra/>'.encode())
+    with pytest.warns(SceneFileWarning, match=r"robot.urdf:1: content after the closing"):
+        scene = load_urdf(path)
+    assert list(scene.frames) == ["é"]
+
+
+def test_malformed_xml_inside_the_root_is_still_refused(tmp_path):
+    path = write(tmp_path, '<robot name="r">\n<link name="a">\n</robot>\n')
+    with pytest.raises(SceneFileError, match=r"robot.urdf:3: XML syntax error"):
+        load_urdf(path)
+
+
+VISUAL_SPHERE = '<visual><geometry><sphere radius="0.1"/></geometry></visual>'
+
+
+@pytest.mark.parametrize("visual, message", [
+    ('<visual><geometry><mesh filename="m.stl"/><box size="1 1 1"/></geometry></visual>',
+     r"link 'a', visual #1: <geometry> needs exactly one of box, sphere, cylinder, mesh, got "
+     r"mesh, box"),
+    ('<visual><geometry><sphere radius="0"/></geometry></visual>',
+     r"link 'a', visual #1: <sphere> radius must have 1 positive numbers, got '0'"),
+    ('<visual><geometry><box size="1 0 1"/></geometry></visual>',
+     r"link 'a', visual #1: <box> size must have 3 positive numbers, got '1 0 1'"),
+    ('<visual><geometry/></visual>',
+     r"link 'a', visual #1: <geometry> needs exactly one of box, sphere, cylinder, mesh, got "
+     r"none"),
+    ('<visual><origin xyz="0 0"/><geometry><sphere radius="1"/></geometry></visual>',
+     r"link 'a', visual #1: <origin> xyz must have 3 finite numbers, got '0 0'"),
+    ('<visual></visual>', r"link 'a', visual #1: <visual> needs a <geometry>"),
+    ('<visual><geometry><capsule radius="1" length="1"/></geometry></visual>',
+     r"link 'a', visual #1: unsupported shape <capsule>; URDF shapes are box, sphere, "
+     r"cylinder, mesh"),
+    ('<visual><geometry><mesh filename="m.stl" scale="0 1 1"/></geometry></visual>',
+     r"link 'a', visual #1: <mesh> scale must not be zero, got '0 1 1'"),
+    ('<visual><geometry><sphere radius="1"/></geometry><material name="m"><color '
+     'rgba="2 0 0 1"/></material></visual>',
+     r"link 'a', visual #1: <color> rgba must be in \[0, 1\], got '2 0 0 1'"),
+])
+def test_malformed_empty_or_zero_size_visual_is_skipped(tmp_path, visual, message):
+    path = write(tmp_path, f"""
+        <robot name="r">
+          <link name="a">
+            {visual}
+            <collision><geometry><box size="0.1 0.2 0.3"/></geometry></collision>
+            {VISUAL_SPHERE}
+          </link>
+        </robot>
+        """)
+    with pytest.warns(SceneFileWarning, match=r"robot.urdf:3: " + message + r"; this visual is "
+                                              r"skipped, as RViz draws the robot without it"):
+        scene = load_urdf(path)
+    inspector = scene.scene_graph.model_inspector()
+    assert sorted(scene.geometries) == ["a::collision", "a::visual"]
+    assert inspector.get_shape(scene.geometries["a::visual"]).radius == 0.1
+    assert len(scene.warnings) == 1
+
+
+def test_the_same_faults_in_a_collision_are_refused(tmp_path):
+    path = write(tmp_path, """
+        <robot name="r">
+          <link name="a">
+            <collision><geometry><sphere radius="0"/></geometry></collision>
+          </link>
+        </robot>
+        """)
+    with pytest.raises(SceneFileError, match=r"robot.urdf:3: link 'a', collision #1: <sphere> "
+                                             r"radius must have 1 positive numbers, got '0'"):
+        load_urdf(path)
+
+
+JOINT = """
+    <robot name="r">
+      <link name="a"/><link name="b"/>
+      <joint name="j" type="{kind}">
+        <parent link="a"/><child link="b"/>
+        {limit}
+      </joint>
+    </robot>
+    """
+
+
+@pytest.mark.parametrize("kind, limit, message, lower, upper", [
+    ("revolute", '<limit lower="1" upper="-1" effort="1" velocity="1"/>',
+     r"robot.urdf:5: joint 'j': <limit> lower 1 is above upper -1; the joint is unlimited",
+     -np.inf, np.inf),
+    ("prismatic", "",
+     r"robot.urdf:3: joint 'j': a prismatic joint without <limit>; it is unlimited",
+     -np.inf, np.inf),
+    ("revolute", '<limit upper="0.5" effort="1" velocity="1"/>',
+     r"robot.urdf:5: joint 'j': <limit> has no lower; that side is unlimited", -np.inf, 0.5),
+    ("revolute", '<limit effort="1" velocity="1"/>',
+     r"robot.urdf:5: joint 'j': <limit> has no lower and no upper; that side is unlimited",
+     -np.inf, np.inf),
+])
+def test_inverted_or_missing_joint_limits_leave_the_joint_unlimited(
+        tmp_path, kind, limit, message, lower, upper):
+    path = write(tmp_path, JOINT.format(kind=kind, limit=limit))
+    with pytest.warns(SceneFileWarning, match=message):
+        scene = load_urdf(path)
+    joint = scene.kinematics.joint("j")
+    assert (joint.lower, joint.upper) == (lower, upper)
+    scene.set_joint_positions({"j": 100.0 if upper == np.inf else -100.0})
+
+
+def test_unknown_elements_and_attributes_are_warned_once_per_name(tmp_path):
+    path = write(tmp_path, """
+        <robot name="r" xmlns:drake="http://drake.mit.edu" colour="blue">
+          <link name="a" mass="3">
+            <collision><geometry><box size="1 1 1"/></geometry><friction mu="1"/></collision>
+            <collision><geometry><box size="1 1 1"/></geometry><friction mu="1"/></collision>
+            <drake:proximity_properties/>
+          </link>
+          <link name="b"/>
+          <joint name="j" type="revolute"><parent link="a"/><child link="b"/>
+            <limit lower="-1" upper="1" effort="1" velocity="1" jerk="9"/>
+            <drake:rotor_inertia value="1"/>
+          </joint>
+          <gazebo reference="a"><anything at="all"/></gazebo>
+          <transmission name="t"><type>x</type></transmission>
+          <klampt/>
+        </robot>
+        """)
+    with pytest.warns(SceneFileWarning) as record:
+        scene = load_urdf(path)
+    texts = sorted((str(w.message).split("robot.urdf:")[1] for w in record),
+                   key=lambda text: int(text.split(":")[0]))
+    assert texts == [
+        "1: unknown attribute 'colour' of <robot> ignored, as urdfdom ignores it",
+        "2: unknown attribute 'mass' of <link> ignored, as urdfdom ignores it",
+        "3: unknown element <friction> in <collision> ignored (2 times), as urdfdom ignores it",
+        "9: unknown attribute 'jerk' of <limit> ignored, as urdfdom ignores it",
+        "14: unknown element <klampt> in <robot> ignored, as urdfdom ignores it",
+    ]
+    assert len(scene.geometries) == 2
+
+
+def test_unknown_names_are_warned_about_boundedly(tmp_path):
+    tags = "".join(f"<extra{k}/>" for k in range(200))
+    path = write(tmp_path, f'<robot name="r"><link name="a"/>{tags}</robot>')
+    with pytest.warns(SceneFileWarning) as record:
+        load_urdf(path)
+    assert len(record) == 21
+    assert "180 more unknown element or attribute names are ignored" in str(record[-1].message)

@@ -62,16 +62,19 @@ def test_a_dds_node_announces_its_name_and_its_readers_and_writers():
         topic = Topic(listener, DISCOVERY_TOPIC, ParticipantEntitiesInfo)
         # A late joiner, as ros2 node list is: transient local gives it the latest.
         reader = DataReader(listener, topic, qos=Qos(*DiscoveryAnnouncer.QOS.policies))
+        # Besides these two, the request reader and reply writer of each of
+        # the six parameter services, as rmw announces a service's.
+        services = len(node.parameter_services)
         info = _take_until(reader, lambda i: any(
-            n.node_name == "announced" and len(n.reader_gid_seq) == 1
+            n.node_name == "announced" and len(n.reader_gid_seq) == 1 + services
             for n in i.node_entities_info_seq))
         (entry,) = info.node_entities_info_seq
         assert entry.node_namespace == "/cell"
-        assert len(entry.writer_gid_seq) == 1
+        assert len(entry.writer_gid_seq) == 1 + services
         participant_guid = node._participant.guid.bytes
         assert bytes(info.gid.data) == participant_guid + bytes(8)
         writer_guid = publisher._writer.guid.bytes
-        assert bytes(entry.writer_gid_seq[0].data) == writer_guid + bytes(8)
+        assert writer_guid + bytes(8) in [bytes(g.data) for g in entry.writer_gid_seq]
         # GUIDs of one participant share its 12-byte prefix, as DDS assigns them.
         assert bytes(entry.reader_gid_seq[0].data)[:12] == participant_guid[:12]
     finally:

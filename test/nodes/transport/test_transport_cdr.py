@@ -23,11 +23,16 @@ rosbags_typesys = pytest.importorskip("rosbags.typesys")
 Nodetype = pytest.importorskip("rosbags.interfaces").Nodetype
 pytest.importorskip("cyclonedds")
 from geometry_core_nodes import MESSAGE_PACKAGE  # noqa: E402
+from geometry_core_nodes.moveit_types import DEFINITIONS as MOVEIT_DEFINITIONS  # noqa: E402
+from geometry_core_nodes.transport.interfaces import split_service_text  # noqa: E402
 from geometry_core_nodes.transport.msg_types import (  # noqa: E402
     HUMBLE_FIELD_DEFAULTS,
     default_registry,
     get_message_type,
     ros_type_name,
+)
+from geometry_core_nodes.transport.parameter_services import (  # noqa: E402
+    RCL_INTERFACES_SERVICES,
 )
 
 STANDARD_TYPES = [
@@ -50,7 +55,26 @@ STANDARD_TYPES = [
     "visualization_msgs/msg/MeshFile",
     "visualization_msgs/msg/Marker",
     "visualization_msgs/msg/MarkerArray",
+    "rcl_interfaces/msg/Parameter",
+    "rcl_interfaces/msg/ParameterValue",
+    "rcl_interfaces/msg/ParameterDescriptor",
+    "rcl_interfaces/msg/SetParametersResult",
+    "rcl_interfaces/msg/ListParametersResult",
+    "shape_msgs/msg/SolidPrimitive",
+    "shape_msgs/msg/Mesh",
+    "shape_msgs/msg/MeshTriangle",
+    "shape_msgs/msg/Plane",
+    "sensor_msgs/msg/PointCloud2",
+    "sensor_msgs/msg/PointField",
+    "trajectory_msgs/msg/JointTrajectory",
 ]
+# Definitions given as data (MoveIt's, rcl_interfaces' services): messages,
+# and each service's request and response.
+DATA_DEFINITIONS = {**MOVEIT_DEFINITIONS, **RCL_INTERFACES_SERVICES}
+DATA_TYPES = sorted(
+    [name for name in DATA_DEFINITIONS if "/msg/" in name]
+    + [f"{name}_{part}" for name in DATA_DEFINITIONS if "/srv/" in name
+       for part in ("Request", "Response")])
 OWN_TYPES = [
     "geometry_core_ros/msg/PenetrationPair",
     "geometry_core_ros/msg/PenetrationPairArray",
@@ -89,6 +113,13 @@ def typestore():
                 path.read_text(), f"geometry_core_ros/msg/{path.stem}"
             )
         )
+    for name, text in DATA_DEFINITIONS.items():
+        if "/msg/" in name:
+            definitions.update(rosbags_typesys.get_types_from_msg(text, name))
+            continue
+        for part, half in zip(("Request", "Response"), split_service_text(text)):
+            key = f"{name}_{part}".replace("/srv/", "/msg/")  # rosbags' names are msg
+            definitions.update(rosbags_typesys.get_types_from_msg(half, key))
     store.register(definitions)
     return store
 
@@ -103,7 +134,10 @@ class _Values:
         n = next(self._counter)
         if base == "bool":
             return n % 2 == 1
-        if base in ("byte", "char", "uint8"):
+        if base == "byte":
+            # rosbags packs a scalar byte as a signed char: keep to 0..127.
+            return (37 * n) % 128
+        if base in ("char", "uint8"):
             return (37 * n) % 256
         if base.startswith("uint"):
             return 1000 * n + 7
@@ -147,6 +181,7 @@ class _Values:
 def _to_rosbags(value: object, typestore) -> object:
     """Convert one of our messages to the rosbags class of the same type."""
     ros_type = ros_type_name(value)
+    key = ros_type.replace("/srv/", "/msg/")
     kwargs = {}
     for name, (kind, detail) in default_registry().fielddefs(ros_type)[1]:
         item = getattr(value, name)
@@ -161,22 +196,24 @@ def _to_rosbags(value: object, typestore) -> object:
         elif kind == Nodetype.NAME:
             item = _to_rosbags(item, typestore)
         kwargs[name] = item
-    return typestore.types[ros_type](**kwargs)
+    return typestore.types[key](**kwargs)
 
 
-@pytest.mark.parametrize("ros_type", STANDARD_TYPES + OWN_TYPES)
+@pytest.mark.parametrize("ros_type", STANDARD_TYPES + OWN_TYPES + DATA_TYPES)
 def test_cdr_bytes_equal_rosbags(ros_type, typestore):
     value = _Values().message(ros_type)
     ours = value.serialize()
-    theirs = bytes(typestore.serialize_cdr(_to_rosbags(value, typestore), ros_type))
+    theirs = bytes(typestore.serialize_cdr(_to_rosbags(value, typestore),
+                                           ros_type.replace("/srv/", "/msg/")))
     assert ours[:4] == b"\x00\x01\x00\x00", "CDR little-endian encapsulation header"
     assert ours == theirs
 
 
-@pytest.mark.parametrize("ros_type", STANDARD_TYPES + OWN_TYPES)
+@pytest.mark.parametrize("ros_type", STANDARD_TYPES + OWN_TYPES + DATA_TYPES)
 def test_rosbags_bytes_read_back(ros_type, typestore):
     value = _Values().message(ros_type)
-    theirs = bytes(typestore.serialize_cdr(_to_rosbags(value, typestore), ros_type))
+    theirs = bytes(typestore.serialize_cdr(_to_rosbags(value, typestore),
+                                           ros_type.replace("/srv/", "/msg/")))
     decoded = get_message_type(ros_type).deserialize(theirs)
     assert decoded == value
     assert ros_type_name(decoded) == ros_type
@@ -188,7 +225,8 @@ def test_every_type_the_nodes_name_is_covered():
     for path in nodes.rglob("*.py"):
         named |= set(re.findall(r'"([a-z0-9_]+/msg/[A-Z][A-Za-z0-9]*)"', path.read_text()))
     named.discard("pkg/msg/Name")  # the docstrings' placeholder
-    assert named <= set(STANDARD_TYPES + OWN_TYPES), sorted(named - set(STANDARD_TYPES + OWN_TYPES))
+    covered = set(STANDARD_TYPES + OWN_TYPES + DATA_TYPES)
+    assert named <= covered, sorted(named - covered)
     assert {f"{MESSAGE_PACKAGE}/msg/{p.stem}" for p in OWN_MSG_DIR.glob("*.msg")} == set(OWN_TYPES)
 
 
@@ -286,3 +324,37 @@ def test_dds_type_names():
     assert get_message_type("tf2_msgs/TFMessage") is TFMessage
     own = get_message_type("geometry_core_ros/msg/SignedDistancePairArray")
     assert own.__idl_typename__ == "geometry_core_ros::msg::dds_::SignedDistancePairArray_"
+
+
+def _humble_interface_file(name: str) -> Path | None:
+    """``share/<pkg>/{msg,srv}/<Name>.{msg,srv}`` of an installed ROS 2, or None."""
+    package, kind, stem = name.split("/")
+    prefixes = [Path(p) for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    prefixes.append(Path("/opt/ros_humble_local") / package)
+    for prefix in prefixes:
+        path = prefix / "share" / package / kind / f"{stem}.{kind}"
+        if path.is_file():
+            return path
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(DATA_DEFINITIONS))
+def test_definitions_given_as_data_match_the_installed_ones(name):
+    """Each definition we carry has the fields, types and constants of ROS 2 Humble's file."""
+    from rosbags.typesys.msg import MSGParser
+
+    path = _humble_interface_file(name)
+    if path is None:
+        pytest.skip(f"no ROS 2 installation with {name}")
+
+    def parsed(text):
+        (message, *_) = MSGParser(f"MSG: {name.replace('/srv/', '/msg/')}\n{text}").specification()
+        return ([(c.name, str(c.typ), c.value) for c in message.constants],
+                [(f.name, str(f.typ), f.value) for f in message.fields])
+
+    theirs, ours = path.read_text(), DATA_DEFINITIONS[name]
+    if "/srv/" in name:
+        assert [parsed(half) for half in split_service_text(theirs)] == \
+            [parsed(half) for half in split_service_text(ours)]
+    else:
+        assert parsed(theirs) == parsed(ours)

@@ -20,7 +20,7 @@ names alone can be worked out once per layout.
 Nothing is validated here beyond decoding (truncated bytes, a string
 without its terminating zero, invalid UTF-8 raise, as Cyclone's own
 deserializer does): numbers and names are checked where they are used
-(:func:`geometry_core_nodes.conversions.tf_arrays_to_transforms`).
+(:func:`geometry_core_nodes.outbound.tf_arrays_to_transforms`).
 
 This module must never import cyclonedds, rclpy or ``geometry_core``.
 """
@@ -33,7 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TfArrays", "TfDecoder", "TfLayout", "decode_tf_message", "tf_arrays_from_message"]
+__all__ = ["TF_CODEC", "TfArrays", "TfCodec", "TfDecoder", "TfLayout", "decode_tf_message",
+           "tf_arrays_from_message"]
 
 #: XCDR1 encapsulation identifiers (big and little endian, no options); the
 #: bytes of any other encoding are left to the message class's deserializer.
@@ -235,3 +236,19 @@ def _decode(data: bytes, deserialize: Callable[[bytes], Any]) -> tuple[TfArrays,
                       struct.Struct(order + "".join(f"iI{gap}x7d" for gap in gaps)),
                       range(2, 9 * count, 9))
     return arrays, layout
+
+
+class TfCodec:
+    """The transport codec of ``tf2_msgs/TFMessage`` subscriptions: messages as arrays."""
+
+    def from_message(self, msg: Any) -> TfArrays:
+        """A message object of either backend, as arrays."""
+        return tf_arrays_from_message(msg)
+
+    def bytes_decoder(self, deserialize: Callable[[bytes], Any]) -> TfDecoder:
+        """A decoder of one subscription's samples (each keeps its own layouts)."""
+        return TfDecoder(deserialize)
+
+
+#: The codec the nodes subscribe to /tf and /tf_static with.
+TF_CODEC = TfCodec()

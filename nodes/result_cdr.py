@@ -5,10 +5,10 @@ machine per type (about 150 calls for a result of five pairs): at 1 kHz
 that was half of the node's CPU. The two messages the node publishes every
 query, ``geometry_core_ros/PenetrationPairArray`` and
 ``SignedDistancePairArray``, are written here directly, little endian,
-with the same bytes (``test/nodes/transport/test_result_cdr.py`` compares
-them with Cyclone's for every field); the DDS backend uses these writers
-only after checking that they reproduce Cyclone's bytes for its writer's
-encoding (:func:`serializer_for`).
+with the same bytes (``test/nodes/test_result_cdr.py`` compares
+them with Cyclone's for every field); the node uses these writers only
+after checking that they reproduce the bytes its publisher would send
+(:func:`serializer_for`, given ``Publisher.serialize``).
 
 Two ways in: from a message object (:func:`serialize_penetrations`,
 :func:`serialize_signed_distances`), or from the pieces

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 
 from geometry_core.demo import make_demo_scene
-from geometry_core_nodes.conversions import (
+from geometry_core_nodes.outbound import (
     GeometryNames,
     penetrations_to_msg,
     signed_distances_to_msg,
 )
-from geometry_core_nodes.transport import get_message_type as T
-from geometry_core_nodes.transport.result_cdr import (
+from geometry_core_nodes.result_cdr import (
     sample_message,
     serialize_penetrations,
     serialize_signed_distances,
     serializer_for,
 )
+from geometry_core_nodes.transport import get_message_type as T
 
 PENETRATIONS = "geometry_core_ros/msg/PenetrationPairArray"
 DISTANCES = "geometry_core_ros/msg/SignedDistancePairArray"

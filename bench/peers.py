@@ -1,0 +1,281 @@
+"""Is q free? Ours against the configuration checkers of other libraries, side by side.
+
+Usage::
+
+    python -m bench.peers                  # K = 1000 configurations per arm, prints the table
+    python -m bench.peers --write-docs     # also docs/benchmarks.md's table
+    python -m bench.peers --count 200
+
+For the Panda and the UR5 of example-robot-data with their SRDFs among the
+primitive obstacles of the clearance tests (a table, a wall and four
+spheres), each peer that can run here checks the same K random
+configurations:
+
+* ours: ``check_configs_collision_free`` with one thread and with every
+  core (``parallelize=True``), and K calls of ``check_config_collision_free``;
+* Drake: ``SceneGraphCollisionChecker`` (``CheckConfigsCollisionFree`` with
+  one thread and with every core, ``CheckConfigCollisionFree``);
+* Pinocchio + coal: the URDF's collision meshes as convex hulls (qhull),
+  ``computeCollisions`` stopping at the first collision, the SRDF's pairs
+  and the pairs of links joined by a joint removed (what our checker and
+  Drake's filter);
+* mplib and vamp: run where they are installed and work on this machine;
+  otherwise the table says why not (mplib 0.2.1 needs numpy < 2; vamp's
+  wheel may need CPU features this machine lacks, which is probed in a
+  child process so the bench survives it).
+
+Every peer's verdict is compared with ours on every configuration before
+timing and the table gives the count that agree. Times are medians of
+alternating rounds (µs a configuration). It asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "clearance"))
+
+import robots  # noqa: E402
+
+from geometry_core.clearance import CollisionChecker  # noqa: E402
+from geometry_core.parallelism import available_cores  # noqa: E402
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+# ---------------------------------------------------------------- peers
+
+
+class Ours:
+    name = "ours"
+
+    def __init__(self, arm: str, checker: CollisionChecker) -> None:
+        self.checker = checker
+
+    def batch(self, qs, threads: int) -> np.ndarray:
+        return self.checker.check_configs_collision_free(qs, parallelize=threads)
+
+    def single(self, qs) -> np.ndarray:
+        return np.array([self.checker.check_config_collision_free(q) for q in qs])
+
+
+class Drake:
+    name = "Drake"
+
+    def __init__(self, arm: str, checker: CollisionChecker, folder: Path) -> None:
+        import drake_checker
+        from pydrake.common import Parallelism
+
+        self.arm = drake_checker.DrakeArm(arm, robots.obj_urdf(arm, folder), checker)
+        self.parallelism = Parallelism
+
+    def convert(self, qs) -> list:
+        return [self.arm.q(q) for q in qs]
+
+    def batch(self, qd, threads: int) -> np.ndarray:
+        return np.array(self.arm.checker.CheckConfigsCollisionFree(
+            qd, self.parallelism(threads)), dtype=bool)
+
+    def single(self, qd) -> np.ndarray:
+        return np.array([self.arm.checker.CheckConfigCollisionFree(q) for q in qd])
+
+
+class PinocchioCoal:
+    name = "Pinocchio + coal (hulls)"
+
+    def __init__(self, arm: str, checker: CollisionChecker) -> None:
+        import coal
+        import pinocchio as pin
+
+        urdf, srdf, _ = robots.ARMS[arm]
+        self.pin = pin
+        model = pin.buildModelFromUrdf(str(urdf))
+        geometry = pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.COLLISION,
+                                         package_dirs=[str(robots.SHARE)])
+        for g in geometry.geometryObjects:
+            if isinstance(g.geometry, coal.BVHModelBase):
+                # buildConvexHull runs qhull. Not buildConvexRepresentation: that one
+                # takes the mesh's vertices as they are and assumes the mesh is convex
+                # (the Panda's are, the UR5's are not: interior vertices then give
+                # GJK's support search wrong answers, distances off by decimetres).
+                g.geometry.buildConvexHull(False, "Qt")
+                g.geometry = g.geometry.convex
+                g.geometry.computeLocalAABB()
+        robot = geometry.ngeoms
+        for k, (kind, size, p_WG) in enumerate(robots.OBSTACLES):
+            shape = coal.Sphere(size[0]) if kind == "sphere" else coal.Box(*size)
+            geometry.addGeometryObject(pin.GeometryObject(
+                f"{kind}_{k}", 0, pin.SE3(np.eye(3), np.array(p_WG, dtype=float)), shape))
+        geometry.addAllCollisionPairs()
+        pin.removeCollisionPairs(model, geometry, str(srdf))
+        # Links joined by a joint: filtered by our parser and Drake's. The
+        # obstacles hang on the universe joint too, but they are not a link:
+        # against them only what is welded to the world is filtered.
+        parents = model.parents
+        keep = []
+        for pair in geometry.collisionPairs:
+            a = geometry.geometryObjects[pair.first].parentJoint
+            b = geometry.geometryObjects[pair.second].parentJoint
+            if pair.first >= robot or pair.second >= robot:
+                if a != 0 or b != 0:
+                    keep.append(pair)
+            elif parents[a] != b and parents[b] != a:
+                keep.append(pair)
+        geometry.removeAllCollisionPairs()
+        for pair in keep:
+            geometry.addCollisionPair(pair)
+        self.model, self.geometry = model, geometry
+        self.data = model.createData()
+        self.geometry_data = pin.GeometryData(geometry)
+        # Our q -> Pinocchio's q, through each joint's child link.
+        child = {j.get("name"): j.find("child").get("link")
+                 for j in ET.parse(str(urdf)).getroot().findall("joint")}
+        self.columns = []
+        for j in range(1, model.njoints):
+            if model.nqs[j] == 1:
+                link = checker._chain.link_index[child[model.names[j]]]
+                self.columns.append((model.idx_qs[j], link))
+        self.chain = checker._chain
+
+    def convert(self, qs) -> np.ndarray:
+        values = self.chain.joint_values(qs)
+        out = np.zeros((len(qs), self.model.nq))
+        for index, link in self.columns:
+            out[:, index] = values[:, link]
+        return out
+
+    def _one(self, q) -> bool:
+        return not self.pin.computeCollisions(self.model, self.data, self.geometry,
+                                              self.geometry_data, q, True)
+
+    def batch(self, qp, threads: int) -> np.ndarray:
+        """A loop of single calls (Pinocchio has no batch call of its own)."""
+        return np.array([self._one(q) for q in qp])
+
+
+def _probe(module: str) -> str | None:
+    """None when ``module`` imports in a child process, else why not (one line)."""
+    result = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                            text=True, timeout=120)
+    if result.returncode == 0:
+        return None
+    if result.returncode < 0 or result.returncode == 132:
+        return (f"stops with signal {-result.returncode if result.returncode < 0 else 4} "
+                "(illegal instruction: built for CPU features this machine lacks)")
+    last = (result.stderr.strip().splitlines() or ["import failed"])[-1]
+    return last[:160]
+
+
+# ---------------------------------------------------------------- timing
+
+
+def timed(fn, count: int) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) / count * 1e6
+
+
+def bench_arm(arm: str, K: int, rounds: int, folder: Path) -> tuple[list, list]:
+    urdf, srdf, _ = robots.ARMS[arm]
+    checker = CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
+                                         package_roots=robots.PACKAGE_ROOTS)
+    qs = robots.random_configurations(checker, K, 3)
+    ours = Ours(arm, checker)
+    mine = ours.batch(qs, 1)
+    cores = available_cores()
+    peers, notes = [], []
+    for make in (lambda: Drake(arm, checker, folder), lambda: PinocchioCoal(arm, checker)):
+        try:
+            peer = make()
+        except ImportError as err:
+            notes.append(f"{arm}: a peer is not installed ({err})")
+            continue
+        peers.append((peer, peer.convert(qs)))
+    for module, context in (("mplib", f"mplib 0.2.1 needs numpy < 2; here numpy "
+                                      f"{np.__version__}"),
+                            ("vamp", "the vamp-planner 0.6.4 wheel")):
+        why = _probe(module)
+        notes.append(f"{module}: not run here: {why} ({context})" if why else
+                     f"{module}: importable, but this bench does not drive it yet")
+    rows = []
+    agree = {peer.name: int(np.sum(peer.batch(q, 1) == mine)) for peer, q in peers}
+    samples: dict[tuple, list[float]] = {}
+    runs = [("ours", "batch 1", lambda: ours.batch(qs, 1)),
+            ("ours", "batch all", lambda: ours.batch(qs, cores)),
+            ("ours", "single", lambda: ours.single(qs))]
+    for peer, q in peers:
+        runs.append((peer.name, "batch 1", lambda p=peer, q=q: p.batch(q, 1)))
+        if isinstance(peer, Drake):
+            runs.append((peer.name, "batch all", lambda p=peer, q=q: p.batch(q, cores)))
+        if not isinstance(peer, PinocchioCoal):   # its batch is a loop of single calls
+            runs.append((peer.name, "single", lambda p=peer, q=q: p.single(q)))
+    for _ in range(rounds):
+        for name, kind, run in runs:
+            samples.setdefault((name, kind), []).append(timed(run, K))
+    for name in ["ours"] + [peer.name for peer, _ in peers]:
+        med = {kind: statistics.median(samples[(name, kind)]) if (name, kind) in samples
+               else None for kind in ("batch 1", "batch all", "single")}
+        rows.append((arm, name, med, K if name == "ours" else agree[name], K))
+    return rows, notes
+
+
+def table(rows: list, cores: int) -> list[str]:
+    def cell(v):
+        return "–" if v is None else f"{v:.1f}"
+
+    out = [f"| arm | checker | batch, 1 thread µs | batch, {cores} threads µs | one call µs "
+           "| verdicts equal to ours |", "|---|---|---:|---:|---:|---:|"]
+    for arm, name, med, agree, K in rows:
+        out.append(f"| {arm} | {name} | {cell(med['batch 1'])} | {cell(med['batch all'])} | "
+                   f"{cell(med['single'])} | {agree}/{K} |")
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--write-docs", action="store_true",
+                        help="replace the peers table in docs/benchmarks.md")
+    args = parser.parse_args(argv)
+    load_before = _load()
+    rows, notes = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        for arm in ("panda", "ur5"):
+            arm_rows, arm_notes = bench_arm(arm, args.count, args.rounds, Path(folder))
+            rows += arm_rows
+            notes += [n for n in arm_notes if n not in notes]
+    cores = available_cores()
+    header = (f"Measured {datetime.date.today()} on {platform.machine()} ({cores} cores), "
+              f"Python {platform.python_version()}, numpy {np.__version__}; K = {args.count} "
+              f"random configurations per arm, {args.rounds} alternating rounds, medians "
+              f"(µs a configuration); load average {load_before} before, {_load()} after.")
+    lines = table(rows, cores)
+    text = "\n".join([header, "", *lines, "", *[f"- {n}" for n in notes]])
+    print(text)
+    if args.write_docs:
+        from bench.run import write_docs
+
+        write_docs(text, "peers")
+
+if __name__ == "__main__":
+    main()

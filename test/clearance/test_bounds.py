@@ -1,0 +1,76 @@
+"""The bounded fast path of the yes/no checks gives the exact path's answers.
+
+``has_contacts``, ``has_collisions`` and ``any_contact`` only need the sign
+of each configuration's smallest distance. Before any pair kernel runs they
+look for a candidate pair whose inner spheres overlap (a sphere inside each
+shape, shrunk against rounding, ``csrc/model.c`` ``inner_sphere``): that pair
+proves the configuration in collision. ``compute_min_distance`` never takes
+that shortcut, so its sign is the plain exact answer to compare with, on
+100 000 configurations of each arm.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import robots  # noqa: E402
+
+from geometry_core.clearance import CollisionChecker  # noqa: E402
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_bounded_verdicts_equal_exact_on_100000_configurations(name):
+    urdf, srdf, _ = robots.ARMS[name]
+    checker = CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
+                                         package_roots=robots.PACKAGE_ROOTS)
+    qs = robots.random_configurations(checker, 100_000, 59)
+    batch = checker._chain_batch(qs)
+    exact = batch.compute_min_distance(0.0, parallelize=True)
+    bounded, python = batch._min_distances(0.0, True, parallelize=True, verdict_only=True)
+    assert python == []
+    assert np.array_equal(batch.has_contacts(parallelize=True), exact <= 0.0)
+    assert np.array_equal(batch.has_collisions(parallelize=True), exact < 0.0)
+    assert np.array_equal(checker.check_configs_collision_free(qs), exact > 0.0)
+    # The bounds decided a good share of the colliding configurations: there
+    # the answer is the inner spheres' overlap, never deeper than the truth.
+    by_bounds = (bounded < 0.0) & (bounded != exact)
+    assert by_bounds.sum() > 0.3 * (exact < 0.0).sum()
+    assert np.all(bounded[by_bounds] >= exact[by_bounds])
+    assert 0.2 < (exact > 0.0).mean() < 0.95
+
+
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_bounded_edges_equal_exact_edges(name):
+    urdf, srdf, _ = robots.ARMS[name]
+    checker = CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
+                                         package_roots=robots.PACKAGE_ROOTS)
+    qs = robots.random_configurations(checker, 201, 61)
+    verdicts = []
+    for q1, q2 in zip(qs[:-1], qs[1:]):
+        steps = max(1, int(np.ceil(np.linalg.norm(q2 - q1) / checker.edge_step_size)))
+        path = np.vstack([q2[None], q1 + (np.arange(steps) / steps)[:, None] * (q2 - q1)])
+        exact = bool(np.all(checker._chain_batch(path).compute_min_distance(0.0) > 0.0))
+        assert checker.check_edge_collision_free(q1, q2) == exact
+        verdicts.append(exact)
+    assert 0 < sum(verdicts) < len(verdicts)
+
+
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_smallest_distance_skips_only_pairs_that_cannot_be_nearest(name):
+    """compute_min_distance skips a pair whose outer spheres are farther apart than the
+    least distance so far: the minimum is that of every pair's distance, to the bit."""
+    urdf, srdf, _ = robots.ARMS[name]
+    checker = CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
+                                         package_roots=robots.PACKAGE_ROOTS)
+    qs = robots.random_configurations(checker, 300, 67)
+    batch = checker._chain_batch(qs)
+    every_pair = batch.compute_signed_distance_pairwise_closest_points(np.inf)
+    expected = np.array([min(p.distance for p in pairs) for pairs in every_pair])
+    assert np.array_equal(batch.compute_min_distance(np.inf), expected)
+    assert np.array_equal(batch.compute_min_distance(np.inf, parallelize=2), expected)
+    near = batch.compute_min_distance(0.05)
+    assert np.array_equal(near, np.where(expected <= 0.05, expected, np.inf))

@@ -1,0 +1,148 @@
+"""MoveIt's planning-scene protocol against the scene graph node, on the DDS backend.
+
+A test node publishes real moveit_msgs messages (the DDS backend's classes,
+from the definitions of moveit_msgs 2.2.1) for a Panda from
+example-robot-data and calls ``check_state_validity`` after each; every
+answer must equal the library's for the same world built with its own calls
+(:mod:`moveit_scenario`). Bad messages are refused whole and counted while
+the node keeps answering. test_moveit_interface_rclpy.py plays the same
+with rclpy where ROS 2 is installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from geometry_core_nodes.transport import RELIABLE_RESULTS, SENSOR_DATA, loopback_config
+
+_spec = importlib.util.spec_from_file_location(
+    "moveit_scenario", Path(__file__).with_name("moveit_scenario.py"))
+scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenario)
+
+pytestmark = [pytest.mark.network, pytest.mark.dds]
+
+DOMAIN = 10 + (os.getpid() * 23) % 90
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    from geometry_core_nodes.scene_graph_node import SceneGraphNode
+
+    # The URDF is too long for a command line: a parameter file carries it.
+    params = tmp_path_factory.mktemp("moveit_node") / "params.yaml"
+    params.write_text(json.dumps({"scene_graph_node": {
+        "ros__parameters": scenario.parameters()}}))
+    served = SceneGraphNode(["--ros-args", "--params-file", str(params)], backend="dds",
+                            domain_id=DOMAIN, dds_config=loopback_config())
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            served.spin_once(0.02)
+
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    yield served
+    stop.set()
+    thread.join(5)
+    served.shutdown()
+
+
+@pytest.fixture(scope="module")
+def client():
+    from geometry_core_nodes.transport import create_node
+
+    node = create_node("moveit_user", [], backend="dds", domain_id=DOMAIN,
+                       dds_config=loopback_config())
+    yield node
+    node.shutdown()
+
+
+def _wait(condition, timeout_s=20.0):
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_each_answer_equals_the_librarys(served, client):
+    T = client.message_type
+    moveit = served.moveit
+    publishers = {}
+    for topic, msg_type, qos in (
+            ("collision_object", "moveit_msgs/msg/CollisionObject", RELIABLE_RESULTS),
+            ("attached_collision_object", "moveit_msgs/msg/AttachedCollisionObject",
+             RELIABLE_RESULTS),
+            ("planning_scene", "moveit_msgs/msg/PlanningScene", RELIABLE_RESULTS),
+            ("camera/points", "sensor_msgs/msg/PointCloud2", SENSOR_DATA)):
+        publishers[topic] = client.create_publisher(msg_type, topic, qos)
+    for publisher in publishers.values():
+        _wait(lambda p=publisher: p.get_subscription_count() > 0)
+    validity = client.create_client("moveit_msgs/srv/GetStateValidity", "/check_state_validity")
+    request = scenario.validity_request(validity.request_type, T)
+    reference = scenario.reference_checker()
+    before = validity.call(request, timeout_s=20)
+    assert scenario.answer(before) == scenario.expected(reference, scenario.READY) == (True, [])
+    answers = []
+    for name, topic, message, apply in scenario.steps(T):
+        applied = moveit.applied
+        publishers[topic].publish(message)
+        _wait(lambda a=applied: moveit.applied > a)
+        apply(reference)
+        response = validity.call(request, timeout_s=20)
+        expected = scenario.expected(reference, scenario.READY)
+        assert scenario.answer(response) == expected, name
+        answers.append((name, expected[0], len(expected[1])))
+        for contact in response.contacts:
+            assert contact.header.frame_id == "world"
+            assert abs(contact.normal.x**2 + contact.normal.y**2 + contact.normal.z**2 - 1) < 1e-9
+    # The scenario shows both verdicts, contacts with an object id, a held object.
+    assert [valid for _, valid, _ in answers] == [False, True, True, False, False], answers
+    assert served.inputs.counters.get("bad_collision_object", 0) == 0
+
+
+def test_bad_messages_are_refused_whole_and_the_node_keeps_answering(served, client):
+    T = client.message_type
+    moveit = served.moveit
+    publisher = client.create_publisher("moveit_msgs/msg/PlanningScene", "planning_scene",
+                                        RELIABLE_RESULTS)
+    _wait(lambda: publisher.get_subscription_count() > 0)
+    held_before = set(moveit.world.objects)
+    scene = T("moveit_msgs/msg/PlanningScene")(is_diff=True)
+    good = scenario._box(T, "would_be_added", (2.0, 2.0, 2.0))
+    bad = scenario._box(T, "bad", (0, 0, 0), dims=(0.1, float("nan"), 0.1))
+    scene.world.collision_objects = [good, bad]
+    counters = served.inputs.counters
+    refused = counters.get("bad_planning_scene", 0)
+    publisher.publish(scene)
+    _wait(lambda: counters.get("bad_planning_scene", 0) > refused)
+    assert set(moveit.world.objects) == held_before
+    validity = client.create_client("moveit_msgs/srv/GetStateValidity", "/check_state_validity")
+    request = scenario.validity_request(validity.request_type, T)
+    request.robot_state.joint_state.name = ["not_a_joint"]
+    request.robot_state.joint_state.position = [0.0]
+    response = validity.call(request, timeout_s=20)
+    assert response.valid is False and response.contacts == []
+    assert counters["bad_validity_request"] >= 1
+    response = validity.call(scenario.validity_request(validity.request_type, T), timeout_s=20)
+    assert isinstance(response.valid, bool)
+
+
+def test_get_planning_scene_returns_what_the_node_holds(served, client):
+    scene_client = client.create_client("moveit_msgs/srv/GetPlanningScene", "/get_planning_scene")
+    response = scene_client.call(scene_client.request_type(), timeout_s=20)
+    scene = response.scene
+    held = served.moveit.world.objects
+    world_ids = sorted(o.id for o in scene.world.collision_objects)
+    attached_ids = sorted(a.object.id for a in scene.robot_state.attached_collision_objects)
+    assert world_ids == sorted(k for k, v in held.items() if v.link is None)
+    assert attached_ids == sorted(k for k, v in held.items() if v.link is not None)
+    assert scene.is_diff is False
