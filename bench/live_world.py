@@ -4,6 +4,7 @@ Usage::
 
     python -m bench.live_world            # 300 000 cloud points, K = 1000 configurations
     python -m bench.live_world --quick    # 30 000 points, K = 200
+    python -m bench.live_world --points 2000 --configs 5 --geometries 50 --rounds 1  # a smoke run
 
 Scene graph, 1000 geometries (anchored spheres, boxes and capsules, and 20
 on a moving frame): the time to add one sphere and take the next snapshot's
@@ -11,6 +12,12 @@ model (the model edited, not rebuilt), to move one geometry
 (``change_pose``) and take it, and to remove one; beside a full rebuild of
 the same model and beside one snapshot-and-query (``has_collisions``) of the
 unchanged scene.
+
+Scene graph point cloud (``register_point_cloud`` in the world, beside the
+same 1000 geometries): the time to replace its N points
+(``change_point_cloud``) and answer the next ``has_collisions`` (the
+grid built on that first query), against the same query with a dozen
+primitives in place of the cloud.
 
 Collision checker (the Panda of example-robot-data): the time to replace a
 point cloud of N points (non-finite points skipped, self filter at the
@@ -92,9 +99,9 @@ def scene_of(count: int, rng) -> tuple:
     return sg, source, ids
 
 
-def bench_scene_graph(rounds: int) -> list[tuple[str, float]]:
+def bench_scene_graph(rounds: int, count: int = 1000) -> list[tuple[str, float]]:
     rng = np.random.default_rng(1)
-    sg, source, ids = scene_of(1000, rng)
+    sg, source, ids = scene_of(count, rng)
 
     def model():
         ModelCache.of(sg.collision_model())
@@ -115,7 +122,7 @@ def bench_scene_graph(rounds: int) -> list[tuple[str, float]]:
         model()
 
     def move():
-        sg.change_pose(source, ids[500], RigidTransform(rng.uniform(-3, 3, 3)))
+        sg.change_pose(source, ids[count // 2], RigidTransform(rng.uniform(-3, 3, 3)))
         model()
 
     def rebuild():
@@ -141,6 +148,29 @@ def camera_cloud(count: int, rng) -> np.ndarray:
     points = np.vstack([table, block, wall])
     points[rng.choice(len(points), count // 100, replace=False)] = np.nan
     return points
+
+
+def bench_scene_cloud(points: int, rounds: int, count: int = 1000) -> dict:
+    """Replace a scene graph's cloud and query; the same query with a dozen primitives."""
+    rng = np.random.default_rng(3)
+    cloud_points = camera_cloud(points, rng)
+    sg, source, _ = scene_of(count, rng)
+    cloud = sg.register_point_cloud(source, sg.world_frame_id(), cloud_points, 0.005)
+    dozen_sg, dozen_source, _ = scene_of(count, np.random.default_rng(3))
+    for k, (kind, size, p) in enumerate(robots.OBSTACLES * 2):
+        shape = Sphere(*size) if kind == "sphere" else Box(*size)
+        dozen_sg.register_anchored_geometry(dozen_source, proximity(GeometryInstance(
+            RigidTransform(np.array(p) + [0.0, 0.0, 0.4 * (k >= 6)]), shape, f"dozen{k}")))
+    answers = (sg.query_object().has_collisions(), dozen_sg.query_object().has_collisions())
+
+    def replace():
+        sg.change_point_cloud(source, cloud, cloud_points)
+        sg.query_object().has_collisions()
+
+    return {"replace": timed(replace, rounds),
+            "cloud query": timed(lambda: sg.query_object().has_collisions(), rounds),
+            "dozen query": timed(lambda: dozen_sg.query_object().has_collisions(), rounds),
+            "answers": answers}
 
 
 def dozen_primitives(checker: CollisionChecker) -> None:
@@ -177,8 +207,8 @@ def bench_checker(points: int, K: int, rounds: int) -> tuple[list, dict]:
                     ("cloud and the dozen", both)):
         checks[name] = timed(lambda c=c: c.check_configs_collision_free(qs), rounds) / K * 1e3
     # The same 1000 points as a cloud and as spheres added one by one.
-    few = cloud_points[np.isfinite(cloud_points).all(axis=1)][rng.choice(report.kept, 1000,
-                                                                          replace=False)]
+    few = cloud_points[np.isfinite(cloud_points).all(axis=1)][
+        rng.choice(report.kept, min(1000, report.kept), replace=False)]
     small, spheres = checker(), checker()
     small.add_point_cloud("camera", few, 0.005)
     kept = small.get_all_added_point_clouds()["camera"][0]
@@ -197,18 +227,36 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--wall", action="store_true", help="time by the wall clock")
+    parser.add_argument("--points", type=int, help="cloud size (300 000; --quick 30 000)")
+    parser.add_argument("--configs", type=int, help="K configurations (1000; --quick 200)")
+    parser.add_argument("--rounds", type=int, help="rounds per median (7; --quick 3)")
+    parser.add_argument("--geometries", type=int, default=1000,
+                        help="geometries of the scene graph (1000)")
     args = parser.parse_args(argv)
     global CLOCK
     CLOCK = time.perf_counter if args.wall else time.thread_time
     print("clock:", "wall" if args.wall else "this thread's CPU time")
     points, K, rounds = (30_000, 200, 3) if args.quick else (300_000, 1000, 7)
-    rows = bench_scene_graph(rounds)
-    print("Scene graph of 1000 geometries (ms, median of", rounds, "rounds)")
+    points = args.points or points
+    K = args.configs or K
+    rounds = args.rounds or rounds
+    count = args.geometries
+    rows = bench_scene_graph(rounds, count)
+    print(f"Scene graph of {count} geometries (ms, median of", rounds, "rounds)")
     print("| change | ms | / rebuild |")
     print("|---|---:|---:|")
     rebuild = dict(rows)["rebuild the whole model"]
     for name, t in rows:
         print(f"| {name} | {t:.3f} | {t / rebuild:.2f} |")
+    scene = bench_scene_cloud(points, rounds, count)
+    print()
+    print(f"Scene graph point cloud of {points} points beside the {count} geometries (ms)")
+    print(f"| change_point_cloud + has_collisions | {scene['replace']:.1f} ms | "
+          f"{scene['replace'] / 33.3:.2f} of a 30 Hz frame |")
+    print(f"| snapshot + has_collisions, the cloud | {scene['cloud query']:.3f} ms | "
+          f"{scene['cloud query'] / scene['dozen query']:.2f} of the dozen |")
+    print(f"| snapshot + has_collisions, a dozen primitives instead | "
+          f"{scene['dozen query']:.3f} ms | 1.00 |")
     _, info = bench_checker(points, K, rounds)
     report = info["report"]
     print()

@@ -35,6 +35,7 @@ from geometry_core.scene_graph import (
     GeometrySet,
     IllustrationProperties,
     PerceptionProperties,
+    PointCloudRecord,
     ProximityProperties,
     Rgba,
     Role,
@@ -83,7 +84,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "Aabb", "BodyShapeDescription", "Box", "Capsule", "CollisionChecker",
-    "CollisionFilterDeclaration", "PointCloudReport",
+    "CollisionFilterDeclaration", "PointCloudRecord", "PointCloudReport",
     "CollisionFilterManager",
     "Convex", "Cylinder", "DrakeLcm", "DrakeLcmParams", "DrakeVisualizer", "LcmBuses",
     "apply_lcm_bus_config", "connect_drake_visualizer", "dispatch_load_message", "Ellipsoid",

@@ -24,7 +24,7 @@ import geometry_core  # noqa: E402, F401
 
 sys.path.insert(0, str(ROOT))
 try:
-    from bench import cycle_breakdown, run
+    from bench import cycle_breakdown, live_world, run
     from bench.scenes import query_points, random_scene
     from bench.systems import (
         QUERIES,
@@ -103,3 +103,17 @@ def test_many_links_reports_each_size_and_its_ratio_to_the_smallest():
     rows = measure([10, 40], repeat=1)
     assert [row["links"] for row in rows] == [10, 40]
     assert rows[0]["per_link_ratio"] == 1.0 and rows[1]["per_link_ratio"] > 0
+
+
+def test_live_world_prints_every_row_and_the_cloud_agrees_with_its_spheres(capsys):
+    live_world.main(["--points", "2000", "--configs", "5", "--geometries", "50",
+                     "--rounds", "1"])
+    out = capsys.readouterr().out
+    for row in ("add one sphere, next model", "remove it, next model",
+                "move one geometry, next model", "rebuild the whole model",
+                "change_point_cloud + has_collisions", "replace the cloud",
+                "add a held box + one check", "robot alone", "a dozen primitives",
+                "cloud of 1980 points", "cloud and the dozen"):
+        assert f"| {row}" in out, row
+    assert "(20 non-finite skipped" in out
+    assert out.rstrip().endswith("verdicts equal: True")

@@ -19,6 +19,7 @@ import numpy as np
 
 from geometry_core.math import RigidTransform
 from geometry_core.proximity import (
+    clouds,
     collision_candidates,
     collisions_exist,
     distance_to_point,
@@ -104,7 +105,10 @@ class QueryObject:
         Separated and touching pairs are not reported; neither are filtered
         pairs, pairs on one frame, or pairs of anchored geometry.
         """
-        return penetration.compute_point_pair_penetration(self._scene)
+        results = penetration.compute_point_pair_penetration(self._scene)
+        if self._snapshot.point_clouds:
+            return clouds.merged(self._scene, results, clouds.penetrations(self._scene))
+        return results
 
     def compute_signed_distance_pairwise_closest_points(
             self, max_distance: float = math.inf) -> list[SignedDistancePair]:
@@ -126,8 +130,12 @@ class QueryObject:
         ValueError
             If ``max_distance`` is NaN, or an unfiltered pair is two half spaces.
         """
-        return signed_distance.compute_signed_distance_pairwise_closest_points(
+        results = signed_distance.compute_signed_distance_pairwise_closest_points(
             self._scene, max_distance)
+        if self._snapshot.point_clouds:
+            return clouds.merged(self._scene, results,
+                                 clouds.signed_distances(self._scene, float(max_distance)))
+        return results
 
     def compute_signed_distance_pair_closest_points(
             self, geometry_id_A: GeometryId, geometry_id_B: GeometryId) -> SignedDistancePair:
@@ -160,11 +168,20 @@ class QueryObject:
         ValueError
             If ``p_WQ`` is not a finite 3-vector or ``threshold`` is NaN.
         """
-        return distance_to_point.compute_signed_distance_to_point(self._scene, p_WQ, threshold)
+        results = distance_to_point.compute_signed_distance_to_point(self._scene, p_WQ,
+                                                                     threshold)
+        if self._snapshot.point_clouds:
+            extra = clouds.distances_to_point(self._scene, np.asarray(p_WQ, dtype=float)
+                                              .reshape(3), float(threshold))
+            if extra:
+                results = sorted(results + extra, key=lambda r: (
+                    r.id_G.get_value(), -1 if r.point_index is None else r.point_index))
+        return results
 
     def has_collisions(self) -> bool:
-        """Report whether any unfiltered pair overlaps."""
-        return collisions_exist.has_collisions(self._scene)
+        """Report whether any unfiltered pair overlaps (a point of a cloud included)."""
+        return collisions_exist.has_collisions(self._scene) or bool(
+            self._snapshot.point_clouds and clouds.has_collision(self._scene))
 
     def find_collision_candidates(self) -> list[tuple[GeometryId, GeometryId]]:
         """Return unfiltered pairs whose world bounding boxes overlap, sorted."""

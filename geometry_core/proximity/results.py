@@ -33,6 +33,9 @@ class PenetrationAsPointPair:
         ``depth * nhat_BA_W`` separates the pair.
     depth : float
         Penetration depth, > 0 (metres); ``p_WCa - p_WCb = -depth * nhat_BA_W``.
+    point_index : int or None
+        When id_A or id_B is a point cloud (``SceneGraph.register_point_cloud``):
+        the row of the point hit in the cloud's ``p_FP``; None otherwise.
     """
 
     id_A: GeometryId
@@ -41,6 +44,7 @@ class PenetrationAsPointPair:
     p_WCb: np.ndarray
     nhat_BA_W: np.ndarray
     depth: float
+    point_index: int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,6 +67,11 @@ class SignedDistancePair:
         Direction of fastest increase of the distance when A moves, in W.
     is_nhat_BA_W_unique : bool
         False when that direction is one choice among several.
+    point_index : int or None
+        When id_A or id_B is a point cloud: the row of the point in the
+        cloud's ``p_FP``, and that side's witness is measured from the
+        point's centre, expressed in the cloud's frame (the frame of a
+        sphere registered there); None otherwise.
     """
 
     id_A: GeometryId
@@ -72,6 +81,7 @@ class SignedDistancePair:
     distance: float
     nhat_BA_W: np.ndarray
     is_nhat_BA_W_unique: bool
+    point_index: int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +100,10 @@ class SignedDistanceToPoint:
         Gradient of the distance with respect to Q, expressed in W.
     is_grad_W_unique : bool
         False where the gradient is a convention (see the query's docs).
+    point_index : int or None
+        When id_G is a point cloud: the row of the point in the cloud's
+        ``p_FP`` (``p_GN`` measured from its centre, in the cloud's frame);
+        None otherwise.
     """
 
     id_G: GeometryId
@@ -97,6 +111,7 @@ class SignedDistanceToPoint:
     distance: float
     grad_W: np.ndarray
     is_grad_W_unique: bool
+    point_index: int | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,6 +14,7 @@ from geometry_core.scene_graph.geometry_state import GeometryState
 from geometry_core.scene_graph.identifiers import FrameId, GeometryId, Identifier, SourceId
 from geometry_core.scene_graph.inspector import SceneGraphInspector
 from geometry_core.scene_graph.instances import GeometryFrame, GeometryInstance, GeometrySet
+from geometry_core.scene_graph.point_clouds import PointCloudRecord
 from geometry_core.scene_graph.roles import (
     GeometryProperties,
     IllustrationProperties,
@@ -30,6 +31,6 @@ __all__ = [
     "CollisionFilterDeclaration", "CollisionFilterManager", "CollisionModel", "FrameId",
     "FramePoseVector", "GeometryFrame", "GeometryId", "GeometryInstance", "GeometryProperties",
     "GeometrySet", "GeometryState", "Identifier", "IllustrationProperties",
-    "PerceptionProperties", "ProximityProperties", "Rgba", "Role", "RoleAssign",
+    "PerceptionProperties", "PointCloudRecord", "ProximityProperties", "Rgba", "Role", "RoleAssign",
     "SceneGraphInspector", "SceneSnapshot", "SourceId", "make_phong_illustration_properties",
 ]

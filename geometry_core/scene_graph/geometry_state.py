@@ -41,6 +41,11 @@ from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.frame_pose_vector import FramePoseVector
 from geometry_core.scene_graph.identifiers import FrameId, GeometryId, SourceId
 from geometry_core.scene_graph.instances import GeometryFrame, GeometryInstance, GeometrySet
+from geometry_core.scene_graph.point_clouds import (
+    MAX_SCENE_CLOUDS,
+    PointCloudRecord,
+    checked_cloud,
+)
 from geometry_core.scene_graph.pose_table import PoseTable
 from geometry_core.scene_graph.registration import Registration
 from geometry_core.scene_graph.roles import Role
@@ -68,6 +73,8 @@ class GeometryState(Registration):
         # path looks ids up in (rebuilt after a frame is registered).
         self._source_slots: dict[SourceId, dict[FrameId, int]] = {}
         self._lock = threading.RLock()
+        # Registered point clouds by id, in id order (records are immutable).
+        self._clouds: dict[GeometryId, PointCloudRecord] = {}
 
     def __deepcopy__(self, memo: dict) -> GeometryState:
         """An independent copy with a lock of its own (a lock is not copied).
@@ -125,6 +132,13 @@ class GeometryState(Registration):
 
     def remove_geometry(self, source_id: SourceId, geometry_id: GeometryId) -> None:
         with self._lock:
+            if geometry_id in self._clouds:
+                self._source(source_id)
+                record = self._clouds[geometry_id]
+                self._check_owner(source_id, record.source_id, f"point cloud {record.name!r}")
+                del self._clouds[geometry_id]
+                self._version += 1
+                return
             mark = self._cache.mark()
             # The geometry and those registered relative to it.
             doomed, k = [geometry_id], 0
@@ -172,6 +186,86 @@ class GeometryState(Registration):
         As :meth:`change_shape` with the geometry's own shape.
         """
         self._change(source_id, geometry_id, None, X_FG)
+
+    # ------------------------------------------------------------- point clouds
+
+    def register_point_cloud(self, source_id: SourceId, frame_id: FrameId, p_FP,
+                             radius: float, name: str = "point_cloud") -> GeometryId:
+        """Register a point cloud: each finite row of ``p_FP`` a sphere of ``radius`` on a frame.
+
+        ``p_FP`` (N, 3) is measured and expressed in frame ``frame_id`` (the
+        world frame's id for an obstacle in the world). Proximity queries
+        answer the cloud as they would N spheres registered on that frame
+        with the proximity role, in one id: results name the cloud's
+        GeometryId and the row hit (``point_index``). Rows holding a NaN or
+        an infinity are skipped (:meth:`get_point_cloud` counts them).
+        Points of one cloud, or of two clouds, are not checked against
+        each other; a cloud is checked against every proximity geometry
+        not on its frame (nor anchored, when the cloud is in the world).
+        Collision filter declarations do not name clouds.
+
+        Raises
+        ------
+        KeyError
+            If the source or frame is unknown.
+        ValueError
+            If the frame belongs to another source, ``p_FP`` is not (N, 3)
+            numbers or passes ``MAX_SCENE_CLOUD_POINTS`` rows, ``radius`` is
+            not finite and > 0, or ``MAX_SCENE_CLOUDS`` clouds exist.
+        """
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        points, radius, non_finite = checked_cloud(p_FP, radius, name)
+        with self._lock:
+            self._source(source_id)
+            if not isinstance(frame_id, FrameId):
+                raise TypeError(f"frame_id must be a FrameId, got {frame_id!r}")
+            frame = self._frame(frame_id)
+            if frame.source_id is not None:
+                self._check_owner(source_id, frame.source_id, f"frame {frame.name!r}")
+            if len(self._clouds) >= MAX_SCENE_CLOUDS:
+                raise ValueError(f"registering point cloud {name!r} would pass the cap of "
+                                 f"{MAX_SCENE_CLOUDS} clouds")
+            geometry_id = GeometryId.get_new_id()
+            self._clouds[geometry_id] = PointCloudRecord(geometry_id, name, source_id, frame_id,
+                                                         frame.slot, points, radius, non_finite)
+            self._version += 1
+            return geometry_id
+
+    def change_point_cloud(self, source_id: SourceId, geometry_id: GeometryId, p_FP,
+                           radius: float | None = None) -> None:
+        """Replace a cloud's points (and its radius when given); the next snapshot sees them.
+
+        Snapshots taken before keep the points they saw. Costs the new
+        points, not the scene. Raises as :meth:`register_point_cloud`, and
+        KeyError when ``geometry_id`` is not a point cloud.
+        """
+        with self._lock:
+            record = self._cloud(geometry_id)
+            points, radius, non_finite = checked_cloud(
+                p_FP, record.radius if radius is None else radius, record.name)
+            self._source(source_id)
+            self._check_owner(source_id, record.source_id, f"point cloud {record.name!r}")
+            self._clouds[geometry_id] = PointCloudRecord(
+                geometry_id, record.name, source_id, record.frame_id, record.frame_slot, points,
+                radius, non_finite)
+            self._version += 1
+
+    def get_point_cloud(self, geometry_id: GeometryId) -> PointCloudRecord:
+        """Return the registered cloud ``geometry_id`` (points as given, radius, frame)."""
+        with self._lock:
+            return self._cloud(geometry_id)
+
+    def get_point_cloud_ids(self) -> list[GeometryId]:
+        """Return the ids of every registered point cloud, in id order."""
+        with self._lock:
+            return list(self._clouds)
+
+    def _cloud(self, geometry_id: GeometryId) -> PointCloudRecord:
+        record = self._clouds.get(geometry_id)
+        if record is None:
+            raise KeyError(f"{geometry_id!r} is not a registered point cloud")
+        return record
 
     def _change(self, source_id, geometry_id, shape, X_FG) -> None:
         if X_FG is not None and not isinstance(X_FG, RigidTransform):
@@ -446,12 +540,15 @@ class GeometryState(Registration):
 
     def _snapshot(self, frames_without_pose: str) -> SceneSnapshot:
         slot_of = self.frame_slot_map()
+        clouds = tuple(self._clouds.values())
         if frames_without_pose == "raise" or self._poses.all_posed():
-            return SceneSnapshot(self.collision_model(), self.compute_world_poses(), slot_of)
+            return SceneSnapshot(self.collision_model(), self.compute_world_poses(), slot_of,
+                                 clouds)
         X_WF, unposed = self._poses.world_poses_where_posed()
         model = self.collision_model()
         return SceneSnapshot(self._cache.partial_model(model, ~unposed[model.frame_slot]),
-                             X_WF, slot_of)
+                             X_WF, slot_of,
+                             tuple(c for c in clouds if not unposed[c.frame_slot]))
 
     def frame_slot_map(self) -> dict:
         """``{frame id: slot}`` of every frame, cached until the topology changes (read only)."""

@@ -34,11 +34,14 @@ class SceneSnapshot:
         World pose of every frame slot (slot 0 is the world frame).
     frame_slot_of : dict[FrameId, int]
         Frame id to slot, as at snapshot time.
+    point_clouds : tuple of PointCloudRecord
+        The registered point clouds (on posed frames), in id order.
     """
 
     collision_model: CollisionModel
     X_WF: np.ndarray
     frame_slot_of: dict
+    point_clouds: tuple = ()
 
 
 class SnapshotCache:
