@@ -99,5 +99,6 @@ def main(argv: list[str] | None = None) -> None:
 
         write_docs(text, "parallel")
 
+
 if __name__ == "__main__":
     main()

@@ -277,5 +277,6 @@ def main(argv: list[str] | None = None) -> None:
 
         write_docs(text, "peers")
 
+
 if __name__ == "__main__":
     main()

@@ -407,7 +407,7 @@ def check_configs_collision_free(client, checker: CollisionChecker | CheckerReci
                                  chunk: int = 10000, parallelize=1,
                                  progress: Callable[[int, int], None] | None = None
                                  ) -> np.ndarray:
-    """``checker.check_configs_collision_free(qs)``, in chunks over a Dask cluster.
+    """Answer the checker's batch is-free check in chunks over a Dask cluster.
 
     Parameters
     ----------
@@ -443,7 +443,7 @@ def calc_robot_clearances(client, checker: CollisionChecker, qs, influence_dista
                           chunk: int = 1000, parallelize=1,
                           progress: Callable[[int, int], None] | None = None
                           ) -> list[RobotClearance]:
-    """``checker.calc_robot_clearances(qs, influence_distance)``, in chunks over a Dask cluster.
+    """Answer the checker's batch clearance tables in chunks over a Dask cluster.
 
     The tables are those of the serial call, in order; their geometry ids
     are ``checker``'s (the workers' checkers number their geometries on

@@ -47,8 +47,8 @@ def add_parser(commands) -> None:
                     "default).",
         epilog="exit status: 0 written; 2 bad input.")
     label.add_argument("urdf", metavar="URDF", help="the robot")
-    label.add_argument("--srdf", metavar="SRDF", help="MoveIt SRDF: its disabled pairs are "
-                                                       "filtered")
+    label.add_argument("--srdf", metavar="SRDF",
+                       help="MoveIt SRDF: its disabled pairs are filtered")
     label.add_argument("--environment", metavar="SCENE",
                        help="obstacles: a YAML scene or a URDF")
     label.add_argument("--package-root", type=assignment, action="append", default=[],

@@ -61,8 +61,10 @@ def test_bounded_edges_equal_exact_edges(name):
 
 @pytest.mark.parametrize("name", ["panda", "ur5"])
 def test_smallest_distance_skips_only_pairs_that_cannot_be_nearest(name):
-    """compute_min_distance skips a pair whose outer spheres are farther apart than the
-    least distance so far: the minimum is that of every pair's distance, to the bit."""
+    """Outer spheres skip only pairs farther apart than the least distance so far.
+
+    The minimum is that of every pair's distance, to the bit.
+    """
     urdf, srdf, _ = robots.ARMS[name]
     checker = CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
                                          package_roots=robots.PACKAGE_ROOTS)

@@ -70,6 +70,11 @@ def surface_distance(shape, X_WG, p_WQ) -> float:
     raise TypeError(type(shape).__name__)
 
 
+def _segment_point_distance(c, p, d) -> float:
+    """Distance from the point c to the segment from p to p + d."""
+    return float(np.linalg.norm(c - (p + np.clip((c - p) @ d / (d @ d), 0, 1) * d)))
+
+
 def _capsule_capsule(A, X_WA, B, X_WB) -> float:
     def spine(c, X):
         X = np.asarray(X, float)
@@ -86,9 +91,7 @@ def _capsule_capsule(A, X_WA, B, X_WB) -> float:
     lo, hi = s[max(k - 1, 0)], s[min(k + 1, len(s) - 1)]
     for _ in range(200):  # golden-section on the convex gap
         a, b = lo + 0.382 * (hi - lo), lo + 0.618 * (hi - lo)
-        ga, gb = (np.linalg.norm(p1 + x * (q1 - p1) - (p2 + np.clip((p1 + x * (q1 - p1) - p2)
-                                                                       @ d / (d @ d), 0, 1) * d))
-                  for x in (a, b))
+        ga, gb = (_segment_point_distance(p1 + x * (q1 - p1), p2, d) for x in (a, b))
         lo, hi = (lo, b) if ga < gb else (a, hi)
     x = 0.5 * (lo + hi)
     c1 = p1 + x * (q1 - p1)
