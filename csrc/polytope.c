@@ -335,15 +335,23 @@ static void scan_candidates(const poly_t *A, const poly_t *B, best_dir *best) {
                 continue;
             double w[3];
             gc_sub(B->v + 3 * B->e[2 * j + 1], B->v + 3 * B->e[2 * j], w);
+            double lw0 = gc_norm(w);
             double along = gc_dot(w, u);
             for (int k = 0; k < 3; ++k) w[k] -= along * u[k];
             along = gc_dot(w, u); /* once more: the first pass leaves round-off along u */
             for (int k = 0; k < 3; ++k) w[k] -= along * u[k];
+            /* Parallel edges span no facet. Edges closer to parallel than
+             * 1e-20 rad span a sliver whose normal is ill-defined (its
+             * components can underflow) and whose gap differs from the
+             * faces' by less than 1e-20 of the edge length: the face normals
+             * answer for it. */
             double lw = gc_norm(w);
-            if (!(lw > 0.0)) continue; /* parallel edges span no facet */
+            if (!(lw > 1e-20 * lw0)) continue;
             double n[3];
             gc_cross(u, w, n);
-            gc_scale(1.0 / gc_norm(n), n, n);
+            double ln = gc_norm(n);
+            if (!(ln > 0.0) || !isfinite(ln)) continue;
+            gc_scale(1.0 / ln, n, n);
             consider(A, B, n, best);
             gc_scale(-1.0, n, n);
             consider(A, B, n, best);

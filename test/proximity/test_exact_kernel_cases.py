@@ -561,6 +561,25 @@ exact_pairs = st.one_of(
     st.tuples(st.builds(Box, sizes, sizes, sizes), st.builds(Box, sizes, sizes, sizes)))
 
 
+# Boxes turned by pi about z, whose rotation's off-diagonal is 3.9e-81: their
+# edges are parallel to 1e-81 rad, so an edge pair's cross product underflows.
+# Hypothesis drew these in a whole-suite run; each once gave a NaN normal, an
+# infinite distance, or a witness a quarter metre off its box.
+_HALF_TURN = np.array([[-1.0, -3.8983197994507968e-81, 0.0, 0.0],
+                       [3.8983197994507968e-81, -1.0, 0.0, 0.0],
+                       [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+
+
+@pytest.mark.parametrize("size_A, X_WA, size_B, X_WB", [
+    ((0.5, 0.25, 0.2304290546061452), np.eye(4), (0.25, 0.5, 0.25), _HALF_TURN),
+    ((0.5, 0.25, 0.2304290546061452), np.eye(4), (0.25, 0.5, 0.5), _HALF_TURN),
+    ((0.5, 0.5, 0.18), _HALF_TURN, (0.5, 0.5, 0.5), np.eye(4)),
+    ((0.5, 0.5, 0.5), np.eye(4), (0.5, 0.5, 0.18), _HALF_TURN),
+])
+def test_boxes_with_edges_parallel_to_underflow_keep_the_contract(size_A, X_WA, size_B, X_WB):
+    assert assert_pair_contract(Box(*size_A), X_WA, Box(*size_B), X_WB, "underflow") is not None
+
+
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(pair=exact_pairs, X_WA=hyp_poses, X_WB=hyp_poses, swap=st.booleans())
 def test_pair_hypothesis(pair, X_WA, X_WB, swap):
