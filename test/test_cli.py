@@ -29,9 +29,18 @@ SCENE = DATA / "scene.yaml"
 URDF = DATA / "tiny_arm.urdf"
 
 
-def run(*args, timeout=120, **kwargs) -> subprocess.CompletedProcess:
+# The command runs in the repository root (for the relative paths of the
+# tests' scene files), where `python -m` would put the source tree first on
+# sys.path: safe-path mode (Python 3.11+) keeps the geometry_core this test
+# imports, which under colcon test is the install space's (the source tree
+# has no compiled kernels there).
+SAFE_PATH = {"PYTHONSAFEPATH": "1"}
+
+
+def run(*args, timeout=120, env=None, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "geometry_core.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT, **kwargs)
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          env={**(os.environ if env is None else env), **SAFE_PATH}, **kwargs)
 
 
 def assert_bad_input(result, *fragments):
@@ -238,7 +247,7 @@ def test_demo_progress_bar_on_a_tty():
         result = subprocess.run(
             [sys.executable, "-m", "geometry_core.cli", "demo", "--no-lcm", "--duration",
              "0.5", "--rate", "10"], stdout=follower, stderr=subprocess.PIPE, cwd=ROOT,
-            timeout=60, env={**os.environ, "COLUMNS": "200"})
+            timeout=60, env={**os.environ, "COLUMNS": "200", **SAFE_PATH})
         os.close(follower)
         chunks = []
         while True:
@@ -333,7 +342,7 @@ def test_demo_messages_reach_an_lcm_subscriber(tmp_path):
               f"{sys.executable} -m geometry_core.cli demo --duration 2 --rate 20 "
               f"--lcm-url '{url}' --json && sleep 2.5")
     result = subprocess.run([unshare, "-n", "sh", "-c", script], capture_output=True,
-                            text=True, cwd=ROOT, timeout=120)
+                            text=True, cwd=ROOT, timeout=120, env={**os.environ, **SAFE_PATH})
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["lcm"].startswith("published")
     counts = json.loads((tmp_path / "out").read_text())
@@ -406,7 +415,8 @@ def test_check_never_prints_a_negative_zero(output):
 def test_interrupted_demo_says_it_was_interrupted():
     process = subprocess.Popen(
         [sys.executable, "-m", "geometry_core.cli", "demo", "--no-lcm", "--duration", "60",
-         "--rate", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+         "--rate", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env={**os.environ, **SAFE_PATH})
     try:
         first = process.stdout.readline()  # the header, then one line a second
         while not first.startswith("t "):

@@ -6,6 +6,7 @@ a :class:`CheckerRecipe` and is built once per worker, however many chunks
 that worker answers (``worker_builds`` is read on each worker).
 """
 
+import os
 import pickle
 import subprocess
 import sys
@@ -134,8 +135,10 @@ def test_bad_input_fails_before_any_work_is_sent(client):
 
 
 def label(*args, timeout=300):
+    # Safe-path mode: the geometry_core this test imports, not the source tree's.
     return subprocess.run([sys.executable, "-m", "geometry_core.cli", "label", *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          env={**os.environ, "PYTHONSAFEPATH": "1"})
 
 
 def serial_labels(out_q: np.ndarray, name: str):
