@@ -420,6 +420,8 @@ def test_interrupted_demo_says_it_was_interrupted():
     try:
         first = process.stdout.readline()  # the header, then one line a second
         while not first.startswith("t "):
+            # An empty read is the end of the output: the demo died before its rows.
+            assert first, f"the demo ended before printing a row: {process.stderr.read()}"
             first = process.stdout.readline()
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
