@@ -92,8 +92,10 @@ def test_ci_runs_the_readme_test_command():
 
 
 def _run_cli(*args):
+    # Safe-path mode: the geometry_core this test imports, not the source tree's.
     return subprocess.run([sys.executable, "-m", "geometry_core.cli", *args],
-                          capture_output=True, text=True, cwd=README.parent, timeout=120)
+                          capture_output=True, text=True, cwd=README.parent, timeout=120,
+                          env={**os.environ, "PYTHONSAFEPATH": "1"})
 
 
 def test_yaml_example_loads_as_written(tmp_path):
