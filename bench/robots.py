@@ -323,12 +323,26 @@ def measure(systems, query: str, cycles: int, rounds: int, budget_s: float) -> d
     return times
 
 
-def load_times(urdf: Path, share: Path, rounds: int) -> dict[str, list[float]]:
-    """Seconds to load and answer a first penetration query, alternating systems."""
+def drake_load_seconds(urdf: Path) -> float:
+    """Seconds for Drake to parse ``urdf``, finalize, and answer a first penetration query."""
     from pydrake.multibody.parsing import Parser
     from pydrake.multibody.plant import AddMultibodyPlantSceneGraph
     from pydrake.systems.framework import DiagramBuilder
 
+    t0 = time.perf_counter()
+    builder = DiagramBuilder()
+    plant, scene_graph = AddMultibodyPlantSceneGraph(builder, 0.0)
+    Parser(plant).AddModels(str(urdf))
+    plant.Finalize()
+    diagram = builder.Build()
+    context = diagram.CreateDefaultContext()
+    scene_graph.get_query_output_port().Eval(
+        scene_graph.GetMyContextFromRoot(context)).ComputePointPairPenetration()
+    return time.perf_counter() - t0
+
+
+def load_times(urdf: Path, share: Path, rounds: int) -> dict[str, list[float]]:
+    """Seconds to load and answer a first penetration query, alternating systems."""
     from geometry_core import shapes
 
     copy = drake_copy(urdf, share, Path(tempfile.mkdtemp(prefix="drake_copy_")))
@@ -343,16 +357,7 @@ def load_times(urdf: Path, share: Path, rounds: int) -> dict[str, list[float]]:
         return time.perf_counter() - t0
 
     def drake() -> float:
-        t0 = time.perf_counter()
-        builder = DiagramBuilder()
-        plant, scene_graph = AddMultibodyPlantSceneGraph(builder, 0.0)
-        Parser(plant).AddModels(str(copy))
-        plant.Finalize()
-        diagram = builder.Build()
-        context = diagram.CreateDefaultContext()
-        scene_graph.get_query_output_port().Eval(
-            scene_graph.GetMyContextFromRoot(context)).ComputePointPairPenetration()
-        return time.perf_counter() - t0
+        return drake_load_seconds(copy)
 
     ours(True), drake()  # imports and first-use costs of both, outside the rounds
     times = {"ours (first load)": [], "ours (warm)": [], "Drake": []}

@@ -55,10 +55,7 @@ def _drake_copy(expanded: Path, out_dir: Path) -> Path:
 
 
 def times(xacro_file: Path, rounds: int) -> dict[str, float]:
-    from pydrake.multibody.parsing import Parser
-    from pydrake.multibody.plant import AddMultibodyPlantSceneGraph
-    from pydrake.systems.framework import DiagramBuilder
-
+    from bench.robots import drake_load_seconds
     from geometry_core.scene_files import load_urdf
     from geometry_core.scene_files.xacro_files import expand_xacro
 
@@ -85,16 +82,7 @@ def times(xacro_file: Path, rounds: int) -> dict[str, float]:
             return time.perf_counter() - t0
 
         def drake() -> float:
-            t0 = time.perf_counter()
-            builder = DiagramBuilder()
-            plant, scene_graph = AddMultibodyPlantSceneGraph(builder, 0.0)
-            Parser(plant).AddModels(str(copy))
-            plant.Finalize()
-            diagram = builder.Build()
-            context = diagram.CreateDefaultContext()
-            scene_graph.get_query_output_port().Eval(
-                scene_graph.GetMyContextFromRoot(context)).ComputePointPairPenetration()
-            return time.perf_counter() - t0
+            return drake_load_seconds(copy)
 
         steps = [("xacro", xacro), ("ours", ours), ("collision only", collision_only),
                  ("Drake", drake)]
