@@ -71,12 +71,17 @@ class MoveItInterface:
     Parameters
     ----------
     node : TransportNode
-    monitor : ClearanceMonitor
-        The node's robot: its checker gets the objects.
+    monitor : ClearanceMonitor or None
+        The node's robot: its checker gets the objects. None for a node on
+        a ``scene_file``: the objects then go into the scene graph only,
+        and the validity service answers ``valid: false`` (no robot state).
     world_frame : str
         The planning frame (``header.frame_id`` of the replies).
     drop : callable
         ``drop(kind, message)``: the node's count-and-warn function.
+    scene : SceneObjects, optional
+        The scene graph of the /tf-driven results, which gets the objects
+        too (:mod:`geometry_core_nodes.scene_objects`).
 
     Raises
     ------
@@ -86,7 +91,7 @@ class MoveItInterface:
     """
 
     def __init__(self, node: Any, monitor: Any, world_frame: str,
-                 drop: Callable[[str, str], None]) -> None:
+                 drop: Callable[[str, str], None], scene: Any = None) -> None:
         # Every type first, so that a missing package creates nothing.
         for name in ("moveit_msgs/msg/CollisionObject", "moveit_msgs/msg/AttachedCollisionObject",
                      "moveit_msgs/msg/PlanningScene", "sensor_msgs/msg/PointCloud2"):
@@ -97,6 +102,7 @@ class MoveItInterface:
         self.monitor = monitor
         self.world_frame = world_frame
         self._drop = drop
+        self.scene = scene
         self.world: PlanningSceneWorld | None = None
         self.applied = 0
         self.answered = 0
@@ -131,16 +137,31 @@ class MoveItInterface:
 
     def _world(self, kind: str) -> PlanningSceneWorld | None:
         """The world of the current checker (a new checker gets the objects again)."""
+        if self.monitor is None:  # a scene file: the scene graph alone
+            if self.world is None:
+                self.world = PlanningSceneWorld(None, self.world_frame, self.scene)
+            return self.world
         checker = self.monitor.checker
         if checker is None:
             self._drop("planning_scene_without_robot", f"dropped a {kind}: no robot yet "
                        "(waiting for the robot_description topic)")
             return None
         if self.world is None:
-            self.world = PlanningSceneWorld(checker, self.world_frame)
+            self.world = PlanningSceneWorld(checker, self.world_frame, self.scene)
         elif self.world.checker is not checker:
-            self.world.replay(checker)
+            try:
+                self.world.replay(checker)
+            except PlanningSceneError as err:
+                self._drop("bad_planning_scene", f"objects dropped with the new robot: {err}")
         return self.world
+
+    def on_new_scene(self) -> None:
+        """A new robot or scene graph: the objects held go into it now, not at the next message."""
+        if self.world is not None and (self.monitor is None or self.monitor.checker is not None):
+            if self.monitor is not None and self.world.checker is not self.monitor.checker:
+                self._world("new robot")
+            elif self.scene is not None:
+                self.scene.sync(self.world.objects)
 
     def _apply(self, kind: str, counter: str, apply: Callable[[PlanningSceneWorld], None]) -> None:
         world = self._world(kind)
@@ -194,6 +215,10 @@ class MoveItInterface:
         """``GetStateValidity``: the request's state, valid or not, and its contacts."""
         self.answered += 1
         response.valid = False
+        if self.monitor is None:
+            self._drop("validity_without_robot", "validity request: this node has a scene file, "
+                       "not a robot: no robot state to check")
+            return response
         world = self._world("validity request")
         if world is None:
             return response
@@ -227,7 +252,8 @@ class MoveItInterface:
         """``GetPlanningScene``: the objects, allowed collisions and padding held now."""
         world = self._world("planning scene request")
         if world is not None:
-            response.scene = planning_scene_to_msg(world, self._current_positions(),
+            q = self._current_positions() if world.checker is not None else np.zeros(0)
+            response.scene = planning_scene_to_msg(world, q,
                                                    self.world_frame, self.node.now(),
                                                    self.node.message_type)
         return response
@@ -326,7 +352,7 @@ def planning_scene_to_msg(world: PlanningSceneWorld, q: np.ndarray, frame: str, 
     checker = world.checker
     joints = scene.robot_state.joint_state
     joints.header = make_header(stamp_ns, frame, message_type)
-    joints.name = list(checker.position_names)
+    joints.name = list(checker.position_names) if checker is not None else []
     joints.position = [float(v) for v in q]
     collision_objects, attached = [], []
     for object_id, held in world.objects.items():
