@@ -106,15 +106,20 @@ class MoveItInterface:
         self.world: PlanningSceneWorld | None = None
         self.applied = 0
         self.answered = 0
-        self.point_cloud_radius = float(node.declare_parameter(
-            "point_cloud_radius", 0.01,
-            "Radius (metres) of the sphere each point of the point cloud becomes. Settable "
-            "at run time (from the next cloud on).", check=at_least("point_cloud_radius", 0.0),
-            on_set=self._set_radius))
-        cloud_topic = node.declare_parameter(
-            "point_cloud_topic", "",
-            "sensor_msgs/PointCloud2 topic of obstacle points in the planning frame (a depth "
-            "camera's, transformed); empty: none.")
+        # Point clouds need the robot's checker (its self-filter): without a
+        # robot (a scene file) the cloud parameters are not declared.
+        self.point_cloud_radius = 0.0
+        cloud_topic = ""
+        if monitor is not None:
+            self.point_cloud_radius = float(node.declare_parameter(
+                "point_cloud_radius", 0.01,
+                "Radius (metres) of the sphere each point of the point cloud becomes. Settable "
+                "at run time (from the next cloud on).",
+                check=at_least("point_cloud_radius", 0.0), on_set=self._set_radius))
+            cloud_topic = node.declare_parameter(
+                "point_cloud_topic", "",
+                "sensor_msgs/PointCloud2 topic of obstacle points in the planning frame (a depth "
+                "camera's, transformed); empty: none.")
         node.create_subscription("moveit_msgs/msg/CollisionObject", "collision_object",
                                  self.on_collision_object, RELIABLE_RESULTS)
         node.create_subscription("moveit_msgs/msg/AttachedCollisionObject",
