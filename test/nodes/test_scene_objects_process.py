@@ -1,8 +1,9 @@
 """MoveIt's objects in the /tf-driven results of the real scene graph node process.
 
-The node runs as its own process on the DDS backend (loopback only) with
-the built-in demo arm; the test's participant publishes the arm's /tf and
-real ``moveit_msgs`` messages, and reads ``penetrations``, ``clearance`` and
+The node runs as its own process with the built-in demo arm, on the DDS
+backend (loopback only) and, where ROS 2 is installed, on rclpy with an
+rclpy peer; the test's participant publishes the arm's /tf and real
+``moveit_msgs`` messages, and reads ``penetrations``, ``clearance`` and
 the markers. A sphere is added where the gripper's palm is, moved away,
 removed; a sphere held by the wrist is checked with and without
 ``touch_links`` and at two arm poses; a full PlanningScene replaces the
@@ -27,7 +28,7 @@ from geometry_core.demo import make_demo_scene
 from geometry_core.math import RigidTransform
 from geometry_core.scene_graph import Role
 from geometry_core.shapes import Box, Capsule, Cylinder, Sphere
-from geometry_core_nodes.transport import RELIABLE_RESULTS
+from geometry_core_nodes.transport import RELIABLE_RESULTS, loopback_config
 
 HERE = Path(__file__).parent
 _spec = importlib.util.spec_from_file_location("node_scenario", HERE / "node_scenario.py")
@@ -142,11 +143,21 @@ def _sphere(T, object_id, p, operation=0, frame="world"):
     return co
 
 
-def test_objects_reach_penetrations_clearance_and_markers(tmp_path):
+@pytest.mark.parametrize("backend", ["dds", "rclpy"])
+def test_objects_reach_penetrations_clearance_and_markers(tmp_path, monkeypatch, backend):
     domain = 20 + next(_DOMAINS) % 40
+    if backend == "rclpy":
+        pytest.importorskip("rclpy", reason="rclpy comes with a ROS 2 installation")
+        pytest.importorskip("moveit_msgs.msg", reason="moveit_msgs comes with a ROS 2 "
+                            "installation")
+        pytest.importorskip("geometry_core_ros.msg",
+                            reason="geometry_core_ros messages not generated")
+        monkeypatch.setenv("ROS_DOMAIN_ID", str(domain))
+        monkeypatch.setenv("CYCLONEDDS_URI", loopback_config())
+        monkeypatch.setenv("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp")
     params = scenario.write_params(tmp_path / "params.yaml", scene_file="builtin:demo",
                                    max_distance=MAX_DISTANCE, stale_after_s=0.0)
-    peer = scenario.Peer(domain)
+    peer = scenario.Peer(domain, backend=backend)
     T = peer.message_type
     objects = peer.node.create_publisher("moveit_msgs/msg/CollisionObject", "collision_object",
                                          RELIABLE_RESULTS)
@@ -172,7 +183,7 @@ def test_objects_reach_penetrations_clearance_and_markers(tmp_path):
     here = Reference(T_ARM)
     palm = here.geometries["arm::gripper::palm"][2].getTranslation()
     world_name = "planning_scene::world::"
-    with scenario.NodeProcess("scene_graph_node", params, domain) as node:
+    with scenario.NodeProcess("scene_graph_node", params, domain, backend=backend) as node:
         try:
             peer.wait_for("penetrations", lambda m: len(m.pairs) > 0, repeat=tick)
             for publisher in (objects, attached, scenes):
