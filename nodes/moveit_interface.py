@@ -12,8 +12,11 @@ clearance tables then include the objects:
   scene replaces), and, when the ``point_cloud_topic`` parameter names one,
   a ``sensor_msgs/PointCloud2`` (in the planning frame) whose points become
   spheres of ``point_cloud_radius``;
-- services: ``check_state_validity`` (``moveit_msgs/GetStateValidity``) and
-  ``get_planning_scene`` (``moveit_msgs/GetPlanningScene``).
+- services: ``check_state_validity`` (``moveit_msgs/GetStateValidity``),
+  ``get_planning_scene`` (``moveit_msgs/GetPlanningScene``) and, with a
+  robot, ``check_multi_state_validity``
+  (``geometry_core_ros/GetMultiStateValidity``: many states in one call,
+  batched through the library).
 
 ``check_state_validity`` reads the request's joint positions as MoveIt's
 ``robotStateMsgToRobotState`` does: on top of the node's current joint
@@ -47,6 +50,7 @@ import numpy as np
 from geometry_core.shapes import Box, Convex, Cylinder, HalfSpace, Sphere
 from geometry_core_nodes import moveit_types  # noqa: F401  (the DDS backend's definitions)
 from geometry_core_nodes.joint_states import JointStateError, joint_state_to_positions
+from geometry_core_nodes.limits import MAX_BATCH_STATES
 from geometry_core_nodes.outbound import make_header
 from geometry_core_nodes.planning_scene import (
     ADD,
@@ -59,7 +63,11 @@ from geometry_core_nodes.planning_scene import (
 from geometry_core_nodes.planning_scene_world import PlanningSceneWorld, object_group
 from geometry_core_nodes.transport import RELIABLE_RESULTS, SENSOR_DATA, at_least
 
-__all__ = ["MoveItInterface", "contacts_to_msgs", "planning_scene_to_msg"]
+__all__ = ["BATCH_SERVICE_TYPE", "MoveItInterface", "contacts_to_msgs",
+           "planning_scene_to_msg"]
+
+#: Our batch validity service (MoveIt's GetMultiStateValidity is not in Humble).
+BATCH_SERVICE_TYPE = "geometry_core_ros/srv/GetMultiStateValidity"
 
 # moveit_msgs/ContactInformation body types.
 _ROBOT_LINK, _WORLD_OBJECT, _ROBOT_ATTACHED = 0, 1, 2
@@ -134,6 +142,16 @@ class MoveItInterface:
             "moveit_msgs/srv/GetStateValidity", "check_state_validity", self.check_state_validity)
         self.scene_service = node.create_service(
             "moveit_msgs/srv/GetPlanningScene", "get_planning_scene", self.get_planning_scene)
+        self.batch_service = None
+        if monitor is not None:
+            try:
+                node.service_types(BATCH_SERVICE_TYPE)
+            except LookupError as err:  # rclpy where our package's services were not built
+                node.get_logger().warning(f"check_multi_state_validity is off: {err}")
+            else:
+                self.batch_service = node.create_service(
+                    BATCH_SERVICE_TYPE, "check_multi_state_validity",
+                    self.check_multi_state_validity)
 
     def _set_radius(self, value: object) -> None:
         self.point_cloud_radius = float(value)  # type: ignore[arg-type]
@@ -251,6 +269,55 @@ class MoveItInterface:
         stamp = self.node.now()
         response.contacts = contacts_to_msgs(contacts, _body_of_geometry(world), stamp,
                                              self.world_frame, self.node.message_type)
+        return response
+
+    def check_multi_state_validity(self, request: Any, response: Any) -> Any:
+        """``GetMultiStateValidity``: whether each state of the request is collision-free.
+
+        The states are rows of ``positions`` for ``joint_names``, on top of
+        the node's current state; all are checked in one library call
+        (``check_configs_collision_free``). A bad request (unknown or
+        repeated joint, a length that is not a multiple, more than
+        ``MAX_BATCH_STATES`` states, a position outside its limits) gets an
+        empty ``valid`` and the reason in ``error_message``, and is counted
+        as ``bad_validity_request``.
+        """
+        self.answered += 1
+        response.valid = []
+        response.error_message = ""
+        if self.monitor is None:
+            response.error_message = "this node has a scene file, not a robot"
+            self._drop("validity_without_robot", f"batch validity request: "
+                       f"{response.error_message}")
+            return response
+        world = self._world("batch validity request")
+        if world is None:
+            response.error_message = "no robot yet"
+            return response
+        checker = world.checker
+        try:
+            names = [str(n) for n in request.joint_names]
+            positions = np.asarray(request.positions, dtype=float)
+            if not names or len(set(names)) != len(names):
+                raise ValueError("joint_names must name at least one joint, each once")
+            unknown = [n for n in names if n not in checker.position_names]
+            if unknown:
+                raise ValueError(f"unknown joint {unknown[0][:80]!r}")
+            if positions.size % len(names):
+                raise ValueError(f"{positions.size} positions are not a multiple of the "
+                                 f"{len(names)} joint names")
+            count = positions.size // len(names)
+            if count > MAX_BATCH_STATES:
+                raise ValueError(f"{count} states, over the limit of {MAX_BATCH_STATES}")
+            columns = [checker.position_names.index(n) for n in names]
+            qs = np.tile(self._current_positions(), (count, 1))
+            qs[:, columns] = positions.reshape(count, len(names))
+            valid = checker.check_configs_collision_free(qs)
+        except ValueError as err:
+            response.error_message = str(err)
+            self._drop("bad_validity_request", f"batch validity request refused: {err}")
+            return response
+        response.valid = [bool(v) for v in valid]
         return response
 
     def get_planning_scene(self, request: Any, response: Any) -> Any:
