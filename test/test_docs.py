@@ -66,8 +66,8 @@ SELF_REFERENCES = [
     r"\bseeds/", r"\bsessions?\b", r"\.\./shared", r"\bshared/ros2\b", r"/work/", r"/tmp/",
 ]
 SCANNED = ["README.md", "docs", "geometry_core", "nodes", "bench", "test", "launch", "config",
-           "scripts", "msg", "srv", "csrc", "CMakeLists.txt", "setup.py", "setup.cfg", "package.xml",
-           "requirements-ros.txt"]
+           "scripts", "msg", "srv", "csrc", "CMakeLists.txt", "setup.py", "setup.cfg",
+           "package.xml", "requirements-ros.txt"]
 SUFFIXES = {".md", ".py", ".c", ".h", ".txt", ".cfg", ".xml", ".yaml", ".msg", ".srv", ".sh", ""}
 
 

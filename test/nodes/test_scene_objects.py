@@ -42,8 +42,9 @@ def world():
     demo.advance(1.8)
     sg = demo.scene_graph
     inspector = sg.model_inspector()
-    frames = {inspector.get_name(f): (f, next(s for s in inspector.get_all_source_ids()
-                                             if inspector.belongs_to_source(f, s)))
+    sources = inspector.get_all_source_ids()
+    frames = {inspector.get_name(f): (f, next(s for s in sources
+                                              if inspector.belongs_to_source(f, s)))
               for f in inspector.get_all_frame_ids() if f != inspector.world_frame_id()}
     changes = []
     scene = SceneObjects(lambda: sg, lambda: frames, "world", changes.append)
