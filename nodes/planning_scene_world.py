@@ -22,8 +22,11 @@ given as ``scene``: it is asked first whether it can take them (so a
 message goes into both or neither), then synced after the checker took
 them. Without a robot (a node on a ``scene_file``) the checker is None: the
 objects live in the scene graph only, the frames of the scene standing for
-the robot's links; allowed-collision entries and padding are then kept (for
-``get_planning_scene``) but not applied, and point clouds are refused.
+the robot's links; padding is then kept (for ``get_planning_scene``) but
+not applied, and point clouds are refused. The allowed-collision entries go
+into the scene graph in both cases, as collision filters between the
+geometries of the links and objects they name (the checker takes the
+entries between its bodies; the scene graph also those naming objects).
 
 What differs from MoveIt, said where it matters: an object given in a robot
 link's frame is fixed to that link (MoveIt fixes it in the world at the
@@ -220,7 +223,8 @@ class PlanningSceneWorld:
         allowed = dict(self.allowed) if edits.is_diff else {}
         allowed.update(edits.allowed)
         for name, value in edits.default_allowed.items():
-            for other in self._body_names():
+            # A default entry pairs the name with every link and every object.
+            for other in set(self._body_names()) | set(planned):
                 if other != name:
                     allowed[(min(name, other), max(name, other))] = value
         padding = dict(self.padding) if edits.is_diff else {}
@@ -295,7 +299,7 @@ class PlanningSceneWorld:
             self.scene.check(planned)  # before anything is applied
         if self.checker is None:
             self.objects, self.allowed, self.padding = planned, allowed, padding
-            self.scene.sync(planned)
+            self.scene.sync(planned, allowed)
             return
         checker = self.checker
         changed = [k for k in set(planned) | set(self.objects)
@@ -321,7 +325,7 @@ class PlanningSceneWorld:
         self._apply_filters(planned, allowed)
         self._apply_padding(padding)
         if self.scene is not None:
-            self.scene.sync(planned)
+            self.scene.sync(planned, allowed)
 
     def _set_filter(self, a: str, b: str, filtered: bool) -> None:
         checker = self.checker

@@ -18,7 +18,23 @@ include them from the next query on:
   change removes the object's shapes and registers the new ones;
 - an attached object's ``touch_links`` are collision filters between the
   object's shapes and those frames (geometry on the holding frame itself is
-  never paired with it: same frame).
+  never paired with it: same frame);
+- an allowed-collision entry (an entry or a default entry of the
+  PlanningScene's matrix) between two names, each a scene frame (its own
+  geometry, not the objects it holds) or an object id (its shapes), is a
+  collision filter between their geometries. The filters the matrix added
+  are kept apart from the scene's own (a scene file's or SRDF's, the touch
+  links'): an entry set back to not allowed removes only the filters the
+  matrix added, and a pair the scene filtered already stays filtered. An
+  entry naming an object that does not exist yet applies when it comes.
+  ``link_padding`` has no counterpart: the scene graph has no padding.
+- the point cloud (``point_cloud_topic``) is a point cloud of the scene
+  graph, named ``point_cloud``, on the world frame of the source
+  ``planning_scene``: each point a sphere of ``point_cloud_radius``; a new
+  cloud replaces its points (``change_point_cloud``). Results name a pair
+  with a point ``planning_scene::world::point_cloud[k]``, k the point's row
+  in the message. A radius of 0 (points, not spheres) is not a scene-graph
+  cloud: the cloud is then left out of the /tf-driven results.
 
 :meth:`SceneObjects.check` refuses, before anything is applied, what the
 scene graph cannot take (a frame it does not have, a name already used on
@@ -35,6 +51,7 @@ from collections.abc import Callable
 from typing import Any
 
 from geometry_core.scene_graph import (
+    CollisionFilterDeclaration,
     GeometryId,
     GeometryInstance,
     GeometrySet,
@@ -42,12 +59,23 @@ from geometry_core.scene_graph import (
     Role,
     SourceId,
 )
+from geometry_core.scene_graph.point_clouds import checked_cloud
 from geometry_core_nodes.planning_scene import PlanningSceneError
 
-__all__ = ["OBJECT_SOURCE", "SceneObjects", "shape_names"]
+__all__ = ["CLOUD_NAME", "OBJECT_SOURCE", "SceneObjects", "shape_names"]
 
 #: Source name of the objects fixed in the planning frame.
 OBJECT_SOURCE = "planning_scene"
+#: Name of the point cloud in the scene graph.
+CLOUD_NAME = "point_cloud"
+
+
+def _pair(a: GeometryId, b: GeometryId) -> tuple[GeometryId, GeometryId]:
+    return (a, b) if a.get_value() < b.get_value() else (b, a)
+
+
+def _pair_key(pair: tuple[GeometryId, GeometryId]) -> tuple[int, int]:
+    return pair[0].get_value(), pair[1].get_value()
 
 
 def shape_names(object_id: str, count: int) -> list[str]:
@@ -85,6 +113,13 @@ class SceneObjects:
         self._source: SourceId | None = None
         #: ``{object id: (HeldObject, body, [GeometryId])}`` as registered.
         self.registered: dict[str, tuple[Any, str, list[GeometryId]]] = {}
+        #: ``{(name, name): allowed}``: the allowed-collision entries to apply.
+        self.allowed: dict[tuple[str, str], bool] = {}
+        #: Geometry pairs ``(a, b)``, ``a < b`` by value, that the entries filtered.
+        self.acm_pairs: set[tuple[GeometryId, GeometryId]] = set()
+        #: ``(p_WP, radius)`` of the point cloud, or None.
+        self.cloud: tuple[Any, float] | None = None
+        self._cloud_id: GeometryId | None = None
 
     # ----------------------------------------------------------------- checks
 
@@ -134,15 +169,24 @@ class SceneObjects:
 
     # ----------------------------------------------------------------- syncing
 
-    def sync(self, planned: dict[str, Any]) -> None:
-        """Make the scene graph hold exactly ``planned`` (checked by :meth:`check`)."""
+    def sync(self, planned: dict[str, Any], allowed: dict | None = None) -> None:
+        """Make the scene graph hold exactly ``planned`` (checked by :meth:`check`).
+
+        ``allowed`` (``{(name, name): bool}``) replaces the allowed-collision
+        entries; None keeps them. The filters are brought up to date either
+        way, as the objects they name may have changed.
+        """
+        if allowed is not None:
+            self.allowed = dict(allowed)
         graph = self._scene_graph()
         if graph is not self._graph:
-            # A new scene graph holds none of the objects yet.
+            # A new scene graph holds none of the objects nor filters yet.
             self._graph, self._source, self.registered = graph, None, {}
+            self.acm_pairs, self._cloud_id = set(), None
         if graph is None:
             return
-        structural = moved = False
+        structural = self._sync_cloud()
+        moved = False
         for object_id in [k for k in self.registered if k not in planned]:
             self._remove(object_id)
             structural = True
@@ -161,8 +205,110 @@ class SceneObjects:
                 self._remove(object_id)
             self._add(object_id, held, body)
             structural = True
-        if structural or moved:
+        filters = self._apply_allowed()
+        if structural or moved or filters:
             self._on_change(structural)
+
+    # ------------------------------------------------------------ point cloud
+
+    @staticmethod
+    def check_cloud(p_WP: Any, radius: float) -> None:
+        """Refuse a cloud the scene graph could not take (before the checker takes it).
+
+        Raises
+        ------
+        PlanningSceneError
+            For points that are not (N, 3) numbers or too many of them.
+        """
+        if radius > 0:
+            try:
+                checked_cloud(p_WP, radius, CLOUD_NAME)
+            except ValueError as err:
+                raise PlanningSceneError(str(err)) from None
+
+    def set_cloud(self, p_WP: Any, radius: float) -> None:
+        """Make the scene graph's cloud ``p_WP`` (checked by :meth:`check_cloud`)."""
+        self.cloud = (p_WP, float(radius))
+        graph = self._scene_graph()
+        if graph is not self._graph:
+            self.sync({k: v[0] for k, v in self.registered.items()})
+            return
+        if graph is not None and self._sync_cloud():
+            self._on_change(True)
+
+    def _sync_cloud(self) -> bool:
+        """Register, change or remove the scene graph's cloud; True when the ids changed."""
+        graph = self._graph
+        if graph is None:
+            return False
+        if self.cloud is None or self.cloud[1] <= 0:
+            if self._cloud_id is None:
+                return False
+            graph.remove_geometry(self._source, self._cloud_id)
+            self._cloud_id = None
+            return True
+        p_WP, radius = self.cloud
+        source_id, _ = self._owner("")
+        if self._cloud_id is not None:
+            graph.change_point_cloud(source_id, self._cloud_id, p_WP, radius)
+            self._on_change(False)
+            return False
+        self._cloud_id = graph.register_point_cloud(
+            source_id, graph.model_inspector().world_frame_id(), p_WP, radius, CLOUD_NAME)
+        return True
+
+    # ------------------------------------------------------ allowed collisions
+
+    def _geometries_of(self, name: str, ours: set[GeometryId]) -> list[GeometryId]:
+        """The geometries an allowed-collision name stands for (none if unknown)."""
+        if name in self.registered:
+            return list(self.registered[name][2])
+        frame = self._frames().get(name)
+        if frame is None:
+            return []
+        return [g for g in self._graph.model_inspector().get_geometries(frame[0], Role.PROXIMITY)
+                if g not in ours]
+
+    def _touch_pairs(self) -> set[tuple[GeometryId, GeometryId]]:
+        """The pairs the touch links filter (the entries never undo those)."""
+        pairs = set()
+        inspector = self._graph.model_inspector()
+        frames = self._frames()
+        for held, _, ids in self.registered.values():
+            for link in held.touch_links:
+                if link in frames and link != held.link:
+                    for other in inspector.get_geometries(frames[link][0], Role.PROXIMITY):
+                        pairs.update(_pair(g, other) for g in ids)
+        return pairs
+
+    def _apply_allowed(self) -> bool:
+        """Filter the pairs the allowed entries name, unfilter those they no longer do.
+
+        Returns True when a filter changed.
+        """
+        graph = self._graph
+        inspector = graph.model_inspector()
+        existing = set(inspector.get_all_geometry_ids(Role.PROXIMITY))
+        # Removed geometry took its filters with it.
+        self.acm_pairs = {p for p in self.acm_pairs if p[0] in existing and p[1] in existing}
+        ours = {g for _, _, ids in self.registered.values() for g in ids}
+        wanted: set[tuple[GeometryId, GeometryId]] = set()
+        for (a, b), value in self.allowed.items():
+            if value:
+                wanted.update(_pair(x, y) for x in self._geometries_of(a, ours)
+                              for y in self._geometries_of(b, ours) if x != y)
+        undo = self.acm_pairs - wanted - self._touch_pairs()
+        new = [p for p in wanted - self.acm_pairs if not inspector.collision_filtered(*p)]
+        if not undo and not new:
+            return False
+        declaration = CollisionFilterDeclaration()
+        for a, b in sorted(undo, key=_pair_key):
+            declaration.allow_between(GeometrySet([a]), GeometrySet([b]))
+        for a, b in sorted(new, key=_pair_key):
+            declaration.exclude_between(GeometrySet([a]), GeometrySet([b]))
+        graph.collision_filter_manager().apply(declaration)
+        self.acm_pairs = (self.acm_pairs - undo) | set(new)
+        return True
 
     def _owner(self, body: str) -> tuple[SourceId, Any]:
         """(source, frame id) that registers geometry on ``body`` ("" : the world)."""
