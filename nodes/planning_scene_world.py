@@ -265,12 +265,33 @@ class PlanningSceneWorld:
         if self.checker is None:
             raise PlanningSceneError("point cloud: clouds need a robot (robot_description); "
                                      "this node has a scene file")
+        if self.scene is not None:
+            self.scene.check_cloud(p_WP, radius)  # before anything is applied
         try:
             report = self.checker.add_point_cloud(CLOUD_GROUP, p_WP, radius, q=q)
         except ValueError as err:
             raise PlanningSceneError(f"point cloud: {err}") from None
         self.cloud = (np.asarray(p_WP, dtype=float), float(radius))
+        if self.scene is not None:
+            if radius <= 0:
+                self.ignored["cloud_of_radius_0_not_in_scene_graph"] += 1
+            self.scene.set_cloud(self._scene_points(report), self.cloud[1])
         return report
+
+    def _scene_points(self, report: Any) -> np.ndarray:
+        """The cloud's rows for the scene graph: a row the self filter dropped is NaN.
+
+        So the scene graph holds the points the checker holds, and a
+        result's point index stays the row in the message.
+        """
+        points = np.ascontiguousarray(self.cloud[0], dtype=np.float64).reshape(-1, 3)
+        if not report.self_filtered:
+            return points
+        kept = np.ascontiguousarray(
+            self.checker.get_all_added_point_clouds()[CLOUD_GROUP][0], dtype=np.float64)
+        row = np.dtype((np.void, 3 * 8))
+        shown = np.isin(points.view(row).ravel(), kept.reshape(-1, 3).view(row).ravel())
+        return np.where(shown[:, None], points, np.nan)
 
     def replay(self, checker: Any) -> None:
         """Put the objects, filters, padding and cloud in a new checker (a new robot).

@@ -237,7 +237,7 @@ class SceneObjects:
             self._on_change(True)
 
     def _sync_cloud(self) -> bool:
-        """Register, change or remove the scene graph's cloud; True when the ids changed."""
+        """Register, change or remove the scene graph's cloud; True when it changed."""
         graph = self._graph
         if graph is None:
             return False
@@ -250,9 +250,9 @@ class SceneObjects:
         p_WP, radius = self.cloud
         source_id, _ = self._owner("")
         if self._cloud_id is not None:
+            # New points: the names, which read a point's row, are rebuilt too.
             graph.change_point_cloud(source_id, self._cloud_id, p_WP, radius)
-            self._on_change(False)
-            return False
+            return True
         self._cloud_id = graph.register_point_cloud(
             source_id, graph.model_inspector().world_frame_id(), p_WP, radius, CLOUD_NAME)
         return True
