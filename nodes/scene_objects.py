@@ -176,17 +176,19 @@ class SceneObjects:
         entries; None keeps them. The filters are brought up to date either
         way, as the objects they name may have changed.
         """
-        if allowed is not None:
+        entries_changed = allowed is not None and dict(allowed) != self.allowed
+        if entries_changed:
             self.allowed = dict(allowed)
         graph = self._scene_graph()
         if graph is not self._graph:
             # A new scene graph holds none of the objects nor filters yet.
             self._graph, self._source, self.registered = graph, None, {}
             self.acm_pairs, self._cloud_id = set(), None
+            entries_changed = True
         if graph is None:
             return
-        structural = self._sync_cloud()
-        moved = False
+        cloud_changed = self._sync_cloud()
+        structural = moved = False
         for object_id in [k for k in self.registered if k not in planned]:
             self._remove(object_id)
             structural = True
@@ -205,9 +207,10 @@ class SceneObjects:
                 self._remove(object_id)
             self._add(object_id, held, body)
             structural = True
-        filters = self._apply_allowed()
-        if structural or moved or filters:
-            self._on_change(structural)
+        # The names map to other geometry only when geometry came or went.
+        filters = self._apply_allowed() if (entries_changed or structural) else False
+        if structural or cloud_changed or moved or filters:
+            self._on_change(structural or cloud_changed)
 
     # ------------------------------------------------------------ point cloud
 

@@ -196,3 +196,29 @@ def test_entries_leave_the_scenes_own_filters_alone(world):
     world.apply_attached(attached_object_edit(aco))
     world.apply(acm_scene([("part", "gripper", False)]))
     assert inspector.collision_filtered(names(world)["part"], grip)
+
+
+def test_cloud_registered_changed_and_left_out_at_radius_0(world):
+    from geometry_core_nodes.outbound import GeometryNames
+
+    sg, scene = world.sg, world.scene
+    p = palm(world)
+    scene.set_cloud([[9.0, 9.0, 9.0], p], 0.02)
+    (cloud,) = sg.get_point_cloud_ids()
+    assert world.changes[-1] is True
+    hits = [r for r in sg.query_object().compute_point_pair_penetration()
+            if cloud in (r.id_A, r.id_B)]
+    assert hits and {r.point_index for r in hits} == {1}
+    record = sg.get_point_cloud(cloud)
+    names = GeometryNames(sg.model_inspector(), "world", {cloud: record})
+    assert names(cloud, 1) == ("planning_scene::world::point_cloud[1]", "world")
+    assert names(cloud) == ("planning_scene::world::point_cloud", "world")
+    # New points: the same cloud, changed in place.
+    scene.set_cloud([[9.0, 9.0, 9.0]], 0.02)
+    assert sg.get_point_cloud_ids() == [cloud]
+    assert all(cloud not in (r.id_A, r.id_B)
+               for r in sg.query_object().compute_point_pair_penetration())
+    scene.set_cloud([[9.0, 9.0, 9.0]], 0.0)
+    assert sg.get_point_cloud_ids() == []
+    with pytest.raises(PlanningSceneError, match="shape"):
+        scene.check_cloud([[1.0, 2.0]], 0.02)
