@@ -189,8 +189,8 @@ def test_entries_leave_the_scenes_own_filters_alone(world):
     # Touch links' filters stay too when an entry is set back.
     wrist = frames["wrist"]
     X_WW = world.sg.query_object().get_pose_in_world(wrist)
-    aco = T("moveit_msgs/msg/AttachedCollisionObject")(link_name="wrist",
-                                                        touch_links=["gripper"])
+    Attached = T("moveit_msgs/msg/AttachedCollisionObject")
+    aco = Attached(link_name="wrist", touch_links=["gripper"])
     world.apply(acm_scene([("part", "gripper", True)]))
     aco.object = sphere("part", X_WW.inverse() @ palm(world), frame="wrist")
     world.apply_attached(attached_object_edit(aco))
