@@ -55,19 +55,23 @@ from geometry_core.scene_graph import (
     GeometryId,
     GeometryInstance,
     GeometrySet,
+    IllustrationProperties,
     ProximityProperties,
+    Rgba,
     Role,
     SourceId,
 )
 from geometry_core.scene_graph.point_clouds import checked_cloud
 from geometry_core_nodes.planning_scene import PlanningSceneError
 
-__all__ = ["CLOUD_NAME", "OBJECT_SOURCE", "SceneObjects", "shape_names"]
+__all__ = ["CLOUD_NAME", "OBJECT_COLOR", "OBJECT_SOURCE", "SceneObjects", "shape_names"]
 
 #: Source name of the objects fixed in the planning frame.
 OBJECT_SOURCE = "planning_scene"
 #: Name of the point cloud in the scene graph.
 CLOUD_NAME = "point_cloud"
+#: Colour of the objects where they are drawn (the illustration role).
+OBJECT_COLOR = Rgba(0.35, 0.75, 0.35, 0.8)
 
 
 def _pair(a: GeometryId, b: GeometryId) -> tuple[GeometryId, GeometryId]:
@@ -101,10 +105,16 @@ class SceneObjects:
         ``on_change(structural)`` after every :meth:`sync` that changed the
         scene graph; ``structural`` is True when geometry was added or
         removed (names and frame maps change), False for moves only.
+    illustration : bool
+        Also give the shapes the illustration role (in :data:`OBJECT_COLOR`),
+        for a viewer; by default they have the proximity role only.
     """
 
     def __init__(self, scene_graph: Callable[[], Any], frames: Callable[[], dict],
-                 world_frame: str, on_change: Callable[[bool], None]) -> None:
+                 world_frame: str, on_change: Callable[[bool], None],
+                 illustration: bool = False) -> None:
+        self._roles = (Role.PROXIMITY, Role.ILLUSTRATION) if illustration else (
+            Role.PROXIMITY,)
         self._scene_graph = scene_graph
         self._frames = frames
         self.world_frame = world_frame
@@ -157,8 +167,9 @@ class SceneObjects:
                                          "not a frame of the scene")
             if body not in taken:
                 frame_id = frames[body][0] if body else inspector.world_frame_id()
-                taken[body] = {inspector.get_name(g) for g in inspector.get_geometries(
-                    frame_id, Role.PROXIMITY) if g not in ours}
+                taken[body] = {inspector.get_name(g) for role in self._roles
+                               for g in inspector.get_geometries(frame_id, role)
+                               if g not in ours}
             names = shape_names(object_id, len(held.edit.shapes))
             clash = taken[body].intersection(names)
             if clash:
@@ -335,6 +346,10 @@ class SceneObjects:
                                        held.edit.shapes):
             instance = GeometryInstance(held.edit.X_FO @ X_OG, shape, name)
             instance.set_proximity_properties(ProximityProperties())
+            if Role.ILLUSTRATION in self._roles:
+                illustration = IllustrationProperties()
+                illustration.add_property("phong", "diffuse", OBJECT_COLOR)
+                instance.set_illustration_properties(illustration)
             if frame_id is None:
                 ids.append(graph.register_anchored_geometry(source_id, instance))
             else:
