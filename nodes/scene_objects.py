@@ -130,6 +130,7 @@ class SceneObjects:
         #: ``(p_WP, radius)`` of the point cloud, or None.
         self.cloud: tuple[Any, float] | None = None
         self._cloud_id: GeometryId | None = None
+        self._cloud_dirty = False  # a cloud came since the last sync
 
     # ----------------------------------------------------------------- checks
 
@@ -195,7 +196,7 @@ class SceneObjects:
             # A new scene graph holds none of the objects nor filters yet.
             self._graph, self._source, self.registered = graph, None, {}
             self.acm_pairs, self._cloud_id = set(), None
-            entries_changed = True
+            self._cloud_dirty = entries_changed = True
         if graph is None:
             return
         cloud_changed = self._sync_cloud()
@@ -242,7 +243,7 @@ class SceneObjects:
 
     def set_cloud(self, p_WP: Any, radius: float) -> None:
         """Make the scene graph's cloud ``p_WP`` (checked by :meth:`check_cloud`)."""
-        self.cloud = (p_WP, float(radius))
+        self.cloud, self._cloud_dirty = (p_WP, float(radius)), True
         graph = self._scene_graph()
         if graph is not self._graph:
             self.sync({k: v[0] for k, v in self.registered.items()})
@@ -253,8 +254,9 @@ class SceneObjects:
     def _sync_cloud(self) -> bool:
         """Register, change or remove the scene graph's cloud; True when it changed."""
         graph = self._graph
-        if graph is None:
+        if graph is None or not self._cloud_dirty:
             return False
+        self._cloud_dirty = False
         if self.cloud is None or self.cloud[1] <= 0:
             if self._cloud_id is None:
                 return False

@@ -213,6 +213,9 @@ def test_cloud_registered_changed_and_left_out_at_radius_0(world):
     names = GeometryNames(sg.model_inspector(), "world", {cloud: record})
     assert names(cloud, 1) == ("planning_scene::world::point_cloud[1]", "world")
     assert names(cloud) == ("planning_scene::world::point_cloud", "world")
+    # An object message leaves the cloud as it is (not registered again).
+    world.apply_object(collision_object_edit(sphere("far", (5.0, 5.0, 5.0))))
+    assert sg.get_point_cloud(cloud) is record
     # New points: the same cloud, changed in place.
     scene.set_cloud([[9.0, 9.0, 9.0]], 0.02)
     assert sg.get_point_cloud_ids() == [cloud]
