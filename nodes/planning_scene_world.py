@@ -317,7 +317,7 @@ class PlanningSceneWorld:
 
     def _commit(self, planned: dict[str, HeldObject], allowed: dict, padding: dict) -> None:
         if self.scene is not None:
-            self.scene.check(planned)  # before anything is applied
+            self.scene.check(planned, allowed)  # before anything is applied
         if self.checker is None:
             self.objects, self.allowed, self.padding = planned, allowed, padding
             self.scene.sync(planned, allowed)

@@ -62,6 +62,7 @@ from geometry_core.scene_graph import (
     SourceId,
 )
 from geometry_core.scene_graph.point_clouds import checked_cloud
+from geometry_core_nodes.limits import MAX_ACM_GEOMETRY_PAIRS
 from geometry_core_nodes.planning_scene import PlanningSceneError
 
 __all__ = ["CLOUD_NAME", "OBJECT_COLOR", "OBJECT_SOURCE", "SceneObjects", "shape_names"]
@@ -131,6 +132,8 @@ class SceneObjects:
         self.cloud: tuple[Any, float] | None = None
         self._cloud_id: GeometryId | None = None
         self._cloud_dirty = False  # a cloud came since the last sync
+        #: Times the entries were left unapplied for passing ``MAX_ACM_GEOMETRY_PAIRS``.
+        self.entries_refused = 0
 
     # ----------------------------------------------------------------- checks
 
@@ -144,14 +147,17 @@ class SceneObjects:
         frame = held.edit.frame_id
         return "" if frame in ("", self.world_frame, "world") else frame
 
-    def check(self, planned: dict[str, Any]) -> None:
+    def check(self, planned: dict[str, Any], allowed: dict | None = None) -> None:
         """Refuse ``planned`` (``{object id: HeldObject}``) when the scene graph cannot hold it.
 
         Raises
         ------
         PlanningSceneError
-            For an object on a frame the scene does not have, or a shape
-            name already used on its frame by the scene's own geometry.
+            For an object on a frame the scene does not have, a shape name
+            already used on its frame by the scene's own geometry, or
+            allowed-collision entries (``allowed``, as :meth:`sync` takes
+            them) that would filter more than ``MAX_ACM_GEOMETRY_PAIRS``
+            pairs of geometries.
         """
         graph = self._scene_graph()
         if graph is None:
@@ -178,6 +184,30 @@ class SceneObjects:
                     f"collision object {object_id!r}: the name {sorted(clash)[0]!r} is used on "
                     f"frame {body or self.world_frame!r} already")
             taken[body].update(names)
+        if allowed:
+            self._check_allowed(planned, allowed, frames, inspector)
+
+    def _check_allowed(self, planned: dict[str, Any], allowed: dict, frames: dict,
+                       inspector: Any) -> None:
+        """Refuse entries that would filter too many pairs (counted, not built)."""
+        counts: dict[str, int] = {}
+
+        def count(name: str) -> int:
+            if name not in counts:
+                if name in planned:
+                    counts[name] = len(planned[name].edit.shapes)
+                elif name in frames:
+                    counts[name] = inspector.num_geometries_for_frame_with_role(
+                        frames[name][0], Role.PROXIMITY)
+                else:
+                    counts[name] = 0
+            return counts[name]
+
+        pairs = sum(count(a) * count(b) for (a, b), value in allowed.items() if value)
+        if pairs > MAX_ACM_GEOMETRY_PAIRS:
+            raise PlanningSceneError(
+                f"allowed_collision_matrix: its entries would filter {pairs} pairs of "
+                f"geometries, more than the cap of {MAX_ACM_GEOMETRY_PAIRS}")
 
     # ----------------------------------------------------------------- syncing
 
@@ -309,10 +339,17 @@ class SceneObjects:
         self.acm_pairs = {p for p in self.acm_pairs if p[0] in existing and p[1] in existing}
         ours = {g for _, _, ids in self.registered.values() for g in ids}
         wanted: set[tuple[GeometryId, GeometryId]] = set()
-        for (a, b), value in self.allowed.items():
-            if value:
-                wanted.update(_pair(x, y) for x in self._geometries_of(a, ours)
-                              for y in self._geometries_of(b, ours) if x != y)
+        members = {n: self._geometries_of(n, ours) for pair, value in self.allowed.items()
+                   if value for n in pair}
+        if sum(len(members[a]) * len(members[b]) for (a, b), value in self.allowed.items()
+               if value) > MAX_ACM_GEOMETRY_PAIRS:
+            # Entries kept from before a scene came (not checked against it): none apply.
+            self.entries_refused += 1
+        else:
+            for (a, b), value in self.allowed.items():
+                if value:
+                    wanted.update(_pair(x, y) for x in members[a] for y in members[b]
+                                  if x != y)
         undo = self.acm_pairs - wanted - self._touch_pairs()
         new = [p for p in wanted - self.acm_pairs if not inspector.collision_filtered(*p)]
         if not undo and not new:

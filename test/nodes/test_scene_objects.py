@@ -225,3 +225,26 @@ def test_cloud_registered_changed_and_left_out_at_radius_0(world):
     assert sg.get_point_cloud_ids() == []
     with pytest.raises(PlanningSceneError, match="shape"):
         scene.check_cloud([[1.0, 2.0]], 0.02)
+
+
+def test_entries_that_would_filter_too_many_pairs_are_refused(world, monkeypatch):
+    import geometry_core_nodes.scene_objects as scene_objects
+
+    monkeypatch.setattr(scene_objects, "MAX_ACM_GEOMETRY_PAIRS", 3)
+    world.apply_object(collision_object_edit(sphere("probe", palm(world))))
+    co = sphere("many", (1.0, 1.0, 1.0))
+    co.primitives = co.primitives * 4
+    co.primitive_poses = co.primitive_poses * 4
+    world.apply_object(collision_object_edit(co))
+    held, allowed = dict(world.objects), dict(world.allowed)
+    with pytest.raises(PlanningSceneError, match="4 pairs of geometries"):
+        world.apply(acm_scene([("probe", "many", True)]))
+    assert world.objects == held and world.allowed == allowed
+    assert world.scene.acm_pairs == set()
+    world.apply(acm_scene([("probe", "gripper", True)]))  # one pair: applied
+    assert frozenset(("probe", "palm")) not in penetrating(world)
+    # Entries that reach the scene graph unchecked (kept from before a scene came) and
+    # pass the cap apply none, counted.
+    world.scene.sync(world.objects, {("probe", "many"): True, ("probe", "gripper"): True})
+    assert world.scene.entries_refused == 1 and world.scene.acm_pairs == set()
+    assert frozenset(("probe", "palm")) in penetrating(world)
