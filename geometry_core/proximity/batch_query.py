@@ -141,7 +141,7 @@ class BatchQuery:
                                             verdict_only=True)
         out = found < 0.0
         for k in python:
-            out[k] = collisions_exist.has_collisions(self._scene(k))
+            out[k] = collisions_exist.has_collisions_pairwise(self._scene(k))
         return out
 
     def has_contacts(self, parallelize=1) -> np.ndarray:
