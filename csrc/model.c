@@ -11,6 +11,7 @@
  * snapshots on several threads may query one Model at once; the heavy loops
  * run with the GIL released.
  */
+#include "gc_buffers.h"
 #include "gc_kinematics.h"
 #include "gc_model.h"
 #include "gc_parallel.h"
