@@ -46,7 +46,7 @@ typedef struct {
     Py_ssize_t nhull_views;
 } ModelObject;
 
-/* A pair answer as geometry_core/proximity/native.py reads it (96 bytes). */
+/* A pair answer as geometry_core/proximity/specs.py reads it (96 bytes). */
 typedef struct {
     int32_t i, j, status, unique;
     double distance;

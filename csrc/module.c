@@ -3,7 +3,7 @@
  * Uses only the CPython API and the buffer protocol (no numpy headers, so the
  * extension builds with nothing but gcc and Python's headers). Arrays come in
  * as C-contiguous buffers of float64 ('d') or int32 ('i'); batch answers go
- * out as bytes objects that geometry_core/proximity/native.py views with
+ * out as bytes objects that geometry_core/proximity/specs.py views with
  * numpy.frombuffer and a structured dtype that matches the C records.
  *
  * Single-pair and single-point entry points (pair, point, support_value,

@@ -302,6 +302,7 @@ class AddedGeometry:
     def default_positions(self, q) -> None:
         self._default_positions = self._positions(q, "default_positions", batch=False)[0]
 
+
 def _triangles(shape: Shape) -> int:
     if isinstance(shape, Convex):
         return len(shape.hull()[1])
@@ -324,5 +325,3 @@ def _checked_triangles(shape: Shape) -> int:
         if not np.all(np.isfinite(vertices)):
             raise ValueError(f"{shape!r} has a vertex that is NaN or infinite")
     return _triangles(shape)
-
-

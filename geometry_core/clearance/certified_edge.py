@@ -51,6 +51,7 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
         s += step
     return False
 
+
 def pair_speeds(checker, q1: np.ndarray, q2: np.ndarray, link_radius: np.ndarray) -> np.ndarray:
     """Bound (B, B) on how fast each body pair can approach per unit of the edge q1 -> q2.
 
@@ -75,4 +76,3 @@ def pair_speeds(checker, q1: np.ndarray, q2: np.ndarray, link_radius: np.ndarray
     speed[:] = link_total[:, None] + link_total[None, :]
     speed[1:1 + L, 1:1 + L] = robot
     return np.maximum(speed, 0.0)
-

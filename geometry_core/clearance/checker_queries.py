@@ -380,4 +380,3 @@ class CheckerQueries:
             # One compiled call that stops at the first configuration in contact.
             return not self._chain_batch(qs, world).any_contact(threads)
         return bool(np.all(self._collision_free(qs, threads)))
-

@@ -161,11 +161,10 @@ class CheckerTables:
                  if self._is_robot[body] and not self._filtered[body, 0]]
         robot.sort()
         return World(model, ModelCache.of(model).native if clouds else None,
-                      self._sg.frame_slot_map(), row_of, body_rows, X_BG_rows,
-                      link_radius, clouds,
-                      np.array([m for m, _ in robot], dtype=np.int32),
-                      np.array([b for _, b in robot], dtype=np.intp))
-
+                     self._sg.frame_slot_map(), row_of, body_rows, X_BG_rows,
+                     link_radius, clouds,
+                     np.array([m for m, _ in robot], dtype=np.int32),
+                     np.array([b for _, b in robot], dtype=np.intp))
 
     # ---------------------------------------------------------------- filters
 

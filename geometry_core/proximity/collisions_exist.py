@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.proximity.engine import PosedScene
 
 __all__ = ["has_collisions", "has_collisions_pairwise"]
@@ -33,6 +33,6 @@ def has_collisions_pairwise(scene: PosedScene) -> bool:
     """:func:`has_collisions` pair by pair: the kernels' answers, and Python's where they stop."""
     answers = scene.answered_pairs(0.0, 0.0, strict=True, local=False)
     for i, j, status in zip(answers.i, answers.j, answers.status):
-        if status == native.OK or scene.signed_distance(i, j).distance < 0.0:
+        if status == specs.OK or scene.signed_distance(i, j).distance < 0.0:
             return True
     return False
