@@ -1,7 +1,7 @@
 """Point clouds in the queries of a snapshot: each point answered as a sphere would be.
 
 A cloud's points are binned once per registered record in the compiled
-grid (``geometry_core._native.Cloud``, built on first use and kept while
+grid (``geometry_core.native.Cloud``, built on first use and kept while
 the record lives). A query asks the grid, per proximity geometry whose
 world box comes within reach of the cloud's box, which points may lie
 within reach (a superset: the reach is padded by a nanometre), then

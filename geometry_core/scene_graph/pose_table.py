@@ -37,7 +37,7 @@ class PoseTable:
         # Per slot: the frame's name, and source::frame for "no pose" messages.
         self._names = ["world"]
         self._scoped_names = ["world"]
-        self._parent_slot32: np.ndarray | None = None  # int32 parents, for compiled.native
+        self._parent_slot32: np.ndarray | None = None  # int32 parents, for native
         # Whether every slot has a pose; False after a new frame until the
         # next check finds them all posed (frames never lose their pose).
         self._all_posed = True

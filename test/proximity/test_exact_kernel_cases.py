@@ -84,8 +84,8 @@ RIGHT_ANGLES = _right_angle_rotations()
 
 
 def test_status_constants_match_the_module():
-    from geometry_core import _native
-    assert (_native.OK, _native.NOT_HANDLED) == (OK, NOT_HANDLED)
+    from geometry_core import native
+    assert (native.OK, native.NOT_HANDLED) == (OK, NOT_HANDLED)
     assert len(RIGHT_ANGLES) == 24
 
 
