@@ -386,8 +386,15 @@ class _UrdfBuilder:
             self.fail(root, f"the root element must be <robot>, got {quote_tag(root.tag)}")
         self._xml_root = root
         text = etree.tostring(root)  # comments gone, entities expanded
+        unexpanded = self.data is None and (b"$" in text or b"xacro" in text)
+        over = self._over_limits(root)
+        if over is not None:  # refused before any walk, in the order of the checks below
+            if unexpanded:
+                self._refuse_unexpanded(root)
+            self._warn_unnamed(root)
+            self.fail(root, over)
         tree = self.root = self._walking_tree(root, text)
-        if self.data is None and (b"$" in text or b"xacro" in text):
+        if unexpanded:
             self._refuse_unexpanded(tree)
         self._check(tree)
         return self._register(self._read_robot(tree))
@@ -716,10 +723,7 @@ class _UrdfBuilder:
         """Validate everything yourdfpy reads, so errors carry a line and an element."""
         self.unlimited: set[str] = set()  # joints whose limits bound nothing
         self.skipped: set = set()  # <visual> elements left out
-        if not root.get("name"):
-            self.warn(root, f"<robot> has no 'name' attribute; the robot is named "
-                            f"{_stem(self.file)!r} after its file")
-        self._check_counts(root)
+        self._warn_unnamed(root)
         self._warn_unknown(root)
         links: dict[str, object] = {}
         for link in root.findall("link"):
@@ -769,21 +773,24 @@ class _UrdfBuilder:
                                                "draws the robot without it")
         self.skipped.add(element)  # neither read nor registered
 
-    def _check_counts(self, root) -> None:
-        """Refuse a robot over the limits before any per-element work."""
+    def _warn_unnamed(self, root) -> None:
+        if not root.get("name"):
+            self.warn(root, f"<robot> has no 'name' attribute; the robot is named "
+                            f"{_stem(self.file)!r} after its file")
+
+    def _over_limits(self, root) -> str | None:
+        """What makes the robot over the limits, or None; counted by libxml2, no walk."""
         limits = self.limits
-        counted = {"link": 0, "joint": 0, "geometry": 0}
-        for element in root:
-            if element.tag in ("link", "joint"):
-                counted[element.tag] += 1
-        for link in root.findall("link"):
-            counted["geometry"] += sum(1 for child in link if child.tag in ("collision", "visual"))
+        counted = {kind: int(root.xpath(f"count(/robot/{path})")) for kind, path in
+                   (("link", "link"), ("joint", "joint"),
+                    ("geometry", "link/*[self::collision or self::visual]"))}
         for kind, limit in (("link", limits.max_links), ("joint", limits.max_joints),
                             ("geometry", limits.max_geometries)):
             if counted[kind] > limit:
                 plural = "geometries" if kind == "geometry" else f"{kind}s"
-                self.fail(root, f"the robot has {counted[kind]} {plural}, over the limit of "
-                                f"{limit} (LoadLimits.max_{plural})")
+                return (f"the robot has {counted[kind]} {plural}, over the limit of {limit} "
+                        f"(LoadLimits.max_{plural})")
+        return None
 
     def _check_name(self, element, kind: str, name: str) -> None:
         if len(name) > self.limits.max_name_length:
