@@ -45,6 +45,7 @@ setup(
         ("share/ament_index/resource_index/packages", ["resource/geometry_core_ros"]),
         ("share/geometry_core_ros", ["package.xml"]),
         ("share/geometry_core_ros/msg", sorted(glob.glob("msg/*.msg"))),
+        ("share/geometry_core_ros/srv", sorted(glob.glob("srv/*.srv"))),
         ("share/geometry_core_ros/launch", sorted(glob.glob("launch/*.launch.py"))),
         ("share/geometry_core_ros/config", sorted(glob.glob("config/*.yaml"))),
     ],

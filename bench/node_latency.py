@@ -5,6 +5,7 @@ Usage::
     python -m bench.node_latency                   # 100 Hz and 1 kHz, 5 s each
     python -m bench.node_latency --rates 100 --duration 10
     python -m bench.node_latency --set min_query_period_s=0.002   # a node parameter
+    python -m bench.node_latency --rates 1000 --read-clearance --world-changes 30
 
 Starts ``python -m geometry_core_nodes.scene_graph_node`` on the built-in
 demo arm (six moving frames, 17 geometries) on the Cyclone DDS backend with
@@ -31,6 +32,15 @@ core. And at exit the node's own count of /tf messages taken and of those
 coalesced (superseded by a newer message before a query used them), which
 ``SceneInputs.report_dropped`` logs: every input is either answered or
 counted there.
+
+``--world-changes HZ`` runs each rate twice, side by side on the same node:
+the world still, then a MoveIt ``collision_object`` (a box beside the
+arm's path, added once) moved (MOVE) at HZ while /tf runs, as a planner or
+a perception pipeline updates it; the table gets a row per run and the
+ratios of the moving run's p50, p99 and CPU to the still run's. A world
+change makes the node query the last poses again, so a result whose stamp
+was answered already is not a new latency sample: only the first result of
+each stamp counts (in both runs).
 
 Also printed: the library's own query time for the same poses (penetration
 plus signed distance, in this process), the floor of the node's latency.
@@ -128,12 +138,30 @@ class _Run:
         self.rate_hz, self.duration = rate_hz, duration
         self.sent_stamps: list[int] = []
         self.results: list[tuple[int, int]] = []  # (stamp, receive time), ns
+        self._answered: set[int] = set()
         self._sending = False
+        #: ``change(n)`` publishes the n-th world change; None: the world stays still.
+        self.world_change = None
+        self.world_hz = 0.0
+        self.world_changes = 0
+
+    def _change_world(self, stop: threading.Event) -> None:
+        period = 1.0 / self.world_hz
+        start = time.perf_counter()
+        while not stop.is_set():
+            self.world_change(self.world_changes)
+            self.world_changes += 1
+            delay = start + self.world_changes * period - time.perf_counter()
+            if delay > 0:
+                stop.wait(delay)
 
     def on_result(self, msg) -> None:
         received = time.time_ns()
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        if stamp in self._answered:
+            return  # the same poses queried again after a world change: not a new input
         if self._sending or (self.sent_stamps and stamp >= self.sent_stamps[0]):
+            self._answered.add(stamp)
             self.results.append((stamp, received))
 
     def _send(self) -> None:
@@ -157,9 +185,17 @@ class _Run:
         self._sending = True
         cpu_start, wall_start = _cpu_seconds(self.node_pid), time.monotonic()
         sender = threading.Thread(target=self._send)
+        stop = threading.Event()
+        changer = (threading.Thread(target=self._change_world, args=(stop,))
+                   if self.world_change is not None else None)
         sender.start()
+        if changer is not None:
+            changer.start()
         while sender.is_alive():
             self.peer.spin_once(0.01)
+        stop.set()
+        if changer is not None:
+            changer.join()
         self._sending = False
         sent_end = time.time_ns()
         self.cpu = (_cpu_seconds(self.node_pid) - cpu_start) / (time.monotonic() - wall_start)
@@ -189,6 +225,8 @@ class _Run:
             "drain_ms": None if drain_ns is None else max(0.0, drain_ns * 1e-6),
             "p999": float(np.percentile(latencies, 99.9)) if len(latencies) else float("nan"),
             "cpu": self.cpu,
+            "world": f"moving at {self.world_hz:g} Hz ({self.world_changes} changes)"
+                     if self.world_change is not None else "still",
         }
 
 
@@ -204,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--read-clearance", action="store_true",
                         help="also subscribe to the clearance topic (the node computes and "
                              "writes only the results some reader matched)")
+    parser.add_argument("--world-changes", metavar="HZ", type=float, default=0.0,
+                        help="also run each rate with a collision object moved at HZ "
+                             "(MoveIt's collision_object topic), beside the still run")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the node under cProfile and write its stats to FILE "
                              "(read with python -m pstats FILE); the figures then include "
@@ -245,11 +286,15 @@ def main(argv: list[str] | None = None) -> int:
             current.append(warm)
             while not warm.results:
                 warm.run()
+            change = _world_changer(args.domain) if args.world_changes > 0 else None
             rows = []
             for rate in args.rates:
-                run = _Run(peer, publisher, messages, rate, args.duration, node.pid)
-                current.append(run)
-                rows.append(run.run())
+                for moving in ((False, True) if change is not None else (False,)):
+                    run = _Run(peer, publisher, messages, rate, args.duration, node.pid)
+                    if moving:
+                        run.world_change, run.world_hz = change, args.world_changes
+                    current.append(run)
+                    rows.append(run.run())
         finally:
             peer.shutdown()
             talker.shutdown()
@@ -266,6 +311,43 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _world_changer(domain: int):
+    """``change(n)``: the n-th MOVE of a box beside the arm's path (the first is its ADD).
+
+    Waits until the node subscribes to ``collision_object``. Publishes from
+    a participant of its own (the /tf sender's thread keeps the other one).
+    """
+    obstacle = create_node("world_talker", [], backend="dds", domain_id=domain,
+                           dds_config=loopback_config())
+    T = obstacle.message_type
+    publisher = obstacle.create_publisher("moveit_msgs/msg/CollisionObject", "collision_object",
+                                          RELIABLE_RESULTS)
+    deadline = time.monotonic() + 20
+    while publisher.get_subscription_count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    co = T("moveit_msgs/msg/CollisionObject")()
+    co.id = "moving_box"
+    co.header.frame_id = "world"
+    co.pose.orientation.w = 1.0
+    primitive = T("shape_msgs/msg/SolidPrimitive")()
+    primitive.type, primitive.dimensions = 1, [0.1, 0.1, 0.1]
+    co.primitives = [primitive]
+    pose = T("geometry_msgs/msg/Pose")()
+    pose.orientation.w = 1.0
+    co.primitive_poses = [pose]
+
+    def change(n: int) -> None:
+        # A 0.2 m circle at the height of the gripper's path, once around in 2 s.
+        angle = 2 * np.pi * (n % 60) / 60
+        co.operation = 0 if n == 0 else 3
+        co.pose.position.x = 0.45 + 0.1 * float(np.cos(angle))
+        co.pose.position.y = 0.1 * float(np.sin(angle))
+        co.pose.position.z = 0.35
+        publisher.publish(co)
+
+    return change
+
+
 def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float,
            settings: list[tuple[str, str]], read_clearance: bool) -> None:
     print(f"\nscene_graph_node latency, demo arm (6 frames on /tf), {duration:g} s per rate, "
@@ -275,17 +357,24 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
           + (", ".join(f"{name} {value}" for name, value in settings) or "the other defaults"))
     print(f"library query alone (penetration + clearance): p50 {query_p50:.2f} ms, "
           f"p99 {query_p99:.2f} ms\n")
-    header = ("input Hz", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",
+    header = ("input Hz", "world", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",
               "max ms", "1st-quarter p50", "last-quarter p50", "drain ms", "node CPU")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
         drain = "lost" if r["drain_ms"] is None else f"{r['drain_ms']:.1f}"
         print(" | ".join([
-            f"{r['rate']:g}", str(r["sent"]), str(r["results"]),
+            f"{r['rate']:g}", r["world"], str(r["sent"]), str(r["results"]),
             f"{r['results'] / max(1, r['sent']):.0%}", f"{r['p50']:.2f}", f"{r['p99']:.2f}",
             f"{r['p999']:.2f}", f"{r['max']:.2f}", f"{r['first_q_p50']:.2f}",
             f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}"]))
+    still = {r["rate"]: r for r in rows if r["world"] == "still"}
+    for r in rows:
+        base = still.get(r["rate"])
+        if r["world"] != "still" and base is not None:
+            print(f"\n{r['rate']:g} Hz /tf, world {r['world']} / world still: "
+                  f"p50 x{r['p50'] / base['p50']:.2f}, p99 x{r['p99'] / base['p99']:.2f}, "
+                  f"CPU x{r['cpu'] / max(base['cpu'], 1e-9):.2f}")
 
 
 if __name__ == "__main__":

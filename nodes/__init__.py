@@ -6,7 +6,8 @@ built-in Cyclone DDS backend). The library ``geometry_core`` must never import
 this package.
 
 Our result messages belong to the ROS 2 package ``geometry_core_ros``
-(``msg/`` at the repository root). rclpy finds them as generated code; the
+(``msg/`` at the repository root, and the batch validity service in
+``srv/``). rclpy finds them as generated code; the
 DDS backend builds them from the ``.msg`` files, which importing this
 package points it to: the source tree's ``msg/``, else
 ``share/geometry_core_ros/msg`` under the Python prefix (pip) or under an
@@ -26,17 +27,17 @@ from geometry_core_nodes.transport.interfaces import add_message_directory
 MESSAGE_PACKAGE = "geometry_core_ros"
 
 
-def message_directories() -> list[Path]:
-    """The existing directories that hold our ``.msg`` files, in the order they are searched."""
-    candidates = [Path(__file__).resolve().parents[1] / "msg",
-                  Path(sys.prefix) / "share" / MESSAGE_PACKAGE / "msg"]
-    candidates += [Path(prefix) / "share" / MESSAGE_PACKAGE / "msg"
+def message_directories(kind: str = "msg") -> list[Path]:
+    """The existing directories that hold our ``.msg`` (or ``.srv``) files, in search order."""
+    candidates = [Path(__file__).resolve().parents[1] / kind,
+                  Path(sys.prefix) / "share" / MESSAGE_PACKAGE / kind]
+    candidates += [Path(prefix) / "share" / MESSAGE_PACKAGE / kind
                    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)
                    if prefix]
     return [path for path in candidates if path.is_dir()]
 
 
-for _directory in message_directories():
+for _directory in message_directories() + message_directories("srv"):
     add_message_directory(MESSAGE_PACKAGE, _directory)
 
 # MoveIt's definitions for the DDS backend (registering them imports no DDS).

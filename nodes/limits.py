@@ -126,3 +126,7 @@ MAX_ACM_NAMES = 1_000
 #: Points of one PointCloud2 (height x width). A 640 x 480 depth image is
 #: 307 200; the checker's own cap per cloud is 5 million.
 MAX_CLOUD_POINTS = 2_000_000
+
+#: States in one GetMultiStateValidity request: each costs a few microseconds
+#: to check, so a request stays well under a second of the node's time.
+MAX_BATCH_STATES = 100_000

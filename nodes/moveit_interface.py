@@ -12,8 +12,11 @@ clearance tables then include the objects:
   scene replaces), and, when the ``point_cloud_topic`` parameter names one,
   a ``sensor_msgs/PointCloud2`` (in the planning frame) whose points become
   spheres of ``point_cloud_radius``;
-- services: ``check_state_validity`` (``moveit_msgs/GetStateValidity``) and
-  ``get_planning_scene`` (``moveit_msgs/GetPlanningScene``).
+- services: ``check_state_validity`` (``moveit_msgs/GetStateValidity``),
+  ``get_planning_scene`` (``moveit_msgs/GetPlanningScene``) and, with a
+  robot, ``check_multi_state_validity``
+  (``geometry_core_ros/GetMultiStateValidity``: many states in one call,
+  batched through the library).
 
 ``check_state_validity`` reads the request's joint positions as MoveIt's
 ``robotStateMsgToRobotState`` does: on top of the node's current joint
@@ -47,6 +50,7 @@ import numpy as np
 from geometry_core.shapes import Box, Convex, Cylinder, HalfSpace, Sphere
 from geometry_core_nodes import moveit_types  # noqa: F401  (the DDS backend's definitions)
 from geometry_core_nodes.joint_states import JointStateError, joint_state_to_positions
+from geometry_core_nodes.limits import MAX_BATCH_STATES
 from geometry_core_nodes.outbound import make_header
 from geometry_core_nodes.planning_scene import (
     ADD,
@@ -59,7 +63,11 @@ from geometry_core_nodes.planning_scene import (
 from geometry_core_nodes.planning_scene_world import PlanningSceneWorld, object_group
 from geometry_core_nodes.transport import RELIABLE_RESULTS, SENSOR_DATA, at_least
 
-__all__ = ["MoveItInterface", "contacts_to_msgs", "planning_scene_to_msg"]
+__all__ = ["BATCH_SERVICE_TYPE", "MoveItInterface", "contacts_to_msgs",
+           "planning_scene_to_msg"]
+
+#: Our batch validity service (MoveIt's GetMultiStateValidity is not in Humble).
+BATCH_SERVICE_TYPE = "geometry_core_ros/srv/GetMultiStateValidity"
 
 # moveit_msgs/ContactInformation body types.
 _ROBOT_LINK, _WORLD_OBJECT, _ROBOT_ATTACHED = 0, 1, 2
@@ -71,12 +79,17 @@ class MoveItInterface:
     Parameters
     ----------
     node : TransportNode
-    monitor : ClearanceMonitor
-        The node's robot: its checker gets the objects.
+    monitor : ClearanceMonitor or None
+        The node's robot: its checker gets the objects. None for a node on
+        a ``scene_file``: the objects then go into the scene graph only,
+        and the validity service answers ``valid: false`` (no robot state).
     world_frame : str
         The planning frame (``header.frame_id`` of the replies).
     drop : callable
         ``drop(kind, message)``: the node's count-and-warn function.
+    scene : SceneObjects, optional
+        The scene graph of the /tf-driven results, which gets the objects
+        too (:mod:`geometry_core_nodes.scene_objects`).
 
     Raises
     ------
@@ -86,7 +99,7 @@ class MoveItInterface:
     """
 
     def __init__(self, node: Any, monitor: Any, world_frame: str,
-                 drop: Callable[[str, str], None]) -> None:
+                 drop: Callable[[str, str], None], scene: Any = None) -> None:
         # Every type first, so that a missing package creates nothing.
         for name in ("moveit_msgs/msg/CollisionObject", "moveit_msgs/msg/AttachedCollisionObject",
                      "moveit_msgs/msg/PlanningScene", "sensor_msgs/msg/PointCloud2"):
@@ -97,18 +110,24 @@ class MoveItInterface:
         self.monitor = monitor
         self.world_frame = world_frame
         self._drop = drop
+        self.scene = scene
         self.world: PlanningSceneWorld | None = None
         self.applied = 0
         self.answered = 0
-        self.point_cloud_radius = float(node.declare_parameter(
-            "point_cloud_radius", 0.01,
-            "Radius (metres) of the sphere each point of the point cloud becomes. Settable "
-            "at run time (from the next cloud on).", check=at_least("point_cloud_radius", 0.0),
-            on_set=self._set_radius))
-        cloud_topic = node.declare_parameter(
-            "point_cloud_topic", "",
-            "sensor_msgs/PointCloud2 topic of obstacle points in the planning frame (a depth "
-            "camera's, transformed); empty: none.")
+        # Point clouds need the robot's checker (its self-filter): without a
+        # robot (a scene file) the cloud parameters are not declared.
+        self.point_cloud_radius = 0.0
+        cloud_topic = ""
+        if monitor is not None:
+            self.point_cloud_radius = float(node.declare_parameter(
+                "point_cloud_radius", 0.01,
+                "Radius (metres) of the sphere each point of the point cloud becomes. Settable "
+                "at run time (from the next cloud on).",
+                check=at_least("point_cloud_radius", 0.0), on_set=self._set_radius))
+            cloud_topic = node.declare_parameter(
+                "point_cloud_topic", "",
+                "sensor_msgs/PointCloud2 topic of obstacle points in the planning frame (a depth "
+                "camera's, transformed); empty: none.")
         node.create_subscription("moveit_msgs/msg/CollisionObject", "collision_object",
                                  self.on_collision_object, RELIABLE_RESULTS)
         node.create_subscription("moveit_msgs/msg/AttachedCollisionObject",
@@ -123,6 +142,16 @@ class MoveItInterface:
             "moveit_msgs/srv/GetStateValidity", "check_state_validity", self.check_state_validity)
         self.scene_service = node.create_service(
             "moveit_msgs/srv/GetPlanningScene", "get_planning_scene", self.get_planning_scene)
+        self.batch_service = None
+        if monitor is not None:
+            try:
+                node.service_types(BATCH_SERVICE_TYPE)
+            except LookupError as err:  # rclpy where our package's services were not built
+                node.get_logger().warning(f"check_multi_state_validity is off: {err}")
+            else:
+                self.batch_service = node.create_service(
+                    BATCH_SERVICE_TYPE, "check_multi_state_validity",
+                    self.check_multi_state_validity)
 
     def _set_radius(self, value: object) -> None:
         self.point_cloud_radius = float(value)  # type: ignore[arg-type]
@@ -131,16 +160,31 @@ class MoveItInterface:
 
     def _world(self, kind: str) -> PlanningSceneWorld | None:
         """The world of the current checker (a new checker gets the objects again)."""
+        if self.monitor is None:  # a scene file: the scene graph alone
+            if self.world is None:
+                self.world = PlanningSceneWorld(None, self.world_frame, self.scene)
+            return self.world
         checker = self.monitor.checker
         if checker is None:
             self._drop("planning_scene_without_robot", f"dropped a {kind}: no robot yet "
                        "(waiting for the robot_description topic)")
             return None
         if self.world is None:
-            self.world = PlanningSceneWorld(checker, self.world_frame)
+            self.world = PlanningSceneWorld(checker, self.world_frame, self.scene)
         elif self.world.checker is not checker:
-            self.world.replay(checker)
+            try:
+                self.world.replay(checker)
+            except PlanningSceneError as err:
+                self._drop("bad_planning_scene", f"objects dropped with the new robot: {err}")
         return self.world
+
+    def on_new_scene(self) -> None:
+        """A new robot or scene graph: the objects held go into it now, not at the next message."""
+        if self.world is not None and (self.monitor is None or self.monitor.checker is not None):
+            if self.monitor is not None and self.world.checker is not self.monitor.checker:
+                self._world("new robot")
+            elif self.scene is not None:
+                self.scene.sync(self.world.objects)
 
     def _apply(self, kind: str, counter: str, apply: Callable[[PlanningSceneWorld], None]) -> None:
         world = self._world(kind)
@@ -194,6 +238,10 @@ class MoveItInterface:
         """``GetStateValidity``: the request's state, valid or not, and its contacts."""
         self.answered += 1
         response.valid = False
+        if self.monitor is None:
+            self._drop("validity_without_robot", "validity request: this node has a scene file, "
+                       "not a robot: no robot state to check")
+            return response
         world = self._world("validity request")
         if world is None:
             return response
@@ -223,11 +271,61 @@ class MoveItInterface:
                                              self.world_frame, self.node.message_type)
         return response
 
+    def check_multi_state_validity(self, request: Any, response: Any) -> Any:
+        """``GetMultiStateValidity``: whether each state of the request is collision-free.
+
+        The states are rows of ``positions`` for ``joint_names``, on top of
+        the node's current state; all are checked in one library call
+        (``check_configs_collision_free``). A bad request (unknown or
+        repeated joint, a length that is not a multiple, more than
+        ``MAX_BATCH_STATES`` states, a position outside its limits) gets an
+        empty ``valid`` and the reason in ``error_message``, and is counted
+        as ``bad_validity_request``.
+        """
+        self.answered += 1
+        response.valid = []
+        response.error_message = ""
+        if self.monitor is None:
+            response.error_message = "this node has a scene file, not a robot"
+            self._drop("validity_without_robot", f"batch validity request: "
+                       f"{response.error_message}")
+            return response
+        world = self._world("batch validity request")
+        if world is None:
+            response.error_message = "no robot yet"
+            return response
+        checker = world.checker
+        try:
+            names = [str(n) for n in request.joint_names]
+            positions = np.asarray(request.positions, dtype=float)
+            if not names or len(set(names)) != len(names):
+                raise ValueError("joint_names must name at least one joint, each once")
+            unknown = [n for n in names if n not in checker.position_names]
+            if unknown:
+                raise ValueError(f"unknown joint {unknown[0][:80]!r}")
+            if positions.size % len(names):
+                raise ValueError(f"{positions.size} positions are not a multiple of the "
+                                 f"{len(names)} joint names")
+            count = positions.size // len(names)
+            if count > MAX_BATCH_STATES:
+                raise ValueError(f"{count} states, over the limit of {MAX_BATCH_STATES}")
+            columns = [checker.position_names.index(n) for n in names]
+            qs = np.tile(self._current_positions(), (count, 1))
+            qs[:, columns] = positions.reshape(count, len(names))
+            valid = checker.check_configs_collision_free(qs)
+        except ValueError as err:
+            response.error_message = str(err)
+            self._drop("bad_validity_request", f"batch validity request refused: {err}")
+            return response
+        response.valid = [bool(v) for v in valid]
+        return response
+
     def get_planning_scene(self, request: Any, response: Any) -> Any:
         """``GetPlanningScene``: the objects, allowed collisions and padding held now."""
         world = self._world("planning scene request")
         if world is not None:
-            response.scene = planning_scene_to_msg(world, self._current_positions(),
+            q = self._current_positions() if world.checker is not None else np.zeros(0)
+            response.scene = planning_scene_to_msg(world, q,
                                                    self.world_frame, self.node.now(),
                                                    self.node.message_type)
         return response
@@ -326,7 +424,7 @@ def planning_scene_to_msg(world: PlanningSceneWorld, q: np.ndarray, frame: str, 
     checker = world.checker
     joints = scene.robot_state.joint_state
     joints.header = make_header(stamp_ns, frame, message_type)
-    joints.name = list(checker.position_names)
+    joints.name = list(checker.position_names) if checker is not None else []
     joints.position = [float(v) for v in q]
     collision_objects, attached = [], []
     for object_id, held in world.objects.items():

@@ -16,6 +16,15 @@ are restored from what they held before and the error is raised. The
 objects are kept as edits, so a new checker (a new ``robot_description`` or
 SRDF) gets them again with :meth:`PlanningSceneWorld.replay`.
 
+The same objects also go into the scene graph that the node's /tf-driven
+results query, through a :class:`~geometry_core_nodes.scene_objects.SceneObjects`
+given as ``scene``: it is asked first whether it can take them (so a
+message goes into both or neither), then synced after the checker took
+them. Without a robot (a node on a ``scene_file``) the checker is None: the
+objects live in the scene graph only, the frames of the scene standing for
+the robot's links; allowed-collision entries and padding are then kept (for
+``get_planning_scene``) but not applied, and point clouds are refused.
+
 What differs from MoveIt, said where it matters: an object given in a robot
 link's frame is fixed to that link (MoveIt fixes it in the world at the
 link's current pose); touch links and allowed-collision entries filter whole
@@ -72,11 +81,14 @@ class PlanningSceneWorld:
 
     Parameters
     ----------
-    checker : CollisionChecker
-        The robot's checker (with the live-world calls).
+    checker : CollisionChecker or None
+        The robot's checker (with the live-world calls); None without a
+        robot (then ``scene`` must be given).
     world_frame : str
         The planning frame: an object in it (or in ``""`` or ``world``) is
         fixed in the world.
+    scene : SceneObjects, optional
+        The node's scene graph, which gets the objects too.
 
     Attributes
     ----------
@@ -86,8 +98,11 @@ class PlanningSceneWorld:
         What was accepted but not applied, by kind (``acm_entry_not_a_link``).
     """
 
-    def __init__(self, checker: Any, world_frame: str) -> None:
+    def __init__(self, checker: Any, world_frame: str, scene: Any = None) -> None:
+        if checker is None and scene is None:
+            raise ValueError("a PlanningSceneWorld needs a checker or a scene graph")
         self.checker = checker
+        self.scene = scene
         self.world_frame = world_frame
         self.objects: dict[str, HeldObject] = {}
         self.allowed: dict[tuple[str, str], bool] = {}
@@ -99,16 +114,26 @@ class PlanningSceneWorld:
 
     # ---------------------------------------------------------------- frames
 
+    def _body_names(self) -> set[str] | list[str]:
+        """The checker's bodies, or without one the scene's frames."""
+        if self.checker is not None:
+            return self.checker.body_names
+        return self.scene.body_names()
+
     def _body(self, frame_id: str, what: str) -> str:
         """The checker body an object given in ``frame_id`` is fixed to."""
         if frame_id in ("", self.world_frame, "world"):
             return "world"
-        if frame_id not in self.checker.body_names:
+        if frame_id not in self._body_names():
             raise PlanningSceneError(f"{what}: unknown frame {frame_id!r} (the planning frame "
                                      f"{self.world_frame!r} or a link of the robot)")
         return frame_id
 
     def _link(self, link: str, what: str) -> str:
+        if self.checker is None:
+            if link not in self._body_names():
+                raise PlanningSceneError(f"{what}: {link!r} is not a frame of the scene")
+            return link
         if link not in self.checker.body_names or not self.checker.is_part_of_robot(link):
             raise PlanningSceneError(f"{what}: {link!r} is not a link of the robot")
         return link
@@ -195,7 +220,7 @@ class PlanningSceneWorld:
         allowed = dict(self.allowed) if edits.is_diff else {}
         allowed.update(edits.allowed)
         for name, value in edits.default_allowed.items():
-            for other in self.checker.body_names:
+            for other in self._body_names():
                 if other != name:
                     allowed[(min(name, other), max(name, other))] = value
         padding = dict(self.padding) if edits.is_diff else {}
@@ -233,6 +258,9 @@ class PlanningSceneWorld:
         PlanningSceneError
             If the checker refuses the cloud; the previous one is kept.
         """
+        if self.checker is None:
+            raise PlanningSceneError("point cloud: clouds need a robot (robot_description); "
+                                     "this node has a scene file")
         try:
             report = self.checker.add_point_cloud(CLOUD_GROUP, p_WP, radius, q=q)
         except ValueError as err:
@@ -263,6 +291,12 @@ class PlanningSceneWorld:
         return [(body, shape, held.edit.X_FO @ X_OG) for shape, X_OG in held.edit.shapes]
 
     def _commit(self, planned: dict[str, HeldObject], allowed: dict, padding: dict) -> None:
+        if self.scene is not None:
+            self.scene.check(planned)  # before anything is applied
+        if self.checker is None:
+            self.objects, self.allowed, self.padding = planned, allowed, padding
+            self.scene.sync(planned)
+            return
         checker = self.checker
         changed = [k for k in set(planned) | set(self.objects)
                    if planned.get(k) != self.objects.get(k)]
@@ -286,6 +320,8 @@ class PlanningSceneWorld:
         self.objects = planned
         self._apply_filters(planned, allowed)
         self._apply_padding(padding)
+        if self.scene is not None:
+            self.scene.sync(planned)
 
     def _set_filter(self, a: str, b: str, filtered: bool) -> None:
         checker = self.checker

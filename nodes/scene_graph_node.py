@@ -18,10 +18,13 @@ QoS, keep last 10):
   it arrives; not with ``scene_file``), see
   :mod:`geometry_core_nodes.joint_states`.
 
-With a robot, the node also takes MoveIt's planning scene
-(``collision_object``, ``attached_collision_object``, ``planning_scene``,
-an optional PointCloud2 ``point_cloud_topic``) into the clearance table's
-world, and answers ``check_state_validity`` and ``get_planning_scene``
+The node also takes MoveIt's planning scene (``collision_object``,
+``attached_collision_object``, ``planning_scene``; with a robot an optional
+PointCloud2 ``point_cloud_topic``): its objects are in ``penetrations``,
+``clearance`` and the markers from the next query on
+(:mod:`geometry_core_nodes.scene_objects`) and, with a robot, in the
+clearance table's world; with a robot the node answers
+``check_state_validity``, and ``get_planning_scene`` always
 (:mod:`geometry_core_nodes.moveit_interface`).
 
 With ``rate_hz: 0`` a query runs after each batch of pose messages the node
@@ -68,6 +71,7 @@ from geometry_core_nodes.result_cdr import (
 )
 from geometry_core_nodes.result_encoder import ResultEncoder
 from geometry_core_nodes.scene_inputs import SceneInputs, short_text
+from geometry_core_nodes.scene_objects import SceneObjects
 from geometry_core_nodes.serve import ServedNode, serve
 from geometry_core_nodes.transport import (
     LATCHED,
@@ -166,14 +170,17 @@ class SceneGraphNode(ServedNode):
             params.world_frame, self.inputs.counters, self.inputs._drop,
             robot=self.inputs.robot,
         ) if not params.scene_file else None
-        # MoveIt's planning scene and validity service, on the robot's checker.
+        # MoveIt's planning scene and validity service, on the robot's checker
+        # (with a robot) and on the scene graph of the /tf-driven results.
+        self.scene_objects = SceneObjects(lambda: self.inputs.scene_graph,
+                                          self.inputs.scene_frames, params.world_frame,
+                                          self.inputs.geometry_changed)
         self.moveit = None
-        if self.clearance_monitor is not None:
-            try:
-                self.moveit = MoveItInterface(node, self.clearance_monitor, params.world_frame,
-                                              self.inputs._drop)
-            except LookupError as err:  # rclpy without the moveit_msgs package
-                node.get_logger().warning(f"MoveIt's planning scene is off: {err}")
+        try:
+            self.moveit = MoveItInterface(node, self.clearance_monitor, params.world_frame,
+                                          self.inputs._drop, scene=self.scene_objects)
+        except LookupError as err:  # rclpy without the moveit_msgs package
+            node.get_logger().warning(f"MoveIt's planning scene is off: {err}")
         if self.clearance_monitor is not None and self.inputs.robot_description_text:
             self._on_scene()  # the latched topic came during set-up
         self._penetration_pub = node.create_publisher(
@@ -245,6 +252,10 @@ class SceneGraphNode(ServedNode):
         except ValueError as err:  # the node keeps serving, with the previous robot if any
             self.inputs._drop("bad_scene", "clearance table: robot_description refused: "
                                            f"{short_text(str(err))}")
+            return
+        moveit = getattr(self, "moveit", None)  # None while the node is being set up
+        if moveit is not None:
+            moveit.on_new_scene()  # the objects held go into the new robot and scene
 
     def _on_srdf(self, msg: Any) -> None:
         previous = self._srdf

@@ -480,6 +480,24 @@ class SceneInputs:
         """Make :attr:`changed` true, so the poses heard are applied and queried again."""
         self._applied_version = -1
 
+    def scene_frames(self) -> dict[str, tuple[FrameId, SourceId]]:
+        """``{name: (FrameId, owning SourceId)}`` of the scene's frames (not the world)."""
+        return {frame.name: (frame.id, frame.source_id) for frame in self._frames}
+
+    def geometry_changed(self, structural: bool = True) -> None:
+        """The scene graph's geometry changed at run time: query again from the next cycle.
+
+        With ``structural`` (geometry added or removed) the geometry names
+        and the geometry-to-frame map are rebuilt (a removed geometry's name
+        is forgotten, so names stay bounded by the geometry the scene holds).
+        """
+        if structural and self.scene_graph is not None:
+            inspector = self.scene_graph.model_inspector()
+            self._geometry_frame = {g: inspector.get_frame_id(g)
+                                    for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
+            self.names = GeometryNames(inspector, self.params.world_frame)
+        self.invalidate()
+
     # ----------------------------------------------------------------- scene
 
     def _index_scene(self, scene_graph: SceneGraph) -> None:

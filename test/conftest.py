@@ -42,3 +42,22 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "drake" in item.keywords:
             item.add_marker(skip)
+
+
+#: Longest parameter text kept whole in a test's id.
+_LONGEST_ID_PART = 60
+
+
+def pytest_make_parametrize_id(config, val, argname):
+    """Shorten a long string parameter in test ids to its head and its length.
+
+    A test id travels in the ``PYTEST_CURRENT_TEST`` variable of every child
+    process (Linux refuses one variable over 128 KiB: the child then fails to
+    start with "Argument list too long") and on one line of a failure report
+    (colcon test stops reading ctest's output at a line over 64 KiB, and the
+    run then hangs until an outer limit kills it).
+    """
+    if isinstance(val, str) and len(val) > _LONGEST_ID_PART:
+        head = val[:_LONGEST_ID_PART].encode("unicode_escape").decode("ascii")
+        return f"{head}...({len(val)} chars)"
+    return None

@@ -66,9 +66,9 @@ SELF_REFERENCES = [
     r"\bseeds/", r"\bsessions?\b", r"\.\./shared", r"\bshared/ros2\b", r"/work/", r"/tmp/",
 ]
 SCANNED = ["README.md", "docs", "geometry_core", "nodes", "bench", "test", "launch", "config",
-           "scripts", "msg", "csrc", "CMakeLists.txt", "setup.py", "setup.cfg", "package.xml",
-           "requirements-ros.txt"]
-SUFFIXES = {".md", ".py", ".c", ".h", ".txt", ".cfg", ".xml", ".yaml", ".msg", ".sh", ""}
+           "scripts", "msg", "srv", "csrc", "CMakeLists.txt", "setup.py", "setup.cfg",
+           "package.xml", "requirements-ros.txt"]
+SUFFIXES = {".md", ".py", ".c", ".h", ".txt", ".cfg", ".xml", ".yaml", ".msg", ".srv", ".sh", ""}
 
 
 def _scanned_files():

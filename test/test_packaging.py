@@ -175,6 +175,7 @@ def test_wheel_data_has_messages_launch_files_and_config(wheel):
     expected = {f"{share}/package.xml",
                 f"share/ament_index/resource_index/packages/{PACKAGE}"}
     expected |= {f"{share}/msg/{name}" for name in _sources("msg", "*.msg")}
+    expected |= {f"{share}/srv/{name}" for name in _sources("srv", "*.srv")}
     expected |= {f"{share}/launch/{name}" for name in _sources("launch", "*.launch.py")}
     expected |= {f"{share}/config/{name}" for name in _sources("config", "*.yaml")}
     assert len(expected) >= 9
@@ -257,7 +258,8 @@ def test_install_share_has_package_xml_messages_launch_files_and_config():
     assert (prefix / "share/ament_index/resource_index/packages" / PACKAGE).is_file()
     for name in ("package.xml", "LICENSE"):
         assert (share / name).is_file()
-    for folder, pattern in (("msg", "*.msg"), ("launch", "*.launch.py"), ("config", "*.yaml")):
+    for folder, pattern in (("msg", "*.msg"), ("srv", "*.srv"), ("launch", "*.launch.py"),
+                            ("config", "*.yaml")):
         installed = {p.name for p in (share / folder).glob(pattern)}
         assert installed == _sources(folder, pattern), folder
 
@@ -340,7 +342,7 @@ def test_cmake_installs_what_setup_py_installs():
     """CMakeLists.txt and setup.py name the same share/ folders and node scripts."""
     cmake = (ROOT / "CMakeLists.txt").read_text()
     setup = (ROOT / "setup.py").read_text()
-    for folder in ("launch", "config", "msg"):
+    for folder in ("launch", "config", "msg", "srv"):
         assert f'"share/{PACKAGE}/{folder}"' in setup
         assert re.search(rf"install\(DIRECTORY [^)]*\b{folder}\b[^)]*DESTINATION share", cmake)
     for node in NODES:

@@ -33,7 +33,7 @@ from geometry_core.proximity.results import (
     SignedDistancePair,
     SignedDistanceToPoint,
 )
-from geometry_core.scene_graph.point_clouds import PointCloudRecord
+from geometry_core.scene_graph.point_clouds import PointCloudRecord, finite_rows
 from geometry_core.shapes import Mesh, Sphere
 
 __all__ = ["penetrations", "signed_distances", "has_collision", "distances_to_point",
@@ -65,7 +65,7 @@ class _Grid:
         """The row in ``p_FP`` of each kept point, by the grid's index."""
         if self._rows is None:
             p_FP = self.p_FP
-            self._rows = (np.flatnonzero(np.isfinite(p_FP).all(axis=1)) if self.non_finite
+            self._rows = (np.flatnonzero(finite_rows(p_FP)) if self.non_finite
                           else np.arange(len(p_FP)))
         return self._rows
 

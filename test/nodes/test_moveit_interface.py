@@ -146,3 +146,40 @@ def test_get_planning_scene_returns_what_the_node_holds(served, client):
     assert world_ids == sorted(k for k, v in held.items() if v.link is None)
     assert attached_ids == sorted(k for k, v in held.items() if v.link is not None)
     assert scene.is_diff is False
+
+
+def test_batch_validity_equals_one_call_per_state(served, client):
+    """``check_multi_state_validity`` answers as ``check_state_validity`` does, state by state."""
+    import numpy as np
+
+    checker = served.moveit.world.checker
+    lower, upper = checker._chain.lower, checker._chain.upper
+    rng = np.random.default_rng(11)
+    names = [f"panda_joint{k}" for k in range(1, 8)] + ["panda_finger_joint1"]
+    states = [scenario.READY]
+    for _ in range(39):
+        q = np.asarray(scenario.READY) + rng.uniform(-1.2, 1.2, 8)
+        states.append(np.clip(q, lower, upper).tolist())
+    batch = client.create_client("geometry_core_ros/srv/GetMultiStateValidity",
+                                 "/check_multi_state_validity")
+    request = batch.request_type()
+    request.joint_names = names
+    request.positions = [float(v) for q in states for v in q]
+    response = batch.call(request, timeout_s=30)
+    assert response.error_message == ""
+    single = client.create_client("moveit_msgs/srv/GetStateValidity", "/check_state_validity")
+    expected = [bool(single.call(scenario.validity_request(single.request_type, client.message_type,
+                                                           q), timeout_s=20).valid)
+                for q in states]
+    assert list(response.valid) == expected
+    assert True in expected and False in expected, expected  # both verdicts are exercised
+    # A bad request: refused whole, with the reason; the node keeps answering.
+    counters = served.inputs.counters
+    refused = counters.get("bad_validity_request", 0)
+    request.positions = [0.0] * 9
+    response = batch.call(request, timeout_s=20)
+    assert list(response.valid) == [] and "not a multiple" in response.error_message
+    assert counters["bad_validity_request"] == refused + 1
+    request.joint_names = ["panda_joint1"]
+    request.positions = [0.1, 0.2]
+    assert len(batch.call(request, timeout_s=20).valid) == 2

@@ -80,6 +80,32 @@ def test_an_rclpy_user_gets_the_librarys_answers(backend, tmp_path, monkeypatch)
                 assert got == expected, (name, node.output[-2000:])
                 verdicts.append(expected[0])
             assert verdicts == [False, True, True, False, False]
+            _check_batch(user, validity, T)
             assert node.process.poll() is None, node.output
     finally:
         user.shutdown()
+
+
+def _check_batch(user, validity, T) -> None:
+    """An rclpy client of ``check_multi_state_validity`` gets one call's answer per state."""
+    import numpy as np
+
+    try:
+        import geometry_core_ros.srv  # noqa: F401
+    except ImportError:
+        return  # a build without our services: the single-state service alone is checked
+    batch = user.create_client("geometry_core_ros/srv/GetMultiStateValidity",
+                               "/check_multi_state_validity")
+    assert batch.request_type.__module__.startswith("geometry_core_ros.srv")
+    rng = np.random.default_rng(3)
+    states = [scenario.READY] + [
+        (np.asarray(scenario.READY) + np.r_[rng.uniform(-0.6, 0.6, 7), 0.0]).tolist()
+        for _ in range(9)]
+    request = batch.request_type()
+    request.joint_names = [f"panda_joint{k}" for k in range(1, 8)] + ["panda_finger_joint1"]
+    request.positions = [float(v) for q in states for v in q]
+    response = batch.call(request, timeout_s=30)
+    assert response.error_message == ""
+    expected = [bool(validity.call(scenario.validity_request(validity.request_type, T, q),
+                                   timeout_s=30).valid) for q in states]
+    assert list(response.valid) == expected

@@ -231,3 +231,15 @@ def test_bad_clouds_change_nothing():
     np.testing.assert_array_equal(sg.get_point_cloud(cloud).p_FP, [[0.0, 0.0, 0.0]])
     assert sg.get_point_cloud(cloud).radius == 0.1
     assert sg.geometry_version() == version
+
+
+def test_finite_rows_marks_a_row_with_any_non_finite_value():
+    from geometry_core.scene_graph.point_clouds import finite_rows
+
+    rng = np.random.default_rng(7)
+    points = rng.uniform(-1e300, 1e300, (600, 3))
+    bad = rng.choice(600, 90, replace=False)
+    points[bad, rng.integers(0, 3, 90)] = rng.choice([np.nan, np.inf, -np.inf], 90)
+    expected = np.array([all(np.isfinite(v) for v in row) for row in points.tolist()])
+    assert np.array_equal(finite_rows(points), expected)
+    assert not finite_rows(points).all() and finite_rows(points).any()

@@ -133,10 +133,12 @@ def run_here_or_in_netns(request: pytest.FixtureRequest, *, timeout: float = 300
     if reason is not None:
         pytest.skip(reason)
     rootdir = str(request.config.rootpath)
+    # Safe-path mode: the child imports the geometry_core this process uses (under
+    # colcon test, the install space's), not the checkout's source tree in rootdir.
     result = run_in_netns(
         [sys.executable, "-m", "pytest", request.node.nodeid, "-q", "-rA",
          "-p", "no:cacheprovider", "--rootdir", rootdir],
-        timeout=timeout, cwd=rootdir)
+        timeout=timeout, cwd=rootdir, env={**os.environ, "PYTHONSAFEPATH": "1"})
     output = f"--- child pytest (rc {result.returncode}) ---\n{result.stdout}\n{result.stderr}"
     lines = result.stdout.strip().splitlines()
     summary = lines[-1] if lines else ""
