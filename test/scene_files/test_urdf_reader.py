@@ -279,3 +279,20 @@ def test_many_links_keep_their_lines_in_messages(tmp_path):
     assert error.value.line == 2902
     assert "link 'l2900', collision #1: <box> size must have 3 positive numbers" \
         in str(error.value)
+
+
+def test_a_file_of_very_many_elements_is_walked_as_lxml_parsed_it(tmp_path, monkeypatch):
+    """Past the bound the checks walk lxml's tree: the same warnings, lines and model."""
+    from geometry_core.scene_files import urdf
+
+    text = chain(50).replace('<link name="l7">', '<link name="l7" colour="red">')
+    path = tmp_path / "chain.urdf"
+    path.write_text(text)
+    results = []
+    for bound in (10**6, 10):
+        monkeypatch.setattr(urdf, "_MAX_COPIED_ELEMENTS", bound)
+        with pytest.warns(UserWarning, match=r"chain.urdf:9: unknown attribute 'colour' of"):
+            scene = load_urdf(path)
+        assert_same_model(scene, path)
+        results.append((list(scene.frames), list(scene.geometries), scene.warnings[0]))
+    assert results[0] == results[1]
