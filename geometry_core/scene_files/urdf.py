@@ -1178,10 +1178,13 @@ class _UrdfBuilder:
 
         # One declaration, applied at once: a statement per joint costs its own pairs.
         declaration = CollisionFilterDeclaration()
+        sets: dict[str, GeometrySet] = {}  # a link is the parent of its children's joints
         for joint in robot.joints:
             if joint.parent != _WORLD:
-                declaration.exclude_between(GeometrySet(scene.frames[joint.parent]),
-                                            GeometrySet(scene.frames[joint.child]))
+                for link in (joint.parent, joint.child):
+                    if link not in sets:
+                        sets[link] = GeometrySet(scene.frames[link])
+                declaration.exclude_between(sets[joint.parent], sets[joint.child])
             if joint.type == "fixed" and joint.parent in group_of:
                 group_of[find(joint.child)] = find(joint.parent)
         groups: dict[str, list] = {}

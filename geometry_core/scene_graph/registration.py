@@ -329,9 +329,9 @@ class Registration:
             new_ids.add(geometry_id)
             pending.append((frame, geometry, roles))
         for frame, geometry, roles in pending:
-            X_FG = geometry.pose().get_as_matrix4()
+            X_FG = geometry._X_PG.get_as_matrix4()  # a copy: the instance keeps its own
             record = _Geometry(geometry.id(), geometry.name(), source_id, frame.id, None, X_FG,
-                               X_FG, geometry.shape(), {role: props for props, role in roles})
+                               X_FG, geometry.shape(), dict((role, props) for props, role in roles))
             self._geometries[record.id] = record
             frame.geometry_ids.append(record.id)
             frame.name_count[record.name] = frame.name_count.get(record.name, 0) + 1
