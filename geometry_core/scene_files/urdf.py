@@ -1,15 +1,18 @@
 """URDF robots: links become frames, collisions proximity geometry, visuals illustration.
 
-Reading is split between two libraries on purpose:
+Reading, in time linear in the size of the robot:
 
-* yourdfpy (PyPI) builds the robot model: links, joints, origins, axes,
-  limits, materials. It has no line numbers in its errors and, on malformed
-  XML, silently falls back to a recovering parser;
-* so lxml (yourdfpy's own XML library) first parses the file strictly and a
-  checking pass validates every element yourdfpy will read, so each error
-  names the file, the line and the element, e.g.
+* lxml parses the file strictly (libxml2 refuses the hostile XML of
+  docs/robot-files.md) and gives every element its line;
+* a checking pass validates every element the robot is read from, so each
+  error names the file, the line and the element, e.g.
   ``arm.urdf:23: link 'forearm', collision #1: cylinder radius must be a
-  positive number, got '-0.1'``.
+  positive number, got '-0.1'``; it walks an ``xml.etree`` copy of lxml's
+  tree, whose elements are plain Python objects (see ``_walking_tree``);
+* the robot model (links, joints, origins, axes, limits, shapes) is read
+  from the checked tree as yourdfpy (PyPI, the reference of the tests)
+  reads it, and what yourdfpy could not read is refused with its line;
+* frames and geometries are registered in one batch each.
 
 What the scene gets, following Drake's URDF parser:
 
@@ -726,7 +729,7 @@ class _UrdfBuilder:
                            f"got {quote(text)}")
 
     def _check(self, root) -> None:
-        """Validate everything yourdfpy reads, so errors carry a line and an element."""
+        """Validate everything the robot is read from, so errors carry a line and an element."""
         self.unlimited: set[str] = set()  # joints whose limits bound nothing
         self.skipped: set = set()  # <visual> elements left out
         self._warn_unnamed(root)
@@ -804,8 +807,8 @@ class _UrdfBuilder:
                                f"{self.limits.max_name_length} characters")
 
     def _check_inertial(self, inertial, what: object) -> None:
-        # Not used by the scene, but yourdfpy converts it: a bad number must fail here,
-        # with its line, rather than inside yourdfpy without one.
+        # Not used by the scene, but yourdfpy, the reference, converts it: a bad number
+        # is refused, with its line.
         self._check_origin(inertial, what)
         mass = inertial.find("mass")
         if mass is not None:
