@@ -9,7 +9,7 @@ For each scene and margin (0 for penetration, ``MAX_DISTANCE`` for signed
 distance) every cycle's candidate pairs are answered one by one and timed;
 the table gives, per pair kind, how many pairs a cycle has, the mean and
 median microseconds per pair, and the kind's share of the narrowphase. A
-pair is timed through ``native.pair``, whose own Python call overhead
+pair is timed through ``specs.pair``, whose own Python call overhead
 (printed, measured on two far-apart spheres) is subtracted. The phase line
 splits one full cycle (poses in, snapshot, the candidate pairs with their
 answers, and turning those into result records)
@@ -30,7 +30,7 @@ import numpy as np
 
 from bench.scenes import query_points, random_scene, robot_scene
 from bench.systems import MAX_DISTANCE, Ours
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 
 
 def _kind(scene, i: int, j: int) -> str:
@@ -38,7 +38,7 @@ def _kind(scene, i: int, j: int) -> str:
 
 
 def _call_overhead() -> float:
-    """Seconds of one ``native.pair`` call that are Python, not geometry."""
+    """Seconds of one ``specs.pair`` call that are Python, not geometry."""
     from geometry_core import Sphere
 
     a, b = np.eye(4), np.eye(4)
@@ -47,7 +47,7 @@ def _call_overhead() -> float:
     samples = []
     for _ in range(2000):
         t0 = time.perf_counter()
-        native.pair(ball, a, ball, b)
+        specs.pair(ball, a, ball, b)
         samples.append(time.perf_counter() - t0)
     return statistics.median(samples)
 
@@ -65,7 +65,7 @@ def per_pair(spec, margin: float) -> tuple[dict, int]:
         for i, j in zip(*scene.candidates(margin)):
             i, j = int(i), int(j)
             t0 = time.perf_counter()
-            native.pair(shapes[i], X_WG[i], shapes[j], X_WG[j])
+            specs.pair(shapes[i], X_WG[i], shapes[j], X_WG[j])
             times[_kind(scene, i, j)].append(max(time.perf_counter() - t0 - overhead, 0.0))
     return times, cycles
 
@@ -109,7 +109,7 @@ def main(argv=None) -> int:
                         help="also print the top functions by own time")
     args = parser.parse_args(argv)
     np.seterr(all="ignore")
-    print(f"native.pair call overhead subtracted: {_call_overhead() * 1e6:.2f} µs")
+    print(f"specs.pair call overhead subtracted: {_call_overhead() * 1e6:.2f} µs")
     for spec in (random_scene(100), robot_scene()):
         for query, margin in (("penetration", 0.0), ("signed_distance", MAX_DISTANCE)):
             times, cycles = per_pair(spec, margin)

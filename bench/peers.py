@@ -19,10 +19,17 @@ configurations:
   ``computeCollisions`` stopping at the first collision, the SRDF's pairs
   and the pairs of links joined by a joint removed (what our checker and
   Drake's filter);
-* mplib and vamp: run where they are installed and work on this machine;
-  otherwise the table says why not (mplib 0.2.1 needs numpy < 2; vamp's
-  wheel may need CPU features this machine lacks, which is probed in a
-  child process so the bench survives it).
+* vamp: its own sphere models of the two arms (``vamp.panda``,
+  ``vamp.ur5``), K calls of ``validate`` against the same obstacles as
+  spheres and cuboids, placed where they stand relative to vamp's robot
+  (its UR5 stands 0.9144 m up, turned 1.57 rad about z; its Panda at the
+  origin with the fingers fixed open, so ours are opened to their limit
+  for the verdict count). Its model is not ours (spheres, and a gripper on
+  its UR5), so its verdicts are counted, not required to agree.
+* mplib: runs where it is installed; otherwise the table says why not
+  (mplib 0.2.1 needs numpy < 2). Whether vamp imports is probed in a child
+  process first (a wheel built for CPU features this machine lacks stops
+  with an illegal instruction), so the bench survives it.
 
 Every peer's verdict is compared with ours on every configuration before
 timing and the table gives the count that agree. Times are medians of
@@ -170,6 +177,53 @@ class PinocchioCoal:
         return np.array([self._one(q) for q in qp])
 
 
+class Vamp:
+    name = "vamp (spheres)"
+    #: Where vamp's world sees our world's origin: a turn about z (rad) and a
+    #: translation. vamp's spherized UR5 hangs on ``offset_joint`` (z 0.9144 m,
+    #: yaw 1.57); its Panda's ``panda_link0`` is its world.
+    MOUNTS = {"panda": (0.0, (0.0, 0.0, 0.0)), "ur5": (1.57, (0.0, 0.0, 0.9144))}
+
+    def __init__(self, arm: str, checker: CollisionChecker) -> None:
+        import vamp
+
+        self.robot = getattr(vamp, arm)
+        yaw, offset = self.MOUNTS[arm]
+        c, s = np.cos(yaw), np.sin(yaw)
+        R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        self.environment = vamp.Environment()
+        for kind, size, p_WG in robots.OBSTACLES:
+            centre = [float(x) for x in R @ np.asarray(p_WG, dtype=float) + offset]
+            if kind == "sphere":
+                self.environment.add_sphere(vamp.Sphere(centre, float(size[0])))
+            else:
+                half = [float(x) / 2 for x in size]
+                self.environment.add_cuboid(vamp.Cuboid(centre, [0.0, 0.0, yaw], half))
+        names = checker._chain.position_names
+        missing = [n for n in self.robot.joint_names() if n not in names]
+        if missing:
+            raise ValueError(f"vamp's {arm} has joints ours lacks: {missing}")
+        # Our columns in vamp's joint order (vamp's arms have no finger joints).
+        self.columns = [names.index(n) for n in self.robot.joint_names()]
+        #: Our configurations as vamp compares them: fingers opened to their limit.
+        self.fingers = [k for k, n in enumerate(names) if "finger" in n]
+        self.finger_open = checker._chain.upper[self.fingers]
+
+    def opened(self, qs) -> np.ndarray:
+        out = np.array(qs, dtype=float)
+        out[:, self.fingers] = self.finger_open
+        return out
+
+    def convert(self, qs) -> np.ndarray:
+        return np.ascontiguousarray(np.asarray(qs)[:, self.columns], dtype=np.float32)
+
+    def single(self, qv) -> np.ndarray:
+        validate, env = self.robot.validate, self.environment
+        return np.array([validate(q, env) for q in qv])
+
+    batch = None
+
+
 def _probe(module: str) -> str | None:
     """None when ``module`` imports in a child process, else why not (one line)."""
     result = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
@@ -208,19 +262,36 @@ def bench_arm(arm: str, K: int, rounds: int, folder: Path) -> tuple[list, list]:
             notes.append(f"{arm}: a peer is not installed ({err})")
             continue
         peers.append((peer, peer.convert(qs)))
-    for module, context in (("mplib", f"mplib 0.2.1 needs numpy < 2; here numpy "
-                                      f"{np.__version__}"),
-                            ("vamp", "the vamp-planner 0.6.4 wheel")):
-        why = _probe(module)
-        notes.append(f"{module}: not run here: {why} ({context})" if why else
-                     f"{module}: importable, but this bench does not drive it yet")
-    rows = []
+    why = _probe("mplib")
+    notes.append(f"mplib: not run here: {why} (mplib 0.2.1 needs numpy < 2; here numpy "
+                 f"{np.__version__})" if why else
+                 "mplib: importable, but this bench does not drive it yet")
     agree = {peer.name: int(np.sum(peer.batch(q, 1) == mine)) for peer, q in peers}
+    why = _probe("vamp")
+    if why:
+        notes.append(f"vamp: not run here: {why} (vamp-planner 0.6.4)")
+    else:
+        vamp = Vamp(arm, checker)
+        qv = vamp.convert(qs)
+        theirs = vamp.single(qv)
+        opened = ours.batch(vamp.opened(qs), 1)
+        agree[vamp.name] = int(np.sum(theirs == opened))
+        notes.append(f"vamp, {arm}: {agree[vamp.name]} of {K} verdicts equal to ours"
+                     f"{' (fingers open)' if vamp.fingers else ''}; "
+                     f"{int(np.sum(~theirs & opened))} it calls colliding "
+                     f"that ours finds free, {int(np.sum(theirs & ~opened))} free that ours "
+                     f"finds colliding; {int(np.sum(~theirs))} colliding by vamp, "
+                     f"{int(np.sum(~opened))} by ours")
+        peers.append((vamp, qv))
+    rows = []
     samples: dict[tuple, list[float]] = {}
     runs = [("ours", "batch 1", lambda: ours.batch(qs, 1)),
             ("ours", "batch all", lambda: ours.batch(qs, cores)),
             ("ours", "single", lambda: ours.single(qs))]
     for peer, q in peers:
+        if isinstance(peer, Vamp):     # no batch call: K calls of validate
+            runs.append((peer.name, "single", lambda p=peer, q=q: p.single(q)))
+            continue
         runs.append((peer.name, "batch 1", lambda p=peer, q=q: p.batch(q, 1)))
         if isinstance(peer, Drake):
             runs.append((peer.name, "batch all", lambda p=peer, q=q: p.batch(q, cores)))

@@ -14,6 +14,7 @@
  * A Cloud is immutable after construction; the query loops run with the GIL
  * released, so several threads may query one Cloud at once.
  */
+#include "gc_buffers.h"
 #include "gc_model.h"
 
 #include <stdint.h>

@@ -7,14 +7,6 @@
 #include "gc.h"
 
 int gc_model_register(PyObject *module);
-int gc_get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t count,
-                  const char *name);
-/* Buffers a parsed hull holds: vertices, triangles, normals, offsets and,
- * when given, the adjacency's offsets and indices (views[4..5] zeroed when
- * not, so releasing all GC_HULL_VIEWS is safe: PyBuffer_Release of an empty
- * view is a no-op). */
-#define GC_HULL_VIEWS 6
-int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[GC_HULL_VIEWS]);
 
 /* What another kernel (cloud.c) reads of a Model: its shapes, local boxes
  * (G, 6), frame slots and poses in their frames (G, 16). Borrowed: valid

@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "gc.h"
+#include "gc_buffers.h"
 #include "gc_kinematics.h"
-#include "gc_model.h"
 
 typedef gc_chain chain;
 

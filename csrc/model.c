@@ -11,6 +11,7 @@
  * snapshots on several threads may query one Model at once; the heavy loops
  * run with the GIL released.
  */
+#include "gc_buffers.h"
 #include "gc_kinematics.h"
 #include "gc_model.h"
 #include "gc_parallel.h"
@@ -45,7 +46,7 @@ typedef struct {
     Py_ssize_t nhull_views;
 } ModelObject;
 
-/* A pair answer as geometry_core/proximity/native.py reads it (96 bytes). */
+/* A pair answer as geometry_core/proximity/specs.py reads it (96 bytes). */
 typedef struct {
     int32_t i, j, status, unique;
     double distance;

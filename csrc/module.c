@@ -3,7 +3,7 @@
  * Uses only the CPython API and the buffer protocol (no numpy headers, so the
  * extension builds with nothing but gcc and Python's headers). Arrays come in
  * as C-contiguous buffers of float64 ('d') or int32 ('i'); batch answers go
- * out as bytes objects that geometry_core/proximity/native.py views with
+ * out as bytes objects that geometry_core/proximity/specs.py views with
  * numpy.frombuffer and a structured dtype that matches the C records.
  *
  * Single-pair and single-point entry points (pair, point, support_value,
@@ -16,167 +16,15 @@
 #include <string.h>
 
 #include "gc.h"
+#include "gc_buffers.h"
 #include "gc_model.h"
 #include "gc_tolerances.h"
-
-/* ------------------------------------------------------------ buffer helpers */
-
-int gc_get_buffer(PyObject *obj, Py_buffer *view, char format, Py_ssize_t count,
-                  const char *name) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Format(PyExc_TypeError, "%s must be a C-contiguous array", name);
-        return -1;
-    }
-    const char *f = view->format ? view->format : "B";
-    if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
-    /* numpy names int64 'l' where long is 64 bits, 'q' elsewhere. */
-    int ok = (f[0] == format || (format == 'q' && f[0] == 'l')) && f[1] == '\0';
-    if (format == 'd') ok = ok && view->itemsize == 8;
-    if (format == 'i') ok = ok && view->itemsize == 4;
-    if (format == 'q') ok = ok && view->itemsize == 8;
-    if (!ok) {
-        PyErr_Format(PyExc_TypeError, "%s must have dtype %s, got format '%s'", name,
-                     format == 'd' ? "float64" : (format == 'i' ? "int32" : "int64"), f);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    Py_ssize_t n = view->len / view->itemsize;
-    if (count >= 0 && n != count) {
-        PyErr_Format(PyExc_ValueError, "%s must hold %zd values, got %zd", name, count, n);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
-/* A shape spec from Python: (kind, (s0, s1, s2), hull) with hull None or
- * (vertices f8 (nv,3), triangles i4 (nt,3), normals f8 (nt,3), offsets f8 (nt,), size
- * [, adjacency offsets i4 (nv+1,), adjacency i4 (offsets[nv],)]). */
-typedef struct {
-    gc_shape shape;
-    Py_buffer views[GC_HULL_VIEWS];
-    int nviews;
-} spec_holder;
-
-static void spec_release(spec_holder *h) {
-    for (int k = 0; k < h->nviews; ++k) PyBuffer_Release(&h->views[k]);
-    h->nviews = 0;
-}
-
-int gc_parse_hull(PyObject *hull, gc_shape *shape, Py_buffer views[GC_HULL_VIEWS]) {
-    PyObject *v, *t, *n, *d, *as = NULL, *aj = NULL;
-    double size;
-    if (!PyArg_ParseTuple(hull, "OOOOd|OO", &v, &t, &n, &d, &size, &as, &aj)) return -1;
-    if ((as == NULL) != (aj == NULL)) {
-        PyErr_SetString(PyExc_ValueError, "hull adjacency needs both its offsets and its indices");
-        return -1;
-    }
-    if (gc_get_buffer(v, &views[0], 'd', -1, "hull vertices") < 0) return -1;
-    if (gc_get_buffer(t, &views[1], 'i', -1, "hull triangles") < 0) goto fail1;
-    Py_ssize_t nv = views[0].len / 24, nt = views[1].len / 12;
-    if (gc_get_buffer(n, &views[2], 'd', nt * 3, "hull normals") < 0) goto fail2;
-    if (gc_get_buffer(d, &views[3], 'd', nt, "hull offsets") < 0) goto fail3;
-    shape->nv = (int)nv;
-    shape->v = (const double *)views[0].buf;
-    shape->nt = (int)nt;
-    shape->tri = (const int *)views[1].buf;
-    shape->tri_n = (const double *)views[2].buf;
-    shape->tri_d = (const double *)views[3].buf;
-    shape->size = size;
-    shape->bound = gc_hull_bound(shape);
-    gc_hull_starts(shape);
-    shape->adj_start = NULL;
-    shape->adj = NULL;
-    if (as != NULL) {
-        if (gc_get_buffer(as, &views[4], 'i', nv + 1, "hull adjacency offsets") < 0) goto fail4;
-        const int *start = (const int *)views[4].buf;
-        if (gc_get_buffer(aj, &views[5], 'i', -1, "hull adjacency") < 0) goto fail5;
-        /* Validated once here: the walk indexes with them unchecked. */
-        Py_ssize_t na = views[5].len / 4;
-        int ok = start[0] == 0 && start[nv] == na;
-        for (Py_ssize_t i = 0; ok && i < nv; ++i) ok = start[i] <= start[i + 1];
-        const int *nb = (const int *)views[5].buf;
-        for (Py_ssize_t k = 0; ok && k < na; ++k) ok = nb[k] >= 0 && nb[k] < nv;
-        if (!ok) {
-            PyErr_SetString(PyExc_ValueError,
-                            "hull adjacency is not CSR over the hull's vertices");
-            PyBuffer_Release(&views[5]);
-            goto fail5;
-        }
-        shape->adj_start = start;
-        shape->adj = nb;
-    } else {
-        /* Unused views stay empty so that releasing all of them is safe. */
-        memset(&views[4], 0, 2 * sizeof(Py_buffer));
-    }
-    return 0;
-fail5:
-    PyBuffer_Release(&views[4]);
-fail4:
-    PyBuffer_Release(&views[3]);
-fail3:
-    PyBuffer_Release(&views[2]);
-fail2:
-    PyBuffer_Release(&views[1]);
-fail1:
-    PyBuffer_Release(&views[0]);
-    return -1;
-}
-
-static int parse_spec(PyObject *spec, spec_holder *h) {
-    int kind;
-    double s0, s1, s2;
-    PyObject *hull;
-    memset(h, 0, sizeof(*h));
-    if (!PyArg_ParseTuple(spec, "i(ddd)O", &kind, &s0, &s1, &s2, &hull)) return -1;
-    if (kind < GC_SPHERE || kind > GC_MESH) {
-        PyErr_Format(PyExc_ValueError, "unknown shape kind %d", kind);
-        return -1;
-    }
-    h->shape.kind = kind;
-    h->shape.s[0] = s0;
-    h->shape.s[1] = s1;
-    h->shape.s[2] = s2;
-    if (kind == GC_CONVEX) {
-        if (hull == Py_None) {
-            PyErr_SetString(PyExc_ValueError, "a convex shape needs its hull");
-            return -1;
-        }
-        if (gc_parse_hull(hull, &h->shape, h->views) < 0) return -1;
-        h->nviews = h->shape.adj_start != NULL ? GC_HULL_VIEWS : 4;
-    }
-    return 0;
-}
-
-static int parse_vec(PyObject *obj, double *out, Py_ssize_t count, const char *name) {
-    Py_buffer view;
-    if (gc_get_buffer(obj, &view, 'd', count, name) < 0) return -1;
-    memcpy(out, view.buf, (size_t)count * sizeof(double));
-    PyBuffer_Release(&view);
-    return 0;
-}
 
 static PyObject *vec3(const double v[3]) {
     return Py_BuildValue("(ddd)", v[0], v[1], v[2]);
 }
 
 /* ------------------------------------------------------------ test entry points */
-
-/* Both shapes and poses of a pair call; on failure nothing is held. */
-static int parse_pair(PyObject *spec_a, PyObject *xa, PyObject *spec_b, PyObject *xb,
-                      spec_holder *ha, spec_holder *hb, double X_WA[16], double X_WB[16]) {
-    if (parse_spec(spec_a, ha) < 0) return -1;
-    if (parse_spec(spec_b, hb) < 0) {
-        spec_release(ha);
-        return -1;
-    }
-    if (parse_vec(xa, X_WA, 16, "X_WA") < 0 || parse_vec(xb, X_WB, 16, "X_WB") < 0) {
-        spec_release(ha);
-        spec_release(hb);
-        return -1;
-    }
-    return 0;
-}
 
 /* One pair through the kernel named (see the method table); 0 with *status
  * set, -1 with a Python error. */
@@ -191,7 +39,7 @@ static int run_kernel(const char *kernel, PyObject *seed, const gc_shape *A,
         *status = gc_convex_pair(A, X_WA, B, X_WB, r);
     } else if (strcmp(kernel, "search") == 0) {
         double n0[3] = {0.0, 0.0, 0.0};
-        if (seed != NULL && seed != Py_None && parse_vec(seed, n0, 3, "seed") < 0) return -1;
+        if (seed != NULL && seed != Py_None && gc_parse_vec(seed, n0, 3, "seed") < 0) return -1;
         *status = gc_direction_search(A, X_WA, B, X_WB, n0, r);
     } else if (strcmp(kernel, "halfspace") == 0) {
         if (A->kind != GC_HALFSPACE) {
@@ -211,9 +59,9 @@ static PyObject *py_pair(PyObject *self, PyObject *args) {
     const char *kernel = "auto";
     if (!PyArg_ParseTuple(args, "OOOO|sO", &spec_a, &xa, &spec_b, &xb, &kernel, &seed))
         return NULL;
-    spec_holder ha, hb;
+    gc_spec ha, hb;
     double X_WA[16], X_WB[16];
-    if (parse_pair(spec_a, xa, spec_b, xb, &ha, &hb, X_WA, X_WB) < 0) return NULL;
+    if (gc_parse_pair(spec_a, xa, spec_b, xb, &ha, &hb, X_WA, X_WB) < 0) return NULL;
     gc_pair_result r;
     memset(&r, 0, sizeof(r));
     int status;
@@ -221,8 +69,8 @@ static PyObject *py_pair(PyObject *self, PyObject *args) {
     if (run_kernel(kernel, seed, &ha.shape, X_WA, &hb.shape, X_WB, &r, &status) == 0)
         result = Py_BuildValue("(idNNNO)", status, r.distance, vec3(r.p_WCa), vec3(r.p_WCb),
                                vec3(r.nhat_BA_W), r.unique ? Py_True : Py_False);
-    spec_release(&ha);
-    spec_release(&hb);
+    gc_spec_release(&ha);
+    gc_spec_release(&hb);
     return result;
 }
 
@@ -232,49 +80,49 @@ static PyObject *py_ascent_gap(PyObject *self, PyObject *args) {
     double distance;
     if (!PyArg_ParseTuple(args, "OOOOdO", &spec_a, &xa, &spec_b, &xb, &distance, &n))
         return NULL;
-    spec_holder ha, hb;
+    gc_spec ha, hb;
     double X_WA[16], X_WB[16];
-    if (parse_pair(spec_a, xa, spec_b, xb, &ha, &hb, X_WA, X_WB) < 0) return NULL;
+    if (gc_parse_pair(spec_a, xa, spec_b, xb, &ha, &hb, X_WA, X_WB) < 0) return NULL;
     PyObject *result = NULL;
     gc_pair_result r;
     memset(&r, 0, sizeof(r));
     r.distance = distance;
-    if (parse_vec(n, r.nhat_BA_W, 3, "nhat_BA_W") == 0)
+    if (gc_parse_vec(n, r.nhat_BA_W, 3, "nhat_BA_W") == 0)
         result = PyFloat_FromDouble(gc_ascent_gap(&ha.shape, X_WA, &hb.shape, X_WB, &r));
-    spec_release(&ha);
-    spec_release(&hb);
+    gc_spec_release(&ha);
+    gc_spec_release(&hb);
     return result;
 }
 
 static PyObject *py_point(PyObject *self, PyObject *args) {
     PyObject *spec, *x, *q;
     if (!PyArg_ParseTuple(args, "OOO", &spec, &x, &q)) return NULL;
-    spec_holder h;
+    gc_spec h;
     double X_WG[16], p_WQ[3];
-    if (parse_spec(spec, &h) < 0) return NULL;
+    if (gc_parse_spec(spec, &h) < 0) return NULL;
     PyObject *result = NULL;
-    if (parse_vec(x, X_WG, 16, "X_WG") < 0 || parse_vec(q, p_WQ, 3, "p_WQ") < 0) goto done;
+    if (gc_parse_vec(x, X_WG, 16, "X_WG") < 0 || gc_parse_vec(q, p_WQ, 3, "p_WQ") < 0) goto done;
     gc_point_result r;
     memset(&r, 0, sizeof(r));
     int status = gc_point_distance(&h.shape, X_WG, p_WQ, &r);
     result = Py_BuildValue("(idNNO)", status, r.distance, vec3(r.p_GN), vec3(r.grad),
                            r.unique ? Py_True : Py_False);
 done:
-    spec_release(&h);
+    gc_spec_release(&h);
     return result;
 }
 
 static PyObject *py_support_value(PyObject *self, PyObject *args) {
     PyObject *spec, *x, *d;
     if (!PyArg_ParseTuple(args, "OOO", &spec, &x, &d)) return NULL;
-    spec_holder h;
+    gc_spec h;
     double X_WG[16], d_W[3];
-    if (parse_spec(spec, &h) < 0) return NULL;
+    if (gc_parse_spec(spec, &h) < 0) return NULL;
     PyObject *result = NULL;
-    if (parse_vec(x, X_WG, 16, "X_WG") < 0 || parse_vec(d, d_W, 3, "d_W") < 0) goto done;
+    if (gc_parse_vec(x, X_WG, 16, "X_WG") < 0 || gc_parse_vec(d, d_W, 3, "d_W") < 0) goto done;
     result = PyFloat_FromDouble(gc_support_value_W(&h.shape, X_WG, d_W));
 done:
-    spec_release(&h);
+    gc_spec_release(&h);
     return result;
 }
 
@@ -286,8 +134,8 @@ static PyObject *py_hull_support(PyObject *self, PyObject *args) {
     PyObject *spec, *d;
     int walk, at = 0;
     if (!PyArg_ParseTuple(args, "OOp|i", &spec, &d, &walk, &at)) return NULL;
-    spec_holder h;
-    if (parse_spec(spec, &h) < 0) return NULL;
+    gc_spec h;
+    if (gc_parse_spec(spec, &h) < 0) return NULL;
     PyObject *result = NULL;
     Py_buffer view;
     if (h.shape.kind != GC_CONVEX || h.shape.nv < 1) {
@@ -307,7 +155,7 @@ static PyObject *py_hull_support(PyObject *self, PyObject *args) {
     }
     PyBuffer_Release(&view);
 done:
-    spec_release(&h);
+    gc_spec_release(&h);
     return result;
 }
 

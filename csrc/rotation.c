@@ -7,7 +7,7 @@
  * (float64, any strides); results go out as new arrays made by numpy.empty,
  * which geometry_core/math/_scalar.py hands in once with set_allocator (no
  * numpy headers here). These are the only implementation of their formulas:
- * the extension is required (geometry_core/compiled.py), and the tests hold
+ * the extension is required (geometry_core/native.py), and the tests hold
  * them to references that share no code with this file (scipy, numpy, finite
  * differences, pydrake) in test/math/.
  *

@@ -248,12 +248,12 @@ class ClearanceMonitor:
                 self.tracker = tracker
                 return
             table = self.checker.calc_robot_clearance(tracker.q, self.influence_distance)
-            free = self.checker.check_config_collision_free(tracker.q)
         except ValueError as err:     # JointStateError, or a position outside its limits
             self._drop("bad_joint_state", f"dropped a joint state: {err}")
             return
         self.tracker = tracker
         self._publisher.publish(clearance_table_to_msg(
-            table, self.checker, tracker.q, tracker.velocities, free, self.influence_distance,
-            stamp_to_ns(msg.header.stamp), self.world_frame, self.node.message_type))
+            table, self.checker, tracker.q, tracker.velocities, table.is_collision_free(),
+            self.influence_distance, stamp_to_ns(msg.header.stamp), self.world_frame,
+            self.node.message_type))
         self.tables += 1

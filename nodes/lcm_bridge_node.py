@@ -9,6 +9,17 @@ penetrations as ``CONTACT_RESULTS`` (when ``publish_contacts``). Frames
 without a pose yet are drawn at the scene file's default pose; their
 penetrations are left out, as in the scene graph node.
 
+MoveIt's planning-scene objects are drawn too: the node subscribes
+``collision_object``, ``attached_collision_object`` and ``planning_scene``
+(relative to its namespace, as the scene graph node) and puts the objects
+in its scene graph as the scene graph node does
+(:mod:`geometry_core_nodes.scene_objects`, with the illustration role as
+well, in ``OBJECT_COLOR``), so the viewer gets a new load message with
+them and their penetrations are among the contacts. A message that does
+not fit is refused whole, counted (``bad_collision_object``,
+``bad_attached_object``, ``bad_planning_scene``) and logged. No services
+and no point cloud here: those are the scene graph node's.
+
 Parameters besides the shared ones: ``lcm_url`` (empty: LCM's default,
 ``udpm://239.255.76.67:7667?ttl=0``; ``memq://null`` sends nothing),
 ``role`` (``illustration``, ``proximity`` or ``perception``),
@@ -30,7 +41,13 @@ from typing import Any
 from geometry_core.scene_graph import Role
 from geometry_core_nodes.scene_inputs import SceneInputs
 from geometry_core_nodes.serve import ServedNode, serve
-from geometry_core_nodes.transport import ParameterError, TransportNode, at_least, create_node
+from geometry_core_nodes.transport import (
+    RELIABLE_RESULTS,
+    ParameterError,
+    TransportNode,
+    at_least,
+    create_node,
+)
 
 __all__ = ["NODE_NAME", "ROLES", "LcmBridgeNode", "main"]
 
@@ -108,6 +125,8 @@ class LcmBridgeNode(ServedNode):
         self._penetrations = None
         self.draws = 0
         self.inputs = SceneInputs(node, on_scene=self._make_visualizer)
+        self.planning_scene = None
+        self._subscribe_planning_scene()
         if self.inputs.scene_graph is not None:
             self._make_visualizer()
         self._set_publish_period(self.publish_period)
@@ -125,9 +144,59 @@ class LcmBridgeNode(ServedNode):
         self.publish_contacts = bool(value)
         self._penetrations = None
 
+    def _subscribe_planning_scene(self) -> None:
+        """The three planning-scene topics, into the scene graph alone (no checker)."""
+        from geometry_core_nodes import moveit_types  # noqa: F401  (the DDS backend's)
+        from geometry_core_nodes.planning_scene import (
+            PlanningSceneError,
+            attached_object_edit,
+            collision_object_edit,
+            planning_scene_edits,
+        )
+        from geometry_core_nodes.planning_scene_world import PlanningSceneWorld
+        from geometry_core_nodes.scene_objects import SceneObjects
+
+        node, inputs = self.node, self.inputs
+        topics = (("moveit_msgs/msg/CollisionObject", "collision_object",
+                   "bad_collision_object", lambda w, m: w.apply_object(collision_object_edit(m))),
+                  ("moveit_msgs/msg/AttachedCollisionObject", "attached_collision_object",
+                   "bad_attached_object",
+                   lambda w, m: w.apply_attached(attached_object_edit(m))),
+                  ("moveit_msgs/msg/PlanningScene", "planning_scene", "bad_planning_scene",
+                   lambda w, m: w.apply(planning_scene_edits(m))))
+        try:
+            for type_name, _, _, _ in topics:
+                node.message_type(type_name)
+        except LookupError as err:  # rclpy without the moveit_msgs package
+            node.get_logger().warning(f"MoveIt's planning scene is not drawn: {err}")
+            return
+        world_frame = inputs.params.world_frame
+        objects = SceneObjects(lambda: inputs.scene_graph, inputs.scene_frames, world_frame,
+                               inputs.geometry_changed, illustration=True)
+        self.planning_scene = PlanningSceneWorld(None, world_frame, objects)
+
+        def handler(topic: str, counter: str, apply: Any) -> Any:
+            def on_message(msg: Any) -> None:
+                if inputs.scene_graph is None:
+                    inputs._drop("planning_scene_without_scene",
+                                 f"dropped a {topic} message: no scene yet")
+                    return
+                try:
+                    apply(self.planning_scene, msg)
+                except PlanningSceneError as err:
+                    inputs._drop(counter, f"refused a {topic} message: {err}")
+            return on_message
+
+        for type_name, topic, counter, apply in topics:
+            node.create_subscription(type_name, topic, handler(topic, counter, apply),
+                                     RELIABLE_RESULTS)
+
     def _make_visualizer(self) -> None:
         from geometry_core.viewer import DrakeVisualizer
 
+        if self.planning_scene is not None:  # a new scene gets the objects held
+            world = self.planning_scene
+            world.scene.sync(world.objects, world.allowed)
         self.visualizer = DrakeVisualizer(
             self.inputs.scene_graph, lcm_url=self.lcm_url or None, role=self.role,
             publish_period=self.publish_period)

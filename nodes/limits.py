@@ -123,6 +123,11 @@ MAX_WORLD_OBJECTS = 2_000
 MAX_TOUCH_LINKS = 256
 MAX_ACM_NAMES = 1_000
 
+#: Geometry pairs the allowed-collision entries may filter in the scene graph
+#: of the /tf-driven results (an entry between two names filters every pair
+#: of their shapes). A robot's whole matrix is hundreds to a few thousand.
+MAX_ACM_GEOMETRY_PAIRS = 200_000
+
 #: Points of one PointCloud2 (height x width). A 640 x 480 depth image is
 #: 307 200; the checker's own cap per cloud is 5 million.
 MAX_CLOUD_POINTS = 2_000_000

@@ -184,7 +184,7 @@ class MoveItInterface:
             if self.monitor is not None and self.world.checker is not self.monitor.checker:
                 self._world("new robot")
             elif self.scene is not None:
-                self.scene.sync(self.world.objects)
+                self.scene.sync(self.world.objects, self.world.allowed)
 
     def _apply(self, kind: str, counter: str, apply: Callable[[PlanningSceneWorld], None]) -> None:
         world = self._world(kind)

@@ -20,6 +20,7 @@ cyclonedds, rclpy, fcl or lcm.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -132,14 +133,21 @@ class GeometryNames:
         Name of the scene's world frame on /tf.
     """
 
-    def __init__(self, inspector: SceneGraphInspector, world_frame: str) -> None:
+    def __init__(self, inspector: SceneGraphInspector, world_frame: str,
+                 clouds: Mapping[GeometryId, Any] | None = None) -> None:
         self._inspector = inspector
         self._world_id = inspector.world_frame_id()
         self.world_frame = world_frame
         self._cache: dict[GeometryId, tuple[str, str]] = {}
+        #: The scene's point clouds, ``{GeometryId: PointCloudRecord}``.
+        self.clouds = dict(clouds or {})
 
-    def __call__(self, geometry_id: GeometryId) -> tuple[str, str]:
+    def __call__(self, geometry_id: GeometryId,
+                 point_index: int | None = None) -> tuple[str, str]:
         """Return ``(geometry name, frame name)`` of a geometry.
+
+        A point cloud's point (``point_index`` of a result naming a cloud)
+        is named ``source::frame::cloud[k]``, k its row in the cloud.
 
         Raises
         ------
@@ -149,12 +157,56 @@ class GeometryNames:
         names = self._cache.get(geometry_id)
         if names is None:
             inspector = self._inspector
-            frame_id = inspector.get_frame_id(geometry_id)
+            cloud = self.clouds.get(geometry_id)
+            if cloud is not None:
+                frame_id, source_id, name = cloud.frame_id, cloud.source_id, cloud.name
+                source = inspector.get_name(source_id)
+            else:
+                frame_id = inspector.get_frame_id(geometry_id)
+                source = inspector.get_owning_source_name(geometry_id)
+                name = inspector.get_name(geometry_id)
             frame = self.world_frame if frame_id == self._world_id else inspector.get_name(frame_id)
-            geometry = (f"{inspector.get_owning_source_name(geometry_id)}::"
-                        f"{inspector.get_name(frame_id)}::{inspector.get_name(geometry_id)}")
+            geometry = f"{source}::{inspector.get_name(frame_id)}::{name}"
             names = self._cache[geometry_id] = (geometry, frame)
+        if point_index is not None and geometry_id in self.clouds:
+            return f"{names[0]}[{point_index}]", names[1]
         return names
+
+    def cloud_pairs_in_cloud_frames(self, distances: Sequence[SignedDistancePair]
+                                    ) -> Sequence[SignedDistancePair]:
+        """``distances`` with a cloud's witness point in the cloud's frame, not its point's.
+
+        The query gives a point's witness in the frame of the sphere at the
+        point (the cloud's frame moved to the point); the messages carry
+        it in the cloud's frame, whose pose :meth:`pose_of` gives.
+        """
+        if not self.clouds:
+            return distances
+        out = []
+        for d in distances:
+            cloud = self.clouds.get(d.id_A) or self.clouds.get(d.id_B)
+            if cloud is None or d.point_index is None:
+                out.append(d)
+                continue
+            p_FP = cloud.p_FP[d.point_index]
+            if d.id_A == cloud.id:
+                d = dataclasses.replace(d, p_ACa=d.p_ACa + p_FP)
+            else:
+                d = dataclasses.replace(d, p_BCb=d.p_BCb + p_FP)
+            out.append(d)
+        return out
+
+    def pose_of(self, X_WG: Callable[[Any], RigidTransform]
+                ) -> Callable[[GeometryId], RigidTransform]:
+        """``X_WG`` that also answers a cloud's id, with the pose of the cloud's frame."""
+        if not self.clouds:
+            return X_WG
+
+        def pose(geometry_id: GeometryId) -> RigidTransform:
+            cloud = self.clouds.get(geometry_id)
+            return X_WG(cloud.frame_id if cloud is not None else geometry_id)
+
+        return pose
 
 
 class CachedMessageType:
@@ -230,8 +282,8 @@ def penetrations_to_msg(
     Pair = message_type("geometry_core_ros/msg/PenetrationPair")
     pairs = []
     for p in penetrations:
-        geometry_a, frame_a = names(p.id_A)
-        geometry_b, frame_b = names(p.id_B)
+        geometry_a, frame_a = names(p.id_A, p.point_index)
+        geometry_b, frame_b = names(p.id_B, p.point_index)
         pairs.append(Pair(
             geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a, frame_b=frame_b,
             depth=float(p.depth),
@@ -287,8 +339,8 @@ def signed_distances_to_msg(
     Vector3 = message_type("geometry_msgs/msg/Vector3")
     pairs = []
     for d, (a, b, n, wa, wb) in zip(distances, witness_points(distances, pose)):
-        geometry_a, frame_a = names(d.id_A)
-        geometry_b, frame_b = names(d.id_B)
+        geometry_a, frame_a = names(d.id_A, d.point_index)
+        geometry_b, frame_b = names(d.id_B, d.point_index)
         pairs.append(Pair(
             geometry_a=geometry_a, geometry_b=geometry_b, frame_a=frame_a,
             frame_b=frame_b, distance=float(d.distance),

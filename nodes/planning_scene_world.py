@@ -22,8 +22,11 @@ given as ``scene``: it is asked first whether it can take them (so a
 message goes into both or neither), then synced after the checker took
 them. Without a robot (a node on a ``scene_file``) the checker is None: the
 objects live in the scene graph only, the frames of the scene standing for
-the robot's links; allowed-collision entries and padding are then kept (for
-``get_planning_scene``) but not applied, and point clouds are refused.
+the robot's links; padding is then kept (for ``get_planning_scene``) but
+not applied, and point clouds are refused. The allowed-collision entries go
+into the scene graph in both cases, as collision filters between the
+geometries of the links and objects they name (the checker takes the
+entries between its bodies; the scene graph also those naming objects).
 
 What differs from MoveIt, said where it matters: an object given in a robot
 link's frame is fixed to that link (MoveIt fixes it in the world at the
@@ -220,7 +223,8 @@ class PlanningSceneWorld:
         allowed = dict(self.allowed) if edits.is_diff else {}
         allowed.update(edits.allowed)
         for name, value in edits.default_allowed.items():
-            for other in self._body_names():
+            # A default entry pairs the name with every link and every object.
+            for other in set(self._body_names()) | set(planned):
                 if other != name:
                     allowed[(min(name, other), max(name, other))] = value
         padding = dict(self.padding) if edits.is_diff else {}
@@ -261,12 +265,33 @@ class PlanningSceneWorld:
         if self.checker is None:
             raise PlanningSceneError("point cloud: clouds need a robot (robot_description); "
                                      "this node has a scene file")
+        if self.scene is not None:
+            self.scene.check_cloud(p_WP, radius)  # before anything is applied
         try:
             report = self.checker.add_point_cloud(CLOUD_GROUP, p_WP, radius, q=q)
         except ValueError as err:
             raise PlanningSceneError(f"point cloud: {err}") from None
         self.cloud = (np.asarray(p_WP, dtype=float), float(radius))
+        if self.scene is not None:
+            if radius <= 0:
+                self.ignored["cloud_of_radius_0_not_in_scene_graph"] += 1
+            self.scene.set_cloud(self._scene_points(report), self.cloud[1])
         return report
+
+    def _scene_points(self, report: Any) -> np.ndarray:
+        """The cloud's rows for the scene graph: a row the self filter dropped is NaN.
+
+        So the scene graph holds the points the checker holds, and a
+        result's point index stays the row in the message.
+        """
+        points = np.ascontiguousarray(self.cloud[0], dtype=np.float64).reshape(-1, 3)
+        if not report.self_filtered:
+            return points
+        kept = np.ascontiguousarray(
+            self.checker.get_all_added_point_clouds()[CLOUD_GROUP][0], dtype=np.float64)
+        row = np.dtype((np.void, 3 * 8))
+        shown = np.isin(points.view(row).ravel(), kept.reshape(-1, 3).view(row).ravel())
+        return np.where(shown[:, None], points, np.nan)
 
     def replay(self, checker: Any) -> None:
         """Put the objects, filters, padding and cloud in a new checker (a new robot).
@@ -292,10 +317,10 @@ class PlanningSceneWorld:
 
     def _commit(self, planned: dict[str, HeldObject], allowed: dict, padding: dict) -> None:
         if self.scene is not None:
-            self.scene.check(planned)  # before anything is applied
+            self.scene.check(planned, allowed)  # before anything is applied
         if self.checker is None:
             self.objects, self.allowed, self.padding = planned, allowed, padding
-            self.scene.sync(planned)
+            self.scene.sync(planned, allowed)
             return
         checker = self.checker
         changed = [k for k in set(planned) | set(self.objects)
@@ -321,7 +346,7 @@ class PlanningSceneWorld:
         self._apply_filters(planned, allowed)
         self._apply_padding(padding)
         if self.scene is not None:
-            self.scene.sync(planned)
+            self.scene.sync(planned, allowed)
 
     def _set_filter(self, a: str, b: str, filtered: bool) -> None:
         checker = self.checker

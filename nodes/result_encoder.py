@@ -57,16 +57,17 @@ class ResultEncoder:
     def __init__(self, names: GeometryNames) -> None:
         self.names = names
         self._names = names
-        self._pair_names: dict[tuple[GeometryId, GeometryId], bytes] = {}
+        self._pair_names: dict[tuple[GeometryId, GeometryId, int | None], bytes] = {}
 
-    def _names_of(self, id_A: GeometryId, id_B: GeometryId) -> bytes:
-        key = (id_A, id_B)
+    def _names_of(self, id_A: GeometryId, id_B: GeometryId,
+                  point_index: int | None = None) -> bytes:
+        key = (id_A, id_B, point_index)
         encoded = self._pair_names.get(key)
         if encoded is None:
             if len(self._pair_names) >= _MAX_CACHED_PAIRS:
                 self._pair_names.clear()
-            geometry_a, frame_a = self._names(id_A)
-            geometry_b, frame_b = self._names(id_B)
+            geometry_a, frame_a = self._names(id_A, point_index)
+            geometry_b, frame_b = self._names(id_B, point_index)
             encoded = self._pair_names[key] = pair_names(geometry_a, geometry_b, frame_a,
                                                          frame_b)
         return encoded
@@ -81,7 +82,7 @@ class ResultEncoder:
             If a result names a geometry the scene does not have.
         """
         pack = PENETRATION_NUMBERS.pack
-        pairs = [(self._names_of(p.id_A, p.id_B),
+        pairs = [(self._names_of(p.id_A, p.id_B, p.point_index),
                   pack(p.depth, *p.p_WCa, *p.p_WCb, *p.nhat_BA_W)) for p in penetrations]
         sec, nanosec = stamp_fields(stamp_ns)
         return write_penetration_array(sec, nanosec, self._names.world_frame, pairs,
@@ -99,7 +100,7 @@ class ResultEncoder:
             If a result names a geometry the scene or ``X_WG`` does not know.
         """
         pack = SIGNED_DISTANCE_NUMBERS.pack
-        pairs = [(self._names_of(d.id_A, d.id_B),
+        pairs = [(self._names_of(d.id_A, d.id_B, d.point_index),
                   pack(d.distance, *a, *b, *n, bool(d.is_nhat_BA_W_unique), *wa, *wb))
                  for d, (a, b, n, wa, wb) in zip(distances, witness_points(distances, X_WG))]
         sec, nanosec = stamp_fields(stamp_ns)

@@ -337,6 +337,9 @@ class SceneGraphNode(ServedNode):
         if state.usable_geometries is not None:
             penetrations, distances = state.keep(penetrations), state.keep(distances)
         names = self.inputs.names
+        # A point cloud's witness points go out in the cloud's frame.
+        distances = names.cloud_pairs_in_cloud_frames(distances)
+        X_WG = names.pose_of(query.get_pose_in_world)
         if self._serialized and not markers:
             # The bytes straight from the results: no message object per pair.
             encoder = self._encoder
@@ -347,7 +350,7 @@ class SceneGraphNode(ServedNode):
                     penetrations, state.stamp_ns, state.stale_frames, state.missing_frames))
             if to_clearance:
                 self._clearance_pub.publish_serialized(encoder.signed_distances(
-                    distances, query.get_pose_in_world, self.max_distance, state.stamp_ns,
+                    distances, X_WG, self.max_distance, state.stamp_ns,
                     state.stale_frames, state.missing_frames))
             self.queries += 1
             return True
@@ -361,7 +364,7 @@ class SceneGraphNode(ServedNode):
             else:
                 self._penetration_pub.publish(penetration_msg)
         clearance = signed_distances_to_msg(
-            distances, names, query.get_pose_in_world, self.max_distance, state.stamp_ns,
+            distances, names, X_WG, self.max_distance, state.stamp_ns,
             state.stale_frames, message_type, state.missing_frames) if to_clearance else None
         if clearance is not None:
             if self._serialized:

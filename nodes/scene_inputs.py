@@ -492,11 +492,17 @@ class SceneInputs:
         is forgotten, so names stay bounded by the geometry the scene holds).
         """
         if structural and self.scene_graph is not None:
-            inspector = self.scene_graph.model_inspector()
-            self._geometry_frame = {g: inspector.get_frame_id(g)
-                                    for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
-            self.names = GeometryNames(inspector, self.params.world_frame)
+            self._index_geometry(self.scene_graph)
         self.invalidate()
+
+    def _index_geometry(self, scene_graph: SceneGraph) -> None:
+        """The geometry-to-frame map and the names, point clouds included."""
+        inspector = scene_graph.model_inspector()
+        clouds = {c: scene_graph.get_point_cloud(c) for c in scene_graph.get_point_cloud_ids()}
+        self._geometry_frame = {g: inspector.get_frame_id(g)
+                                for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
+        self._geometry_frame.update((c, record.frame_id) for c, record in clouds.items())
+        self.names = GeometryNames(inspector, self.params.world_frame, clouds)
 
     # ----------------------------------------------------------------- scene
 
@@ -547,9 +553,7 @@ class SceneInputs:
                            for source_id, (ids, indices) in by_source.items()]
         self._layouts.clear()  # the parent checks depend on the scene
         self.buffer.protect([*index, self.params.world_frame])
-        self._geometry_frame = {
-            g: inspector.get_frame_id(g) for g in inspector.get_all_geometry_ids(Role.PROXIMITY)}
-        self.names = GeometryNames(inspector, self.params.world_frame)
+        self._index_geometry(scene_graph)
         self._applied_version = -1
         self._state = None
         self._log.reported = {key for key in self._log.reported if key[0] != "missing"}

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from geometry_core import compiled
+from geometry_core import native
 from geometry_core.scene_files.kinematics import KinematicTree
 from geometry_core.scene_graph import FrameId
 from geometry_core.tolerances import JOINT_LIMIT_SLACK
@@ -38,7 +38,7 @@ __all__ = ["KinematicChain"]
 
 _WORLD = "world"
 _KIND_CODE = {"": 0, "fixed": 0, "revolute": 1, "prismatic": 2}  # csrc/kinematics.c
-_kernels = compiled.native.kinematics
+_kernels = native.kinematics
 
 
 class KinematicChain:

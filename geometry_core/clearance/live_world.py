@@ -6,7 +6,7 @@
 - :class:`PointCloudReport`: what :meth:`CollisionChecker.add_point_cloud`
   kept, skipped and filtered.
 - :class:`PointCloud`: an added cloud, its points binned in the compiled
-  grid (``geometry_core._native.Cloud``), answering exact queries of the
+  grid (``geometry_core.native.Cloud``), answering exact queries of the
   robot's geometries.
 - The caps that bound what an outsider can make the checker hold.
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geometry_core import compiled
+from geometry_core import native
 from geometry_core.math import RigidTransform
 from geometry_core.scene_graph import GeometryId
 from geometry_core.shapes import Shape
@@ -36,8 +36,6 @@ MAX_ADDED_TRIANGLES = 2_000_000
 MAX_CLOUD_POINTS = 5_000_000
 #: Most groups holding a point cloud at once.
 MAX_CLOUD_GROUPS = 64
-
-_native = compiled.native
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,10 +74,10 @@ class PointCloud:
 
     __slots__ = ("group", "radius", "geometry_id", "native", "report", "_points")
 
-    def __init__(self, group: str, native, radius: float, geometry_id: GeometryId,
+    def __init__(self, group: str, grid, radius: float, geometry_id: GeometryId,
                  report: PointCloudReport) -> None:
         self.group = group
-        self.native = native
+        self.native = grid
         self.radius = radius
         self.geometry_id = geometry_id
         self.report = report
@@ -89,9 +87,9 @@ class PointCloud:
     def build(cls, group: str, p_WP: np.ndarray, radius: float,
               geometry_id: GeometryId) -> PointCloud:
         """Bin ``p_WP`` (N, 3) float64, C order; rows with a NaN or infinity are skipped."""
-        native = _native.Cloud(p_WP, radius)
-        return cls(group, native, radius, geometry_id,
-                   PointCloudReport(native.size, native.non_finite, 0))
+        grid = native.Cloud(p_WP, radius)
+        return cls(group, grid, radius, geometry_id,
+                   PointCloudReport(grid.size, grid.non_finite, 0))
 
     @property
     def points(self) -> np.ndarray:
@@ -105,10 +103,10 @@ class PointCloud:
         """This cloud less the points where ``drop`` (N,) is True, in the same grid cells."""
         keep = ~drop
         rank = np.cumsum(keep, dtype=np.int64) - 1
-        native = self.native.without(np.ascontiguousarray(drop, dtype=np.uint8), rank)
-        dropped = self.native.size - native.size
-        return PointCloud(self.group, native, self.radius, self.geometry_id,
-                          PointCloudReport(native.size, self.report.non_finite, dropped))
+        kept = self.native.without(np.ascontiguousarray(drop, dtype=np.uint8), rank)
+        dropped = self.native.size - kept.size
+        return PointCloud(self.group, kept, self.radius, self.geometry_id,
+                          PointCloudReport(kept.size, self.report.non_finite, dropped))
 
     def any_within(self, model, X_WF: np.ndarray, geometries: np.ndarray,
                    thresholds: np.ndarray) -> np.ndarray:

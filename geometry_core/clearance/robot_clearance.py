@@ -146,6 +146,16 @@ class RobotClearance:
         view.flags.writeable = False
         return view
 
+    def is_collision_free(self) -> bool:
+        """Return whether no row's padded distance is at or below zero.
+
+        Not in Drake. A table from ``CollisionChecker.calc_robot_clearance(q,
+        influence_distance)`` holds every unfiltered pair at padded distance
+        up to ``influence_distance >= 0``, so every pair in collision: this
+        is then ``check_config_collision_free(q)``, without posing q again.
+        """
+        return bool(np.all(self._distances[:self._size] > 0.0))
+
     def jacobians(self) -> np.ndarray:
         """Return the distance Jacobians, shape (size(), num_positions()), read-only."""
         view = self._jacobians[:self._size]

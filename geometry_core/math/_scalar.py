@@ -20,7 +20,7 @@ return None for anything else, so that the caller falls back to the full
 checks in ``_checks`` and their error messages.
 
 This module imports the standard library, numpy and
-``geometry_core.compiled`` only; it must never import scene_graph,
+``geometry_core.native`` only; it must never import scene_graph,
 proximity, fcl, lcm or ROS.
 """
 
@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from geometry_core.compiled import native as _native
+from geometry_core import native
 
 # --- one compiled call each (csrc/rotation.c) ------------------------------------------
 
 # Bound directly: they read arrays of any layout and allocate their results
 # with numpy.empty, so no Python frame stands between.
-_c = _native.rotation
+_c = native.rotation
 _c.set_allocator(np.empty)
 matrix3_from_rpy = _c.rpy_matrix
 matrix4_from_rpy = _c.rpy_matrix

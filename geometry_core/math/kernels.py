@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geometry_core.compiled import native as _native
+from geometry_core import native
 from geometry_core.math import _checks, _scalar
 from geometry_core.math.quaternion import quaternions_to_rotation_matrices
 from geometry_core.tolerances import USER_ROTATION_TOLERANCE
@@ -134,7 +134,7 @@ def validate_matrix4s(
         or a rotation block that is not a proper rotation.
     """
     X = _stack(name, X_AB, (4, 4), copy)
-    if X.flags.c_contiguous and _native.poses_valid(X, tolerance):
+    if X.flags.c_contiguous and native.poses_valid(X, tolerance):
         return X  # the compiled check accepts exactly what the checks below accept
     _first_non_finite_row(name, X)
     wrong_last_row = (X[:, 3, :] != _LAST_ROW).any(axis=1)

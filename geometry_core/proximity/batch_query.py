@@ -20,9 +20,9 @@ import math
 
 import numpy as np
 
-from geometry_core import compiled
+from geometry_core import native
 from geometry_core.parallelism import num_threads
-from geometry_core.proximity import collisions_exist, native, penetration, signed_distance
+from geometry_core.proximity import collisions_exist, penetration, signed_distance, specs
 from geometry_core.proximity.engine import ModelCache, PosedScene, settle_searched
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph.collision_model import CollisionModel
@@ -30,7 +30,7 @@ from geometry_core.scene_graph.snapshot import SceneSnapshot
 
 __all__ = ["BatchQuery"]
 
-_kinematics = compiled.native.kinematics
+_kinematics = native.kinematics
 
 
 class BatchQuery:
@@ -141,7 +141,7 @@ class BatchQuery:
                                             verdict_only=True)
         out = found < 0.0
         for k in python:
-            out[k] = collisions_exist.has_collisions(self._scene(k))
+            out[k] = collisions_exist.has_collisions_pairwise(self._scene(k))
         return out
 
     def has_contacts(self, parallelize=1) -> np.ndarray:
@@ -201,7 +201,7 @@ class BatchQuery:
             chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
             False, True, threads)
         return [signed_distance.pairs_from_answers(
-                    self._model, settle_searched(self._model, native.PairAnswers(answer)),
+                    self._model, settle_searched(self._model, specs.PairAnswers(answer)),
                     max_distance, lambda k=k: self._scene(k))
                 for k, answer in enumerate(answers)]
 

@@ -1,7 +1,7 @@
 """Point clouds in the queries of a snapshot: each point answered as a sphere would be.
 
 A cloud's points are binned once per registered record in the compiled
-grid (``geometry_core._native.Cloud``, built on first use and kept while
+grid (``geometry_core.native.Cloud``, built on first use and kept while
 the record lives). A query asks the grid, per proximity geometry whose
 world box comes within reach of the cloud's box, which points may lie
 within reach (a superset: the reach is padded by a nanometre), then
@@ -25,8 +25,8 @@ import weakref
 
 import numpy as np
 
-from geometry_core import compiled
-from geometry_core.proximity import native
+from geometry_core import native
+from geometry_core.proximity import specs
 from geometry_core.proximity.narrowphase import solver_fallbacks
 from geometry_core.proximity.results import (
     PenetrationAsPointPair,
@@ -55,7 +55,7 @@ class _Grid:
     def __init__(self, record: PointCloudRecord) -> None:
         # Not the record itself: it is the key this grid is kept under.
         self.p_FP, self.non_finite = record.p_FP, record.non_finite
-        self.native = compiled.native.Cloud(record.p_FP, record.radius)
+        self.native = native.Cloud(record.p_FP, record.radius)
         bounds = self.native.bounds
         self.low, self.high = (None, None) if bounds is None else map(np.array, bounds)
         self._rows = None
@@ -164,12 +164,12 @@ class _Posed:
         cloud_first = self.record.id.get_value() < scene.model.geometry_ids[g].get_value()
         sphere = self.sphere
         if cloud_first:
-            status, witness = native.pair(sphere, X_WS, shape, X_WG)
+            status, witness = specs.pair(sphere, X_WS, shape, X_WG)
         else:
-            status, witness = native.pair(shape, X_WG, sphere, X_WS)
-        if status == native.SEARCHED:
+            status, witness = specs.pair(shape, X_WG, sphere, X_WS)
+        if status == specs.SEARCHED:
             solver_fallbacks.count(*((sphere, shape) if cloud_first else (shape, sphere)))
-        elif status != native.OK:
+        elif status != specs.OK:
             raise RuntimeError(f"point cloud {self.record.name}: the pair kernel answered "
                                f"{shape.type_name} {scene.model.names[g]} with status {status}")
         return cloud_first, witness, X_WS
@@ -263,8 +263,8 @@ def distances_to_point(scene, p_WQ: np.ndarray, threshold: float
         gap = np.sqrt(((record.p_FP[rows] - p_CQ) ** 2).sum(axis=1))
         sphere = cloud.sphere
         for row in rows[gap <= reach + _SLACK * (1.0 + abs(reach))]:
-            status, w = native.point(sphere, cloud.X_WS(int(row)), p_WQ)
-            if status == native.OK and w.distance <= threshold:
+            status, w = specs.point(sphere, cloud.X_WS(int(row)), p_WQ)
+            if status == specs.OK and w.distance <= threshold:
                 results.append(SignedDistanceToPoint(record.id, w.p_GN, float(w.distance),
                                                      w.grad_W, bool(w.is_grad_W_unique),
                                                      int(row)))

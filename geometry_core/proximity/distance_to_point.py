@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.results import SignedDistanceToPoint, _signed_distance_to_point
 from geometry_core.shapes import Mesh
@@ -44,7 +44,7 @@ def compute_signed_distance_to_point(scene: PosedScene, p_WQ,
     rows = list(np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3))
     if not_ok == 0:  # every geometry answered in C: one C loop makes the records
         ids = scene.model.geometry_ids
-        return native.build_records(SignedDistanceToPoint, _FIELDS, (
+        return specs.build_records(SignedDistanceToPoint, _FIELDS, (
             [ids[k] for k in g], rows[0::2], distance, rows[1::2], unique))
     return _from_columns(scene, g, status, distance, unique, rows)
 
@@ -66,7 +66,7 @@ def _from_columns(scene: PosedScene, g: list, status: list, distance: list, uniq
     ids, shapes = scene.model.geometry_ids, scene.model.shapes
     results = []
     for k, i in enumerate(g):
-        if status[k] == native.OK:
+        if status[k] == specs.OK:
             results.append(_signed_distance_to_point(ids[i], rows[2 * k], distance[k],
                                                      rows[2 * k + 1], unique[k]))
         elif isinstance(shapes[i], Mesh):

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.proximity.narrowphase import PairSolver, solver_fallbacks
 from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.snapshot import SceneSnapshot
@@ -39,12 +39,12 @@ class ModelCache:
         self.model = model
         self.solver = PairSolver(model.shapes)
         if base is None:
-            self.rows = native.model_rows(model.shapes)
+            self.rows = specs.model_rows(model.shapes)
         else:
-            self.rows = native.edit_model_rows(base.rows, model.shapes, steps)
+            self.rows = specs.edit_model_rows(base.rows, model.shapes, steps)
         #: The compiled kernels' copy of the model.
-        self.native = native.model_of_rows(self.rows, model.frame_slot, model.X_FG,
-                                           model.filtered_keys)
+        self.native = specs.model_of_rows(self.rows, model.frame_slot, model.X_FG,
+                                          model.filtered_keys)
 
     @classmethod
     def of(cls, model: CollisionModel) -> ModelCache:
@@ -64,7 +64,7 @@ class ModelCache:
         return cache
 
 
-def settle_searched(model: CollisionModel, answers: native.PairAnswers) -> native.PairAnswers:
+def settle_searched(model: CollisionModel, answers: specs.PairAnswers) -> specs.PairAnswers:
     """Count and log the answers the direction search gave, then treat them as answered.
 
     The direction search answers a pair after the solver failed its
@@ -73,10 +73,10 @@ def settle_searched(model: CollisionModel, answers: native.PairAnswers) -> nativ
     if answers.searched:
         shapes = model.shapes
         for k, status in enumerate(answers.status):
-            if status == native.SEARCHED:
+            if status == specs.SEARCHED:
                 solver_fallbacks.count(shapes[answers.i[k]], shapes[answers.j[k]])
-                answers.status[k] = native.OK
-        answers.all_ok = all(status == native.OK for status in answers.status)
+                answers.status[k] = specs.OK
+        answers.all_ok = all(status == specs.OK for status in answers.status)
     return answers
 
 
@@ -122,7 +122,7 @@ class PosedScene:
         return (keys // size).astype(np.intp), (keys % size).astype(np.intp)
 
     def answered_pairs(self, margin: float, report_max: float, strict: bool,
-                       local: bool) -> native.PairAnswers:
+                       local: bool) -> specs.PairAnswers:
         """Every candidate pair within ``margin``, answered by the compiled kernels.
 
         Pairs come sorted by ``(i, j)``: those with status ``OK`` whose
@@ -131,7 +131,7 @@ class PosedScene:
         every pair the kernels left to Python (meshes, two half spaces),
         which the caller answers with :meth:`signed_distance`.
         """
-        return settle_searched(self.model, native.PairAnswers(self.cache.native.pairs(
+        return settle_searched(self.model, specs.PairAnswers(self.cache.native.pairs(
             self.X_WG, float(margin), float(report_max), strict, local)))
 
     def signed_distance(self, i: int, j: int):

@@ -55,7 +55,7 @@ from collections.abc import Sequence
 import fcl
 import numpy as np
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.proximity.narrowphase import kernel_pair, solver_fallbacks
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.shapes import (
@@ -217,18 +217,18 @@ def _side(geom, X_WG: np.ndarray, index: int) -> tuple[tuple, np.ndarray]:
     shape = _source(geom)
     if _is_bvh(geom):
         p_GV = shape.vertices()[shape.faces()[index]]
-        return native.triangle_spec(p_GV @ X_WG[:3, :3].T + X_WG[:3, 3])
-    return native.shape_spec(shape), X_WG
+        return specs.triangle_spec(p_GV @ X_WG[:3, :3].T + X_WG[:3, 3])
+    return specs.shape_spec(shape), X_WG
 
 
 def _sides_pair(geom_A, X_WA, index_A: int, geom_B, X_WB, index_B: int) -> PairWitness:
     """The compiled kernels' answer for the two sides (triangles of meshes, or shapes)."""
     spec_A, X_WA = _side(geom_A, X_WA, index_A)
     spec_B, X_WB = _side(geom_B, X_WB, index_B)
-    status, witness = native.pair_of_specs(spec_A, X_WA, spec_B, X_WB)
-    if status == native.SEARCHED:
+    status, witness = specs.pair_of_specs(spec_A, X_WA, spec_B, X_WB)
+    if status == specs.SEARCHED:
         solver_fallbacks.count(_source(geom_A), _source(geom_B))
-    elif status != native.OK:
+    elif status != specs.OK:
         raise RuntimeError(f"the compiled kernels answered a {_source(geom_A).type_name}-"
                            f"{_source(geom_B).type_name} triangle pair with status {status}")
     return witness

@@ -38,7 +38,7 @@ import threading
 
 import numpy as np
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.proximity.witness import PairWitness
 from geometry_core.shapes import HalfSpace, Mesh, Shape
 
@@ -92,7 +92,7 @@ class PolytopeRescues:
     @property
     def value(self) -> int:
         """The number of rescued answers counted so far."""
-        return native.polytope_rescues()
+        return specs.polytope_rescues()
 
 
 #: Box and hull pairs the exact polytope path answered since the process started.
@@ -111,15 +111,15 @@ def kernel_pair(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape,
         If the kernels could not certify an answer (a bug: the direction
         search answers every bounded pair).
     """
-    status, witness = native.pair(shape_A, X_WA, shape_B, X_WB)
-    if status == native.SEARCHED:
+    status, witness = specs.pair(shape_A, X_WA, shape_B, X_WB)
+    if status == specs.SEARCHED:
         solver_fallbacks.count(shape_A, shape_B)
-    elif status == native.ERROR_HALFSPACES:
+    elif status == specs.ERROR_HALFSPACES:
         raise ValueError(HALFSPACES_UNDEFINED)
-    elif status == native.NOT_HANDLED:
+    elif status == specs.NOT_HANDLED:
         raise ValueError(f"{shape_A.type_name}-{shape_B.type_name}: mesh pairs go through FCL "
                          "(PairSolver.signed_distance), not the compiled kernels alone")
-    elif status != native.OK:
+    elif status != specs.OK:
         raise RuntimeError(f"the compiled kernels answered {shape_A.type_name}-"
                            f"{shape_B.type_name} with status {status}")
     return witness
@@ -127,8 +127,8 @@ def kernel_pair(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape,
 
 def _halfspace_mesh(X_WH: np.ndarray, mesh: Mesh, X_WM: np.ndarray) -> PairWitness:
     """Half space H (A) and a mesh: exact, from the mesh's lowest vertex."""
-    _, witness = native.pair_of_specs((native.HALFSPACE, (0.0, 0.0, 0.0), None), X_WH,
-                                      native.vertices_spec(mesh.vertices()), X_WM, "halfspace")
+    _, witness = specs.pair_of_specs((specs.HALFSPACE, (0.0, 0.0, 0.0), None), X_WH,
+                                     specs.vertices_spec(mesh.vertices()), X_WM, "halfspace")
     return witness
 
 

@@ -7,7 +7,7 @@ reported. Results are sorted by ``(id_A, id_B)`` with ``id_A < id_B``.
 
 from __future__ import annotations
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.results import PenetrationAsPointPair, _penetration
 
@@ -21,18 +21,18 @@ def compute_point_pair_penetration(scene: PosedScene) -> list[PenetrationAsPoint
 _FIELDS = ("id_A", "id_B", "p_WCa", "p_WCb", "nhat_BA_W", "depth")
 
 
-def _from_records(scene: PosedScene, answers: native.PairAnswers
+def _from_records(scene: PosedScene, answers: specs.PairAnswers
                   ) -> list[PenetrationAsPointPair]:
     ids = scene.model.geometry_ids
     depth = [-d for d in answers.distance]
     if answers.all_ok:  # every pair answered in C: one C loop makes the records
         id_of = ids.__getitem__
-        return native.build_records(PenetrationAsPointPair, _FIELDS, (
+        return specs.build_records(PenetrationAsPointPair, _FIELDS, (
             list(map(id_of, answers.i)), list(map(id_of, answers.j)), answers.pa, answers.pb,
             answers.n, depth))
     results = []
     for k, (i, j, status) in enumerate(zip(answers.i, answers.j, answers.status)):
-        if status == native.OK:
+        if status == specs.OK:
             results.append(_penetration(ids[i], ids[j], answers.pa[k], answers.pb[k],
                                         answers.n[k], depth[k]))
             continue

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.results import SignedDistancePair, _signed_distance_pair
 from geometry_core.proximity.witness import PairWitness
@@ -50,7 +50,7 @@ def compute_signed_distance_pairwise_closest_points(
 _FIELDS = ("id_A", "id_B", "p_ACa", "p_BCb", "distance", "nhat_BA_W", "is_nhat_BA_W_unique")
 
 
-def pairs_from_answers(model: CollisionModel, answers: native.PairAnswers, max_distance: float,
+def pairs_from_answers(model: CollisionModel, answers: specs.PairAnswers, max_distance: float,
                        scene_of: Callable[[], PosedScene]) -> list[SignedDistancePair]:
     """The pairs of one configuration from the compiled kernels' answers (local witnesses).
 
@@ -60,12 +60,12 @@ def pairs_from_answers(model: CollisionModel, answers: native.PairAnswers, max_d
     ids = model.geometry_ids
     if answers.all_ok:  # every pair answered in C: one C loop makes the records
         id_of = ids.__getitem__
-        return native.build_records(SignedDistancePair, _FIELDS, (
+        return specs.build_records(SignedDistancePair, _FIELDS, (
             list(map(id_of, answers.i)), list(map(id_of, answers.j)), answers.pa, answers.pb,
             answers.distance, answers.n, answers.unique))
     results = []
     for k, (i, j, status) in enumerate(zip(answers.i, answers.j, answers.status)):
-        if status == native.OK:
+        if status == specs.OK:
             results.append(_signed_distance_pair(ids[i], ids[j], answers.pa[k], answers.pb[k],
                                                  answers.distance[k], answers.n[k],
                                                  answers.unique[k]))

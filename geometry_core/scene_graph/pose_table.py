@@ -9,7 +9,7 @@ fancy-index write. Slot 0 is the world frame, whose pose is the identity.
 
 The table knows slots and frame names (for its messages), not ids or
 sources: :class:`~geometry_core.scene_graph.GeometryState` maps ids to slots.
-Imports numpy, the math kernels and ``geometry_core.compiled``; never the
+Imports numpy, the math kernels and ``geometry_core.native``; never the
 query engine.
 """
 
@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 
-from geometry_core import compiled
+from geometry_core import native
 from geometry_core.math.kernels import validate_matrix4s
 
 __all__ = ["PoseTable"]
@@ -37,7 +37,7 @@ class PoseTable:
         # Per slot: the frame's name, and source::frame for "no pose" messages.
         self._names = ["world"]
         self._scoped_names = ["world"]
-        self._parent_slot32: np.ndarray | None = None  # int32 parents, for compiled.native
+        self._parent_slot32: np.ndarray | None = None  # int32 parents, for native
         # Whether every slot has a pose; False after a new frame until the
         # next check finds them all posed (frames never lose their pose).
         self._all_posed = True
@@ -91,7 +91,7 @@ class PoseTable:
     def copy_rows(self, slots: list[int], matrices: list[np.ndarray]) -> None:
         """Set the rows ``slots`` to ``matrices``: valid 4x4 poses (a RigidTransform's own)."""
         if slots:
-            compiled.native.copy_poses(self._X_PF, slots, matrices)
+            native.copy_poses(self._X_PF, slots, matrices)
             self._has_pose[slots] = True
 
     def copy_items(self, poses: dict, slot_of: dict, transform_type: type) -> bool:
@@ -102,8 +102,8 @@ class PoseTable:
         or a value is not exactly ``transform_type``; the caller then checks
         every item itself and raises the error that names it.
         """
-        return compiled.native.set_pose_items(self._X_PF, self._has_pose, poses, slot_of,
-                                              transform_type) is not None
+        return native.set_pose_items(self._X_PF, self._has_pose, poses, slot_of,
+                                     transform_type) is not None
 
     def set_rows(self, slots: np.ndarray, X_PF: np.ndarray) -> None:
         """Validate ``X_PF`` (N, 4, 4) as a batch, then set the rows ``slots`` to it.
@@ -117,9 +117,9 @@ class PoseTable:
         if X_PF.shape != (len(slots), 4, 4):
             raise ValueError(f"X_PF must have shape ({len(slots)}, 4, 4), got {X_PF.shape}")
         self._validate_pose_rows(X_PF, slots)
-        compiled.native.set_pose_rows(self._X_PF, self._has_pose,
-                                      np.ascontiguousarray(slots, dtype=np.int64),
-                                      np.ascontiguousarray(X_PF))
+        native.set_pose_rows(self._X_PF, self._has_pose,
+                             np.ascontiguousarray(slots, dtype=np.int64),
+                             np.ascontiguousarray(X_PF))
 
     def world_poses_batch(self, slots: np.ndarray, X_PF: np.ndarray) -> np.ndarray:
         """World poses of every slot for K configurations of the rows ``slots``.
@@ -150,7 +150,7 @@ class PoseTable:
         # The composition query_object uses (csrc compose_world, all K in one
         # call), so a batch answer equals a single query's to the bit.
         X_WF = np.empty_like(X_PF_all)
-        compiled.native.compose_world(X_PF_all, self._parents32(n), X_WF)
+        native.compose_world(X_PF_all, self._parents32(n), X_WF)
         return X_WF
 
     def pose_tree(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -236,7 +236,7 @@ class PoseTable:
     def _compose(self, X_PF: np.ndarray) -> np.ndarray:
         """World poses of all n frame slots from their poses in their parents (a new array)."""
         X_WF = np.empty(X_PF.shape)
-        compiled.native.compose_world(X_PF, self._parents32(len(X_PF)), X_WF)
+        native.compose_world(X_PF, self._parents32(len(X_PF)), X_WF)
         return X_WF
 
     def _require_poses(self, has_pose: np.ndarray) -> None:

@@ -160,6 +160,8 @@ def test_touching_is_a_collision_with_or_without_padding(tmp_path, padding):
     (distance,) = checker.calc_robot_clearance(touching, 0.1).distances()
     assert distance == 0.0
     assert not checker.check_config_collision_free(touching)
+    assert not checker.calc_robot_clearance(touching, 0.0).is_collision_free()
+    assert checker.calc_robot_clearance(apart, 0.0).is_collision_free()
     assert checker.check_config_collision_free(apart)
     assert checker.check_configs_collision_free(np.stack([touching, apart])).tolist() == [
         False, True]
@@ -220,6 +222,7 @@ def test_rows_verdicts_and_classification_agree(arm):
     for q, verdict, table in zip(qs, free, tables):
         assert checker.check_config_collision_free(q) == verdict
         assert verdict == (table.size() == 0 or table.distances().min() > 0.0)
+        assert table.is_collision_free() == verdict
         single = checker.calc_robot_clearance(q, 0.05)
         np.testing.assert_allclose(single.distances(), table.distances(), atol=1e-12)
         types = checker.classify_body_collisions(q)

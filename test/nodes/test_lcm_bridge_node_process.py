@@ -75,3 +75,68 @@ def test_bridge_draws_tf_poses_and_penetrations_as_contacts(tmp_path):
                 if e.channel == "CONTACT_RESULTS"]
     expected = scenario.reference(scenario.T_CONTACT)["penetrations"]
     assert contacts[-1].num_point_pair_contacts == len(expected) > 0
+
+
+def test_bridge_draws_planning_scene_objects(tmp_path):
+    """A collision object sent to the bridge is in its next load message and its contacts."""
+    from geometry_core.scene_graph import Role
+    from geometry_core_nodes.scene_objects import OBJECT_COLOR
+    from geometry_core_nodes.transport import RELIABLE_RESULTS
+
+    domain = 60 + (os.getpid() % 9)
+    log_path = tmp_path / "viewer.lcmlog"
+    params = scenario.write_params(
+        tmp_path / "params.yaml", node="lcm_bridge_node", scene_file="builtin:demo",
+        lcm_url=f"file://{log_path}?mode=w", publish_period=0.05)
+    peer = scenario.Peer(domain)
+    T = peer.message_type
+    objects = peer.node.create_publisher("moveit_msgs/msg/CollisionObject", "collision_object",
+                                         RELIABLE_RESULTS)
+    demo = scenario.make_demo_scene()
+    demo.advance(scenario.T_CONTACT)
+    query = demo.scene_graph.query_object()
+    inspector = demo.scene_graph.model_inspector()
+    palm = next(g for g in inspector.get_all_geometry_ids(Role.PROXIMITY)
+                if inspector.get_name(g) == "palm")
+    p_palm = query.get_pose_in_world(palm).translation()
+    radius = 0.03
+    co = T("moveit_msgs/msg/CollisionObject")(id="probe", operation=0)
+    co.header.frame_id = "world"
+    co.pose.position.x, co.pose.position.y, co.pose.position.z = (float(v) for v in p_palm)
+    co.pose.orientation.w = 1.0
+    co.primitives = [T("shape_msgs/msg/SolidPrimitive")(type=2, dimensions=[radius])]
+    co.primitive_poses = [T("geometry_msgs/msg/Pose")(
+        orientation=T("geometry_msgs/msg/Quaternion")(w=1.0))]
+    tf = scenario.demo_transforms(T, scenario.T_CONTACT, scenario.STAMP_NS)
+    with scenario.NodeProcess("lcm_bridge_node", params, domain) as node:
+        try:
+            node.wait_for_line("ready on the dds backend")
+            deadline = time.monotonic() + 10.0
+            while objects.get_subscription_count() == 0 and time.monotonic() < deadline:
+                peer.node.spin_once(0.05)
+            objects.publish(co)
+            deadline = time.monotonic() + 3.0
+            while time.monotonic() < deadline:
+                peer.tf.publish(tf)
+                peer.node.spin_once(0.05)
+        finally:
+            returncode = node.stop()
+            peer.shutdown()
+    assert returncode == 0, node.output
+    assert "Traceback" not in node.output
+    events = list(lcm.EventLog(str(log_path), "r"))
+    loads = [lcmt_viewer_load_robot.decode(e.data) for e in events
+             if e.channel == "DRAKE_VIEWER_LOAD_ROBOT"]
+    world = next(link for link in loads[-1].link if link.name == "world")
+    spheres = [g for g in world.geom if g.type == g.SPHERE and list(g.float_data) == [
+        pytest.approx(radius)]]
+    assert len(spheres) == 1, [(g.type, list(g.float_data)) for g in world.geom]
+    np.testing.assert_allclose(spheres[0].position, p_palm, atol=1e-6)  # single precision
+    np.testing.assert_allclose(spheres[0].color, OBJECT_COLOR.rgba(), atol=1e-6)
+    assert not any(g.type == g.SPHERE and list(g.float_data) == [pytest.approx(radius)]
+                   for link in loads[0].link for g in link.geom if link.name == "world")
+    contacts = [lcmt_contact_results_for_viz.decode(e.data) for e in events
+                if e.channel == "CONTACT_RESULTS"]
+    names = {(c.body1_name, c.body2_name) for c in contacts[-1].point_pair_contact_info}
+    assert ("arm::gripper::palm", "planning_scene::world::probe") in names or (
+        "planning_scene::world::probe", "arm::gripper::palm") in names, names

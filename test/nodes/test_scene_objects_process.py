@@ -270,3 +270,78 @@ def test_objects_reach_penetrations_clearance_and_markers(tmp_path, monkeypatch,
             peer.shutdown()
     assert returncode == 0, node.output
     assert "Traceback" not in node.output
+
+
+def _acm_diff(T, object_id: str, link: str, allowed: bool):
+    """A PlanningScene diff whose matrix has the one entry ``(object_id, link)``."""
+    scene = T("moveit_msgs/msg/PlanningScene")()
+    scene.is_diff = True
+    acm = scene.allowed_collision_matrix
+    acm.entry_names = [object_id, link]
+    acm.entry_values = [T("moveit_msgs/msg/AllowedCollisionEntry")(enabled=[False, allowed]),
+                        T("moveit_msgs/msg/AllowedCollisionEntry")(enabled=[allowed, False])]
+    return scene
+
+
+@pytest.mark.parametrize("backend", ["dds", "rclpy"])
+def test_allowed_collision_entries_at_run_time(tmp_path, monkeypatch, backend):
+    """An entry added at run time takes a pair out of /penetrations; set back, it returns."""
+    domain = 20 + next(_DOMAINS) % 40
+    if backend == "rclpy":
+        pytest.importorskip("rclpy", reason="rclpy comes with a ROS 2 installation")
+        pytest.importorskip("moveit_msgs.msg", reason="moveit_msgs comes with a ROS 2 "
+                            "installation")
+        pytest.importorskip("geometry_core_ros.msg",
+                            reason="geometry_core_ros messages not generated")
+        monkeypatch.setenv("ROS_DOMAIN_ID", str(domain))
+        monkeypatch.setenv("CYCLONEDDS_URI", loopback_config())
+        monkeypatch.setenv("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp")
+    params = scenario.write_params(tmp_path / "params.yaml", scene_file="builtin:demo",
+                                   max_distance=MAX_DISTANCE, stale_after_s=0.0)
+    peer = scenario.Peer(domain, backend=backend)
+    T = peer.message_type
+    objects = peer.node.create_publisher("moveit_msgs/msg/CollisionObject", "collision_object",
+                                         RELIABLE_RESULTS)
+    scenes = peer.node.create_publisher("moveit_msgs/msg/PlanningScene", "planning_scene",
+                                        RELIABLE_RESULTS)
+    stamps = itertools.count(scenario.STAMP_NS)
+    sent = [0]
+
+    def tick():
+        sent[0] = next(stamps)
+        peer.tf.publish(scenario.demo_transforms(T, T_ARM, sent[0]))
+
+    def wait(topic, predicate):
+        since = sent[0]
+        return peer.wait_for(topic, lambda m: scenario.stamp_ns_of(m) > since and predicate(m),
+                             repeat=tick)
+
+    here = Reference(T_ARM)
+    palm = here.geometries["arm::gripper::palm"][2].getTranslation()
+    probe = "planning_scene::world::probe"
+    depths, _ = here.pairs(palm, skip=lambda anchored, frame: anchored)
+    assert "arm::gripper::palm" in depths and len(depths) > 1  # the palm and another link
+    without_gripper = {k: v for k, v in depths.items() if "::gripper::" not in k}
+    with scenario.NodeProcess("scene_graph_node", params, domain, backend=backend) as node:
+        try:
+            peer.wait_for("penetrations", lambda m: len(m.pairs) > 0, repeat=tick)
+            for publisher in (objects, scenes):
+                peer.wait_for("penetrations", lambda m, p=publisher:
+                              p.get_subscription_count() > 0, repeat=tick)
+            objects.publish(_sphere(T, "probe", palm))
+            msg = wait("penetrations", lambda m: _names_object(m, "probe"))
+            _assert_same(_of_object(msg, probe, "depth"), depths)
+            for _ in range(2):  # allowed, not allowed, and once more
+                scenes.publish(_acm_diff(T, "probe", "gripper", True))
+                msg = wait("penetrations", lambda m: "arm::gripper::palm" not in _of_object(
+                    m, probe, "depth"))
+                _assert_same(_of_object(msg, probe, "depth"), without_gripper)
+                scenes.publish(_acm_diff(T, "probe", "gripper", False))
+                msg = wait("penetrations", lambda m: "arm::gripper::palm" in _of_object(
+                    m, probe, "depth"))
+                _assert_same(_of_object(msg, probe, "depth"), depths)
+        finally:
+            returncode = node.stop()
+            peer.shutdown()
+    assert returncode == 0, node.output
+    assert "Traceback" not in node.output

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference_support import support_value_W  # noqa: E402
 from test_convex_reference import fibonacci_directions  # noqa: E402
 
-from geometry_core.proximity import native  # noqa: E402
+from geometry_core.proximity import specs  # noqa: E402
 from geometry_core.shapes import (  # noqa: E402
     Box,
     Capsule,
@@ -91,13 +91,13 @@ def _g(A, X_WA, B, X_WB, n_W) -> np.ndarray:
 
 def check_contract(A, X_WA, B, X_WB, label=""):
     """Assert the contract for one pair (module docstring); returns the dispatcher's answer."""
-    status, solver = native.pair(A, X_WA, B, X_WB, "convex")
+    status, solver = specs.pair(A, X_WA, B, X_WB, "convex")
     assert status in (OK, UNCERTIFIED), (label, status)
     if status == OK:
         assert abs(_g(A, X_WA, B, X_WB, solver.nhat_BA_W)[0] - solver.distance) \
             <= PAIR_CERTIFICATE_TOLERANCE, (label, solver)
-    status, w = native.pair(A, X_WA, B, X_WB, "auto")
-    assert status in (OK, native.SEARCHED), (label, status)
+    status, w = specs.pair(A, X_WA, B, X_WB, "auto")
+    assert status in (OK, specs.SEARCHED), (label, status)
     n = w.nhat_BA_W
     assert abs(np.linalg.norm(n) - 1.0) < 1e-12, label
     np.testing.assert_allclose(w.p_WCa - w.p_WCb, w.distance * n, atol=WITNESS_TOL,
@@ -130,7 +130,7 @@ def test_half_space_pairs_are_exact(kind):
             X_WB[:3, :3] = X_WH[:3, :3]
         n_W = X_WH[:3, 2]
         exact = -support_value_W(shape, X_WB, -n_W)[0] - n_W @ X_WH[:3, 3]
-        status, w = native.pair(HalfSpace(), X_WH, shape, X_WB, "halfspace")
+        status, w = specs.pair(HalfSpace(), X_WH, shape, X_WB, "halfspace")
         assert status == OK
         assert abs(w.distance - exact) <= 1e-14
         np.testing.assert_allclose(w.nhat_BA_W, -n_W, atol=1e-15)
@@ -139,7 +139,7 @@ def test_half_space_pairs_are_exact(kind):
         np.testing.assert_allclose(w.p_WCa - w.p_WCb, w.distance * w.nhat_BA_W, atol=1e-14)
         assert w.is_nhat_BA_W_unique
         # The convex entry point hands half spaces over, either order.
-        status, swapped = native.pair(shape, X_WB, HalfSpace(), X_WH, "convex")
+        status, swapped = specs.pair(shape, X_WB, HalfSpace(), X_WH, "convex")
         assert status == OK and abs(swapped.distance - w.distance) <= 1e-14
         np.testing.assert_allclose(swapped.nhat_BA_W, -w.nhat_BA_W, atol=1e-14)
         np.testing.assert_allclose(swapped.p_WCa, w.p_WCb, atol=1e-14)
@@ -149,10 +149,10 @@ def test_statuses_for_unsupported_inputs(tmp_path):
     obj = tmp_path / "tet.obj"
     obj.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
     mesh, box = Mesh(str(obj)), Box(1, 1, 1)
-    assert native.pair(mesh, np.eye(4), box, np.eye(4), "convex")[0] == native.NOT_HANDLED
-    assert native.pair(box, np.eye(4), mesh, np.eye(4), "convex")[0] == native.NOT_HANDLED
-    assert native.pair(HalfSpace(), np.eye(4), HalfSpace(), np.eye(4), "convex")[0] == \
-        native.ERROR_HALFSPACES
+    assert specs.pair(mesh, np.eye(4), box, np.eye(4), "convex")[0] == specs.NOT_HANDLED
+    assert specs.pair(box, np.eye(4), mesh, np.eye(4), "convex")[0] == specs.NOT_HANDLED
+    assert specs.pair(HalfSpace(), np.eye(4), HalfSpace(), np.eye(4), "convex")[0] == \
+        specs.ERROR_HALFSPACES
 
 
 # --- random pairs of every kind -------------------------------------------------------
@@ -256,7 +256,7 @@ def test_known_cylinder_failure_is_fixed():
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from test_direction_search import CYLINDER_A, CYLINDER_B, REFERENCE, X_WA, X_WB
 
-    status, w = native.pair(CYLINDER_A, X_WA, CYLINDER_B, X_WB, "convex")
+    status, w = specs.pair(CYLINDER_A, X_WA, CYLINDER_B, X_WB, "convex")
     assert status == OK
     assert abs(w.distance - REFERENCE) < 1e-9
     check_contract(CYLINDER_A, X_WA, CYLINDER_B, X_WB, "known cylinders")

@@ -40,7 +40,7 @@ from geometry_core import (  # noqa: E402
     Sphere,
 )
 from geometry_core.math.kernels import rotation_matrices_from_rpy  # noqa: E402
-from geometry_core.proximity import narrowphase, native  # noqa: E402
+from geometry_core.proximity import narrowphase, specs  # noqa: E402
 from geometry_core.proximity.narrowphase import PairSolver  # noqa: E402
 from geometry_core.tolerances import PAIR_CERTIFICATE_TOLERANCE  # noqa: E402
 
@@ -141,7 +141,7 @@ def _pose(rng, spread=0.3, R=None) -> np.ndarray:
 
 def test_search_finds_the_reference_distance():
     status, answer = search_pair(CYLINDER_A, X_WA, CYLINDER_B, X_WB)
-    assert status == native.OK
+    assert status == specs.OK
     assert answer.distance == pytest.approx(REFERENCE, abs=1e-9)
     assert certificate_gap(CYLINDER_A, X_WA, CYLINDER_B, X_WB, answer) < 1e-12
     _check_witness(CYLINDER_A, X_WA, CYLINDER_B, X_WB, answer, "cylinders")
@@ -149,8 +149,8 @@ def test_search_finds_the_reference_distance():
 
 def test_search_declines_half_spaces():
     box = Box(0.2, 0.2, 0.2)
-    assert search_pair(HalfSpace(), np.eye(4), box, np.eye(4))[0] == native.NOT_HANDLED
-    assert search_pair(box, np.eye(4), HalfSpace(), np.eye(4))[0] == native.NOT_HANDLED
+    assert search_pair(HalfSpace(), np.eye(4), box, np.eye(4))[0] == specs.NOT_HANDLED
+    assert search_pair(box, np.eye(4), HalfSpace(), np.eye(4))[0] == specs.NOT_HANDLED
 
 
 def _slid(A, X_WA, B, X_WB, target: float) -> np.ndarray:
@@ -188,7 +188,7 @@ def test_search_matches_exact_answers(kind):
             seed = normal if distance < 0.0 else None
             status, c = search_pair(A, X_WA, B, X, seed)
             label = (kind, k, target)
-            assert status == native.OK, label
+            assert status == specs.OK, label
             assert abs(c.distance - distance) <= DISTANCE_TOL, (label, distance, c.distance)
             if unique:
                 assert np.linalg.norm(c.nhat_BA_W - normal) <= NORMAL_TOL, label
@@ -207,7 +207,7 @@ def test_search_is_a_lower_bound_the_solver_meets(seed):
         X[1, :3, 3] = rng.uniform(-0.2, 0.2, 3)
         answer = PairSolver(tuple(shapes)).signed_distance(0, X[0], 1, X[1])
         status, searched = search_pair(shapes[0], X[0], shapes[1], X[1])
-        assert status == native.OK
+        assert status == specs.OK
         # The search converges from below; the solver is at least as good.
         assert searched.distance <= answer.distance + 1e-12
         assert answer.distance - searched.distance < 1e-6
@@ -264,7 +264,7 @@ def test_ascent_gap_catches_wrong_normals():
                 continue
             # The certificate passes such an answer (distance = g(n)); the
             # ascent test does not.
-            gap = native.ascent_gap(A, X_WA, B, X_WB, distance, n)
+            gap = specs.ascent_gap(A, X_WA, B, X_WB, distance, n)
             assert gap > PAIR_CERTIFICATE_TOLERANCE, (k, angle, truth.distance, distance, gap)
             caught += 1
     assert caught > 600
@@ -273,7 +273,7 @@ def test_ascent_gap_catches_wrong_normals():
 def test_ascent_gap_rejects_degenerate_normals():
     A, B = Box(0.2, 0.2, 0.2), Sphere(0.1)
     for n in (np.zeros(3), np.array([np.nan, 0.0, 1.0])):
-        assert native.ascent_gap(A, np.eye(4), B, _X([0.5, 0.0, 0.0]), 0.0, n) == math.inf
+        assert specs.ascent_gap(A, np.eye(4), B, _X([0.5, 0.0, 0.0]), 0.0, n) == math.inf
 
 
 # --- through the dispatcher -------------------------------------------------------------
@@ -296,8 +296,8 @@ CAP_X_WB = np.array([
 def test_cylinder_cap_on_box_is_not_too_deep():
     A, B = Cylinder(0.1, 0.4), Box(0.6, 0.5, 0.2)
     for kernel in ("convex", "auto"):
-        status, w = native.pair(A, CAP_X_WA, B, CAP_X_WB, kernel)
-        assert status == native.OK, kernel
+        status, w = specs.pair(A, CAP_X_WA, B, CAP_X_WB, kernel)
+        assert status == specs.OK, kernel
         assert abs(w.distance - -1e-4) <= DISTANCE_TOL, (kernel, w.distance)
         assert ascent_gap(A, CAP_X_WA, B, CAP_X_WB, w) <= 1e-9
         # The box's face normal (B's z axis), from B into A.
@@ -316,17 +316,17 @@ def test_dispatcher_answers_are_certified_and_ascent_free():
         for _ in range(10):
             A, B = _shape(a, rng), _shape(b, rng)
             X_WA, X_WB = _pose(rng), _pose(rng)
-            status, w = native.pair(A, X_WA, B, X_WB, "auto")
-            assert status in (native.OK, native.SEARCHED), (a, b, status)
-            searched += status == native.SEARCHED
+            status, w = specs.pair(A, X_WA, B, X_WB, "auto")
+            assert status in (specs.OK, specs.SEARCHED), (a, b, status)
+            searched += status == specs.SEARCHED
             assert certificate_gap(A, X_WA, B, X_WB, w) <= PAIR_CERTIFICATE_TOLERANCE
             assert ascent_gap(A, X_WA, B, X_WB, w) <= PAIR_CERTIFICATE_TOLERANCE
     assert searched <= 0.1 * 10 * len(pairs)
 
 
 def test_a_failed_certificate_is_replaced_by_the_search_and_counted():
-    status, solver = native.pair(THIN_ELLIPSOID, X_WE, FLAT_HULL, X_WC, "convex")
-    assert status == native.UNCERTIFIED
+    status, solver = specs.pair(THIN_ELLIPSOID, X_WE, FLAT_HULL, X_WC, "convex")
+    assert status == specs.UNCERTIFIED
     assert certificate_gap(THIN_ELLIPSOID, X_WE, FLAT_HULL, X_WC, solver) > \
         PAIR_CERTIFICATE_TOLERANCE
     before = narrowphase.solver_fallbacks.value

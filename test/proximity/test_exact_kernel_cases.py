@@ -34,7 +34,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.shapes import (
     Box,
     Capsule,
@@ -84,8 +84,8 @@ RIGHT_ANGLES = _right_angle_rotations()
 
 
 def test_status_constants_match_the_module():
-    from geometry_core import _native
-    assert (_native.OK, _native.NOT_HANDLED) == (OK, NOT_HANDLED)
+    from geometry_core import native
+    assert (native.OK, native.NOT_HANDLED) == (OK, NOT_HANDLED)
     assert len(RIGHT_ANGLES) == 24
 
 
@@ -138,7 +138,7 @@ def _surface_level(shape, p_G: np.ndarray) -> float:
 
 def assert_point_contract(shape, X_WG, p_WQ, label=""):
     """Assert the point kernel's contract for one point; returns its answer."""
-    status, got = native.point(shape, X_WG, p_WQ)
+    status, got = specs.point(shape, X_WG, p_WQ)
     where = f"{label} {shape!r} X_WG={X_WG.tolist()} p_WQ={np.asarray(p_WQ).tolist()}"
     assert status == OK, where
     scale = max(_shape_size(shape), float(np.max(np.abs(p_WQ))), float(np.max(np.abs(X_WG))))
@@ -153,7 +153,7 @@ def assert_point_contract(shape, X_WG, p_WQ, label=""):
     if abs(level) > 10 * tol:
         assert (got.distance > 0) == (level > 0), (got.distance, level, where)
     # G and Q moved together: the same distance (a pose-independent answer).
-    status, at_origin = native.point(shape, I4, p_GQ)
+    status, at_origin = specs.point(shape, I4, p_GQ)
     assert abs(at_origin.distance - got.distance) <= 10 * tol, where
     return got
 
@@ -167,7 +167,7 @@ def _g(shape_A, X_WA, shape_B, X_WB, n_W) -> np.ndarray:
 
 def assert_pair_contract(shape_A, X_WA, shape_B, X_WB, label=""):
     """Assert the exact-pair kernel's contract for one pair, both orders; returns its answer."""
-    status, got = native.pair(shape_A, X_WA, shape_B, X_WB, kernel="exact")
+    status, got = specs.pair(shape_A, X_WA, shape_B, X_WB, kernel="exact")
     where = f"{label} A={shape_A!r} X_WA={X_WA.tolist()} B={shape_B!r} X_WB={X_WB.tolist()}"
     assert status == OK, where
     scale = max(_shape_size(shape_A), _shape_size(shape_B),
@@ -181,7 +181,7 @@ def assert_pair_contract(shape_A, X_WA, shape_B, X_WB, label=""):
     assert abs(n @ got.p_WCb - support_value_W(shape_B, X_WB, n)[0]) <= tol, where
     assert abs(_g(shape_A, X_WA, shape_B, X_WB, n)[0] - got.distance) <= tol, where
     assert np.max(_g(shape_A, X_WA, shape_B, X_WB, _DIRECTIONS)) <= got.distance + tol, where
-    status, back = native.pair(shape_B, X_WB, shape_A, X_WA, kernel="exact")
+    status, back = specs.pair(shape_B, X_WB, shape_A, X_WA, kernel="exact")
     assert status == OK, where
     assert abs(back.distance - got.distance) <= tol, where
     return got
@@ -332,7 +332,7 @@ def test_point_special_points(kind):
                 p_WQ = X_WG[:3, :3] @ p_GQ + X_WG[:3, 3]
                 assert_point_contract(shape, X_WG, p_WQ, f"{kind} special")
                 exact += _is_exact_rotation(X_WG)
-            not_unique += not native.point(shape, I4, p_GQ)[1].is_grad_W_unique
+            not_unique += not specs.point(shape, I4, p_GQ)[1].is_grad_W_unique
     assert exact > 30
     if kind != "halfspace":
         assert not_unique > 0  # the convention branches are reached
@@ -362,7 +362,7 @@ def test_point_mesh_is_not_handled(tmp_path):
     path = tmp_path / "tet.obj"
     path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
     mesh = Mesh(str(path))
-    status, _ = native.point(mesh, I4, np.zeros(3))
+    status, _ = specs.point(mesh, I4, np.zeros(3))
     assert status == NOT_HANDLED
 
 
@@ -551,7 +551,7 @@ def test_other_pairs_are_not_handled(tmp_path):
     pairs += [(Sphere(0.1), mesh), (mesh, Sphere(0.1))]
     for a, b in pairs:
         X_WA, X_WB = random_pose(rng), random_pose(rng)
-        assert native.pair(a, X_WA, b, X_WB, kernel="exact")[0] == NOT_HANDLED, (a, b)
+        assert specs.pair(a, X_WA, b, X_WB, kernel="exact")[0] == NOT_HANDLED, (a, b)
     assert len(pairs) > 40
 
 

@@ -320,7 +320,7 @@ def test_bvh_contacts_have_negative_depth_raw_and_a_mesh_is_a_surface(icosphere_
 
 def test_mesh_distance_matches_brute_force_over_triangles(icosphere_mesh):
     """FCL picks the nearest triangle: the answer is the smallest over all triangles."""
-    from geometry_core.proximity import native
+    from geometry_core.proximity import specs
 
     rng = np.random.default_rng(4)
     mesh = fcl_geometry(icosphere_mesh)
@@ -329,7 +329,7 @@ def test_mesh_distance_matches_brute_force_over_triangles(icosphere_mesh):
         X_WB = _X(rng.normal(size=3) * 0.3 + [1.2, 0, 0])
         shape = Capsule(0.1, 0.3)
         ours = fcl_signed_distance(fcl_geometry(shape), X_WB, mesh, _X())
-        brute = min(native.pair_of_specs(native.shape_spec(shape), X_WB,
-                                         *native.triangle_spec(t))[1].distance
+        brute = min(specs.pair_of_specs(specs.shape_spec(shape), X_WB,
+                                        *specs.triangle_spec(t))[1].distance
                     for t in triangles)
         assert abs(ours.distance - brute) < 1e-6

@@ -4,7 +4,7 @@ Large hulls find their support point by walking the vertex graph uphill
 from the last answer; the walk must find the scan's maximum for every
 direction, flat faces and exact ties included (a box's faces seen head on,
 a cylinder hull's caps, a flat polygon), whatever vertex it starts from.
-``_native.hull_support`` runs either over a sequence of directions, each
+``native.hull_support`` runs either over a sequence of directions, each
 walk starting at the previous answer as a pair query's support calls do.
 The second half checks that the robots' answers (hull-heavy scenes) are the
 same with the walk as with the scan.
@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from geometry_core import tolerances
-from geometry_core.proximity import native
+from geometry_core import native, tolerances
+from geometry_core.proximity import specs
 from geometry_core.shapes import Convex
 
 RNG_SEED = 20261124
@@ -27,12 +27,12 @@ EPS = np.finfo(float).eps
 
 def _spec(vertices: np.ndarray, triangles: np.ndarray) -> tuple:
     """A convex spec from vertices and outward triangles, with its vertex graph."""
-    return native.CONVEX, (0.0, 0.0, 0.0), native.hull_arrays(vertices, triangles)
+    return specs.CONVEX, (0.0, 0.0, 0.0), specs.hull_arrays(vertices, triangles)
 
 
 def _sphere_hull(n: int, rng) -> tuple:
     p = rng.normal(size=(n, 3))
-    return native.shape_spec(Convex.from_points(p / np.linalg.norm(p, axis=1, keepdims=True)))
+    return specs.shape_spec(Convex.from_points(p / np.linalg.norm(p, axis=1, keepdims=True)))
 
 
 def _cylinder_hull(rim: int) -> tuple:
@@ -40,7 +40,7 @@ def _cylinder_hull(rim: int) -> tuple:
     t = np.linspace(0.0, 2.0 * np.pi, rim, endpoint=False)
     ring = np.c_[0.3 * np.cos(t), 0.3 * np.sin(t)]
     points = np.vstack([np.c_[ring, np.full(rim, -0.5)], np.c_[ring, np.full(rim, 0.5)]])
-    return native.shape_spec(Convex.from_points(points))
+    return specs.shape_spec(Convex.from_points(points))
 
 
 def _grid_box(cells: int) -> tuple:
@@ -97,8 +97,8 @@ def test_walk_finds_the_scans_maximum(case):
     vertices = spec[2][0]
     assert len(vertices) > tolerances.CONVEX_HULL_WALK_MIN_VERTICES  # the walk, not the scan
     d = _directions(spec, rng)
-    walked = native._native.hull_support(spec, d, True)
-    scanned = native._native.hull_support(spec, d, False)
+    walked = native.hull_support(spec, d, True)
+    scanned = native.hull_support(spec, d, False)
     h_walk = np.einsum("ij,ij->i", vertices[walked], d)
     h_scan = np.einsum("ij,ij->i", vertices[scanned], d)
     # The kernels compare one fused dot product for both; numpy's unfused one
@@ -125,20 +125,20 @@ def test_walk_from_any_start(case):
         row = np.ascontiguousarray([d])
         top = np.max(vertices @ d)
         for start in (0, len(vertices) - 1, int(np.argmin(vertices @ d))):
-            walked = native._native.hull_support(spec, row, True, start)[0]
+            walked = native.hull_support(spec, row, True, start)[0]
             assert vertices[walked] @ d == pytest.approx(top, abs=1e-14), (d, start)
 
 
 def test_small_hulls_and_hulls_without_a_graph_scan():
     # At or under CONVEX_HULL_WALK_MIN_VERTICES, and without adjacency (a lone
     # triangle, a point set), the first maximiser is the answer, as the scan's.
-    box = native.shape_spec(Convex.from_points(np.array(
+    box = specs.shape_spec(Convex.from_points(np.array(
         [[x, y, z] for x in (-1, 1) for y in (-2, 2) for z in (-3, 3)], dtype=float)))
     d = np.ascontiguousarray(np.vstack([np.eye(3), -np.eye(3), [[1.0, 1.0, 1.0]]]))
-    assert native._native.hull_support(box, d, True) == native._native.hull_support(box, d, False)
-    points = native.vertices_spec(np.random.default_rng(RNG_SEED).normal(size=(40, 3)))
-    assert (native._native.hull_support(points, d, True)
-            == native._native.hull_support(points, d, False))
+    assert native.hull_support(box, d, True) == native.hull_support(box, d, False)
+    points = specs.vertices_spec(np.random.default_rng(RNG_SEED).normal(size=(40, 3)))
+    assert (native.hull_support(points, d, True)
+            == native.hull_support(points, d, False))
 
 
 def test_adjacency_is_checked():
@@ -148,16 +148,16 @@ def test_adjacency_is_checked():
     bad = neighbours.copy()
     bad[3] = len(vertices)
     with pytest.raises(ValueError, match="hull adjacency is not CSR"):
-        native._native.hull_support(
+        native.hull_support(
             (spec[0], spec[1], (vertices, triangles, normals, offsets, size, start, bad)), d, True)
     with pytest.raises(ValueError, match="needs both its offsets and its indices"):
-        native._native.hull_support(
+        native.hull_support(
             (spec[0], spec[1], (vertices, triangles, normals, offsets, size, start)), d, True)
 
 
 def test_vertex_adjacency_is_the_triangles_edges():
     triangles = np.array([[0, 1, 2], [0, 2, 3], [0, 3, 1], [1, 3, 2]])
-    offsets, neighbours = native.vertex_adjacency(triangles, 4)
+    offsets, neighbours = specs.vertex_adjacency(triangles, 4)
     assert offsets.tolist() == [0, 3, 6, 9, 12]
     for i in range(4):
         assert sorted(neighbours[offsets[i]:offsets[i + 1]]) == [j for j in range(4) if j != i]
@@ -207,13 +207,13 @@ def test_robot_answers_are_the_scans(arm, monkeypatch):
     configurations = [{j.name: float(rng.uniform(max(j.lower, -np.pi), min(j.upper, np.pi)))
                        for j in joints} for _ in range(12)]
     walked = _robot_answers(urdf, share, configurations)
-    hull_spec, stripped = native.hull_spec, []
+    hull_spec, stripped = specs.hull_spec, []
 
     def scan_only(convex):
         stripped.append(convex)
         return hull_spec(convex)[:5]
 
-    monkeypatch.setattr(native, "hull_spec", scan_only)
+    monkeypatch.setattr(specs, "hull_spec", scan_only)
     scanned = _robot_answers(urdf, share, configurations)
     assert len(stripped) >= len(hulls)
     assert walked[1]  # pairs within 0.1 m: the configurations ask something

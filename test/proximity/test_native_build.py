@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 import geometry_core
-from geometry_core import tolerances
-from geometry_core.proximity import native
+from geometry_core import native, tolerances
+from geometry_core.proximity import specs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,14 +89,18 @@ def _compiled_module():
 
 
 def test_compiled_kernels_are_loaded():
-    """The layers use the compiled extension of the package they belong to."""
+    """The layers use the compiled extension of the package they belong to, by one name."""
     compiled = native._native
     # A real extension module, in the package whose layers import it.
     assert isinstance(compiled.__spec__.loader, importlib.machinery.ExtensionFileLoader)
     assert Path(compiled.__file__).parent == Path(geometry_core.__file__).parent
     assert compiled.__name__ == "geometry_core._native"
     for status in ("OK", "NOT_HANDLED", "UNCERTIFIED", "ERROR_HALFSPACES", "SEARCHED"):
-        assert getattr(compiled, status) == getattr(native, status)
+        assert getattr(compiled, status) == getattr(specs, status)
+    # geometry_core.native is the extension's face: each of its names is the extension's.
+    assert native.__all__ and all(getattr(native, name) is getattr(compiled, name)
+                                  for name in native.__all__)
+    assert {"Model", "Cloud", "kinematics", "rotation", "pair"} <= set(native.__all__)
 
 
 def test_a_missing_extension_is_an_import_error_that_says_how_to_build(tmp_path):

@@ -36,7 +36,7 @@ from polytope_reference import polytope_signed_distance  # noqa: E402
 from reference_support import support_value_W  # noqa: E402
 from test_convex_reference import reference_signed_distance  # noqa: E402
 
-from geometry_core.proximity import native  # noqa: E402
+from geometry_core.proximity import specs  # noqa: E402
 from geometry_core.proximity.narrowphase import polytope_rescues  # noqa: E402
 from geometry_core.shapes import Box, Capsule, Convex, Cylinder  # noqa: E402
 
@@ -118,8 +118,8 @@ def _reference(case) -> float:
 
 
 def _check(A, X_WA, B, X_WB, expected):
-    status, w = native.pair(A, X_WA, B, X_WB)
-    assert status == native.OK, f"status {status} (SEARCHED = {native.SEARCHED}: a fallback)"
+    status, w = specs.pair(A, X_WA, B, X_WB)
+    assert status == specs.OK, f"status {status} (SEARCHED = {specs.SEARCHED}: a fallback)"
     assert w.distance == pytest.approx(expected, abs=DISTANCE_TOL)
     assert abs(surface_distance(A, X_WA, w.p_WCa)) <= SURFACE_TOL
     assert abs(surface_distance(B, X_WB, w.p_WCb)) <= SURFACE_TOL
@@ -154,13 +154,13 @@ def test_corpus_report(capsys):
         for A, X_WA, B, X_WB in ((case.shape_A, case.X_WA, case.shape_B, case.X_WB),
                                  (case.shape_B, case.X_WB, case.shape_A, case.X_WA)):
             before = polytope_rescues.value
-            status, _ = native.pair(A, X_WA, B, X_WB)
+            status, _ = specs.pair(A, X_WA, B, X_WB)
             if polytope_rescues.value > before:
                 rescued.append(case.name)
-            if status == native.SEARCHED:
+            if status == specs.SEARCHED:
                 searched.append(case.name)
-            if native.pair(A, X_WA, B, X_WB, "exact")[0] == native.NOT_HANDLED:
-                if native.pair(A, X_WA, B, X_WB, "convex")[0] != native.OK:
+            if specs.pair(A, X_WA, B, X_WB, "exact")[0] == specs.NOT_HANDLED:
+                if specs.pair(A, X_WA, B, X_WB, "convex")[0] != specs.OK:
                     failed.append(case.name)
     with capsys.disabled():
         print(f"\noutside corpus: {len(CASES)} cases, {2 * len(CASES)} pairs (both orders); "

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from scipy.spatial.transform import Rotation
 
-from geometry_core.proximity import native
+from geometry_core.proximity import specs
 from geometry_core.shapes import (
     Box,
     Capsule,
@@ -246,8 +246,8 @@ def test_convex_outside_matches_brute_force_on_triangles():
 def test_mesh_has_no_signed_distance(tmp_path):
     path = tmp_path / "tet.obj"
     path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
-    status, _ = native.point(Mesh(str(path)), I4, np.zeros(3))
-    assert status == native.NOT_HANDLED
+    status, _ = specs.point(Mesh(str(path)), I4, np.zeros(3))
+    assert status == specs.NOT_HANDLED
 
 
 def test_bad_arguments():

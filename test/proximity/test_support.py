@@ -17,7 +17,7 @@ from scipy.spatial.transform import Rotation
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference_support import support_value_G, support_value_W  # noqa: E402
 
-from geometry_core.proximity import native  # noqa: E402
+from geometry_core.proximity import specs  # noqa: E402
 from geometry_core.shapes import Box, Capsule, Convex, Cylinder, Ellipsoid, HalfSpace, Sphere  # noqa: E402, E501
 
 RNG_SEED = 20261121
@@ -64,7 +64,7 @@ SHAPES = [
 
 
 def _kernel_values(shape, X_WG, d_W) -> np.ndarray:
-    return np.array([native.support_value(shape, X_WG, d) for d in np.atleast_2d(d_W)])
+    return np.array([specs.support_value(shape, X_WG, d) for d in np.atleast_2d(d_W)])
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: s.type_name)
@@ -111,6 +111,6 @@ def test_posed_support_matches_frame_formula(shape):
 
 
 def test_support_value_of_a_half_space_is_infinite_off_its_normal():
-    assert native.support_value(HalfSpace(), np.eye(4), np.array([1.0, 0.0, 0.0])) == np.inf
+    assert specs.support_value(HalfSpace(), np.eye(4), np.array([1.0, 0.0, 0.0])) == np.inf
     assert support_value_G(HalfSpace(), [[1.0, 0.0, 0.0]])[0] == np.inf
     assert support_value_G(HalfSpace(), [[0.0, 0.0, 1.0]])[0] == 0.0

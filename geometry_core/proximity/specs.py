@@ -1,12 +1,12 @@
-"""The compiled kernels' Python face: shapes as the kernels read them, and their answers.
+"""Shapes and models as the compiled kernels read them, and the kernels' answers.
 
-``geometry_core._native`` (see :mod:`geometry_core.compiled`) is the one
-implementation of the pair, point and broadphase kernels. This module turns
-shapes into the specs those kernels read (hulls cached per Convex), turns
-their tuples into :class:`PairWitness` / :class:`PointWitness`, and names
-their status codes.
+:mod:`geometry_core.native` (the compiled kernels) is the one implementation
+of the pair, point and broadphase kernels. This module turns shapes into
+the specs those kernels read (hulls cached per Convex) and collision models
+into their rows, turns the answers into :class:`PairWitness` /
+:class:`PointWitness`, and names the kernels' status codes.
 
-Imports numpy and the shapes only.
+Imports numpy, the shapes and the compiled kernels only.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import weakref
 
 import numpy as np
 
-from geometry_core import compiled
+from geometry_core import native
 from geometry_core.proximity.witness import PairWitness, PointWitness
 from geometry_core.shapes import (
     Box,
@@ -34,9 +34,8 @@ __all__ = ["shape_spec", "triangle_spec", "vertices_spec", "pair", "pair_of_spec
 
 SPHERE, BOX, CYLINDER, CAPSULE, ELLIPSOID, HALFSPACE, CONVEX, MESH = range(8)
 #: Status codes of the kernels (csrc/gc.h).
-OK, NOT_HANDLED, UNCERTIFIED, ERROR_HALFSPACES, SEARCHED = range(5)
-
-_native = compiled.native
+OK, NOT_HANDLED, UNCERTIFIED, ERROR_HALFSPACES, SEARCHED = (
+    native.OK, native.NOT_HANDLED, native.UNCERTIFIED, native.ERROR_HALFSPACES, native.SEARCHED)
 
 _HULLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -149,7 +148,7 @@ def polytope_rescues() -> int:
     solver answer that failed its certificate for two boxes or hulls, or
     box-box SAT that skipped edges a hair from parallel.
     """
-    return _native.polytope_rescues()
+    return native.polytope_rescues()
 
 
 def pair(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape, X_WB: np.ndarray,
@@ -173,7 +172,7 @@ def pair_of_specs(spec_A: tuple, X_WA: np.ndarray, spec_B: tuple, X_WB: np.ndarr
     """:func:`pair` for shapes given as specs (:func:`shape_spec`, :func:`triangle_spec`)."""
     if seed is not None:
         seed = np.ascontiguousarray(seed, dtype=np.float64)
-    status, distance, p_WCa, p_WCb, nhat, unique = _native.pair(
+    status, distance, p_WCa, p_WCb, nhat, unique = native.pair(
         spec_A, _pose(X_WA), spec_B, _pose(X_WB), kernel, seed)
     return status, PairWitness(distance, np.array(p_WCa), np.array(p_WCb), np.array(nhat),
                                unique)
@@ -181,7 +180,7 @@ def pair_of_specs(spec_A: tuple, X_WA: np.ndarray, spec_B: tuple, X_WB: np.ndarr
 
 def point(shape: Shape, X_WG: np.ndarray, p_WQ: np.ndarray) -> tuple[int, PointWitness]:
     """``(status, witness)`` of one point from the compiled kernels (``NOT_HANDLED`` for a mesh)."""
-    status, distance, p_GN, grad_W, unique = _native.point(
+    status, distance, p_GN, grad_W, unique = native.point(
         shape_spec(shape), _pose(X_WG), np.ascontiguousarray(p_WQ, dtype=np.float64))
     return status, PointWitness(distance, np.array(p_GN), np.array(grad_W), unique)
 
@@ -189,15 +188,15 @@ def point(shape: Shape, X_WG: np.ndarray, p_WQ: np.ndarray) -> tuple[int, PointW
 def ascent_gap(shape_A: Shape, X_WA: np.ndarray, shape_B: Shape, X_WB: np.ndarray,
                distance: float, nhat_BA_W: np.ndarray) -> float:
     """How far ``nhat_BA_W`` is from a local maximum of g (<= round-off at one; tests)."""
-    return _native.ascent_gap(shape_spec(shape_A), _pose(X_WA), shape_spec(shape_B),
-                              _pose(X_WB), float(distance),
-                              np.ascontiguousarray(nhat_BA_W, dtype=np.float64))
+    return native.ascent_gap(shape_spec(shape_A), _pose(X_WA), shape_spec(shape_B),
+                             _pose(X_WB), float(distance),
+                             np.ascontiguousarray(nhat_BA_W, dtype=np.float64))
 
 
 def support_value(shape: Shape, X_WG: np.ndarray, d_W: np.ndarray) -> float:
     """max over G of ``d_W · p_WP`` from the compiled support functions (tests)."""
-    return _native.support_value(shape_spec(shape), _pose(X_WG),
-                                 np.ascontiguousarray(d_W, dtype=np.float64))
+    return native.support_value(shape_spec(shape), _pose(X_WG),
+                                np.ascontiguousarray(d_W, dtype=np.float64))
 
 
 class PairAnswers:
@@ -221,7 +220,7 @@ class PairAnswers:
 
 
 def build_model(shapes, frame_slot: np.ndarray, X_FG: np.ndarray, filtered_keys: np.ndarray):
-    """A ``_native.Model`` of one collision model's geometries."""
+    """A ``native.Model`` of one collision model's geometries."""
     return model_of_rows(model_rows(shapes), frame_slot, X_FG, filtered_keys)
 
 
@@ -280,13 +279,13 @@ def edit_model_rows(rows: tuple, shapes, steps: tuple) -> tuple:
 
 def model_of_rows(rows: tuple, frame_slot: np.ndarray, X_FG: np.ndarray,
                   filtered_keys: np.ndarray):
-    """A ``_native.Model`` of :func:`model_rows` and the model's frames and filters."""
+    """A ``native.Model`` of :func:`model_rows` and the model's frames and filters."""
     kinds, sizes, boxes, hulls = rows
-    return _native.Model(kinds, np.ascontiguousarray(sizes), np.ascontiguousarray(boxes),
-                         np.ascontiguousarray(frame_slot, dtype=np.int32),
-                         np.ascontiguousarray(X_FG, dtype=np.float64).reshape(-1),
-                         np.ascontiguousarray(filtered_keys, dtype=np.int64),
-                         sorted(hulls.items(), key=lambda item: item[0]))
+    return native.Model(kinds, np.ascontiguousarray(sizes), np.ascontiguousarray(boxes),
+                        np.ascontiguousarray(frame_slot, dtype=np.int32),
+                        np.ascontiguousarray(X_FG, dtype=np.float64).reshape(-1),
+                        np.ascontiguousarray(filtered_keys, dtype=np.int64),
+                        sorted(hulls.items(), key=lambda item: item[0]))
 
 
 def build_records(cls: type, names: tuple[str, ...], columns: tuple[list, ...]) -> list:
@@ -295,4 +294,4 @@ def build_records(cls: type, names: tuple[str, ...], columns: tuple[list, ...]) 
     The objects get their fields without ``cls.__init__`` running (the query
     loops pass values they computed and checked); a tenth of the cost.
     """
-    return _native.build_records(cls, names, columns)
+    return native.build_records(cls, names, columns)

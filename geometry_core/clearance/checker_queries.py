@@ -1,0 +1,382 @@
+"""The collision checker's queries: verdicts, distances, contacts and clearance tables.
+
+:class:`CheckerQueries` is the part of
+:class:`~geometry_core.clearance.CollisionChecker` that answers for K
+configurations: it poses them inside the scene graph's batched query
+(``SceneGraph.query_chain_batch`` through ``BatchQuery.of_chain``), reads
+the answers through the checker's tables (body of each geometry, filters,
+padding) and adds the point clouds' nearest points. The discrete edge check
+lives here; the certified one in ``certified_edge``.
+
+Queries only read the checker and the world they start with; never fcl,
+lcm or ROS.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from geometry_core.clearance import certified_edge
+from geometry_core.clearance.checker_tables import World
+from geometry_core.clearance.robot_clearance import (
+    RobotClearance,
+    RobotCollisionType,
+    RobotContact,
+)
+from geometry_core.parallelism import num_threads
+from geometry_core.proximity.batch_query import BatchQuery
+from geometry_core.proximity.results import SignedDistancePair
+
+__all__ = ["CheckerQueries"]
+
+_SELF = RobotCollisionType.SELF_COLLISION
+_ENVIRONMENT = RobotCollisionType.ENVIRONMENT_COLLISION
+
+
+class CheckerQueries:
+    """Queries of a collision checker (a base of ``CollisionChecker``)."""
+
+    def _positions(self, qs, name: str, batch: bool) -> np.ndarray:
+        try:
+            qs = np.array(qs, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be an array of numbers, got {qs!r}") from None
+        n = self.num_positions
+        if batch:
+            if qs.ndim != 2 or qs.shape[1] != n:
+                raise ValueError(f"{name} must have shape (K, {n}), got {qs.shape}")
+        elif qs.shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},) (positions of "
+                             f"{', '.join(self.position_names)}), got {qs.shape}")
+        qs = qs.reshape(-1, n)
+        return self._chain.check_positions(qs, name)
+
+    def _chain_batch(self, qs: np.ndarray, world: World | None = None) -> BatchQuery:
+        """The batch of K configurations of one world, posed inside the compiled loop.
+
+        Its ``X_WF`` (every frame's world pose) is computed when read.
+        """
+        world = self._world if world is None else world
+        X_PF, parents, slots = self._sg.pose_tree(self._source, self._frame_ids)
+        return BatchQuery.of_chain(world.model, world.slot_of, self._chain.arrays,
+                                   np.ascontiguousarray(qs, dtype=np.float64), X_PF, slots,
+                                   parents)
+
+    def _pairs_within(self, qs: np.ndarray, max_distance: float, parallelize=1):
+        """Per configuration: unfiltered pairs as (body_a, body_b, padded distance, pair)."""
+        rows, X_WL, _ = self._pairs_in(qs, max_distance, parallelize=parallelize)
+        return rows, X_WL
+
+    def _pairs_in(self, qs: np.ndarray, max_distance: float, world: World | None = None,
+                  parallelize=1):
+        """:meth:`_pairs_within` in ``world`` (the current one when None), and that world."""
+        world = self._world if world is None else world
+        batch = self._chain_batch(qs, world)
+        _, X_WL = self._chain.frame_poses(qs)
+        out = []
+        row_of, body_rows = world.row_of, world.body_rows
+        all_pairs = batch.compute_signed_distance_pairwise_closest_points(max_distance,
+                                                                          parallelize)
+        if world.clouds:
+            all_pairs = self._with_cloud_pairs(world, batch.X_WF, max_distance, all_pairs)
+        for pairs in all_pairs:
+            if not pairs:
+                out.append([])
+                continue
+            a = body_rows[[row_of[pair.id_A] for pair in pairs]]
+            b = body_rows[[row_of[pair.id_B] for pair in pairs]]
+            distance = np.array([pair.distance for pair in pairs]) - self._padding[a, b]
+            keep = np.flatnonzero(~self._filtered[a, b])
+            out.append(list(zip(a[keep].tolist(), b[keep].tolist(), distance[keep].tolist(),
+                                [pairs[k] for k in keep])))
+        return out, X_WL, world
+
+    def _with_cloud_pairs(self, world: World, X_WF: np.ndarray, max_distance: float,
+                          all_pairs: list[list[SignedDistancePair]]):
+        """``all_pairs`` with, per cloud and robot geometry, the nearest point within reach.
+
+        The row of a point is the row of a sphere of the cloud's radius
+        there (the cloud's geometry frame is the world), in id order.
+        """
+        geometries = world.robot_geometries
+        ids = world.model.geometry_ids
+        out = [list(pairs) for pairs in all_pairs]
+        for cloud in world.clouds:
+            # The batch query's rule for a sphere at each point: raw distance
+            # (to the sphere) at most max_distance.
+            thresholds = np.full(len(geometries), max_distance + cloud.radius)
+            distance, index, p_GN, grad_W, unique, p_WPs = cloud.nearest(
+                world.native, X_WF, geometries, thresholds)
+            c, r = cloud.geometry_id, cloud.radius
+            for k, m in zip(*np.nonzero(index >= 0)):
+                g = ids[geometries[m]]
+                p_WP = p_WPs[k, m]
+                grad = grad_W[k, m]
+                if g.get_value() < c.get_value():
+                    pair = SignedDistancePair(g, c, p_GN[k, m].copy(), p_WP - r * grad,
+                                              float(distance[k, m] - r), -grad,
+                                              bool(unique[k, m]))
+                else:
+                    pair = SignedDistancePair(c, g, p_WP - r * grad, p_GN[k, m].copy(),
+                                              float(distance[k, m] - r), grad.copy(),
+                                              bool(unique[k, m]))
+                out[k].append(pair)
+        for pairs in out:
+            pairs.sort(key=lambda pair: (pair.id_A.get_value(), pair.id_B.get_value()))
+        return out
+
+    def _cloud_contacts(self, world: World, X_WF: np.ndarray) -> np.ndarray:
+        """(K,) bool: some robot geometry's padded distance to a cloud point is <= 0."""
+        hit = np.zeros(X_WF.shape[0], dtype=bool)
+        geometries, bodies = world.robot_geometries, world.robot_bodies
+        for cloud in world.clouds:
+            thresholds = np.ascontiguousarray(cloud.radius + self._padding[bodies, 0],
+                                              dtype=np.float64)
+            hit |= cloud.any_within(world.native, X_WF, geometries, thresholds)
+        return hit
+
+    def check_configs_collision_free(self, qs, parallelize=1) -> np.ndarray:
+        """Return a (K,) bool array: whether each configuration is collision-free.
+
+        Parameters
+        ----------
+        qs : (K, num_positions) float
+        parallelize : bool, int or Parallelism
+            Native threads that share the configurations (``True``: every
+            core; :func:`geometry_core.parallelism.num_threads`). The
+            answers are the same for any number of threads.
+
+        Raises
+        ------
+        ValueError
+            If ``qs`` has the wrong shape or a position is not finite or is
+            outside its joint's limits (the message names the joint), or
+            ``parallelize`` is not a thread count.
+        """
+        return self._collision_free(self._positions(qs, "qs", batch=True), parallelize)
+
+    def calc_min_distances(self, qs, max_distance: float = math.inf,
+                           parallelize=1) -> np.ndarray:
+        """Return a (K,) array: each configuration's smallest padded distance of any pair.
+
+        Over the unfiltered pairs whose padded distance is at most
+        ``max_distance`` (inf where none is); negative where bodies overlap
+        by more than their padding. A configuration is collision-free exactly
+        when this is above zero. ``parallelize`` as in
+        :meth:`check_configs_collision_free`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_configs_collision_free`, or if ``max_distance``
+            is NaN.
+        """
+        qs = self._positions(qs, "qs", batch=True)
+        max_distance = float(max_distance)
+        if math.isnan(max_distance):
+            raise ValueError("max_distance must be a number, got NaN")
+        world = self._world
+        if self._padding_bounds() == (0.0, 0.0) and not world.clouds:
+            return self._chain_batch(qs, world).compute_min_distance(max_distance, parallelize)
+        rows, _, _ = self._pairs_in(qs, max_distance + max(self._max_padding(), 0.0), world,
+                                    parallelize)
+        return np.array([min((d for _, _, d, _ in config if d <= max_distance),
+                             default=math.inf) for config in rows])
+
+    def _collision_free(self, qs: np.ndarray, parallelize=1) -> np.ndarray:
+        """check_configs_collision_free of validated (K, n) positions."""
+        world = self._world
+        if self._padding_bounds() == (0.0, 0.0):
+            # No padding anywhere: the compiled test poses and answers every
+            # configuration and stops each at its first overlap; a pair that
+            # touches (distance 0) is a collision, as with padding.
+            batch = self._chain_batch(qs, world)
+            free = ~batch.has_contacts(parallelize)
+            if world.clouds and free.any():
+                # Only configurations still free need the cloud.
+                free[free] = ~self._cloud_contacts(world, batch.X_WF[free])
+            return free
+        rows, _, _ = self._pairs_in(qs, self._max_padding(), world, parallelize)
+        return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
+
+    def check_config_collision_free(self, q) -> bool:
+        """Report whether configuration ``q`` is collision-free (padded distances > 0).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_configs_collision_free`.
+        """
+        return bool(self._collision_free(self._positions(q, "q", batch=False))[0])
+
+    def classify_body_collisions(self, q) -> list[RobotCollisionType]:
+        """Return, per body index, what the body is in collision with at ``q``.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_config_collision_free`.
+        """
+        q = self._positions(q, "q", batch=False)
+        types = [RobotCollisionType.NO_COLLISION] * len(self.body_names)
+        (rows,), _, _ = self._pairs_in(q, self._max_padding())
+        for a, b, distance, _ in rows:
+            if distance > 0.0:
+                continue
+            if self._is_robot[a] and self._is_robot[b]:
+                types[a] = types[a].with_self(True)
+                types[b] = types[b].with_self(True)
+            else:
+                robot = a if self._is_robot[a] else b
+                types[robot] = types[robot].with_environment(True)
+        return types
+
+    def calc_contacts(self, q) -> list[RobotContact]:
+        """Return the contacts of configuration ``q``: the unfiltered pairs at padded distance <= 0.
+
+        One :class:`RobotContact` per pair of geometries (robot with robot,
+        environment, added shapes, or a point cloud's nearest point, as a
+        sphere of the cloud's radius), in order of the pair's geometry ids,
+        with its depth, witness points and normal in the world; empty
+        exactly when :meth:`check_config_collision_free` is true.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_config_collision_free`.
+        """
+        q = self._positions(q, "q", batch=False)
+        (rows,), X_WL, world = self._pairs_in(q, max(self._max_padding(), 0.0))
+        contacts = []
+        for a, b, distance, pair in rows:
+            if distance > 0.0:
+                continue
+            p_WC = []
+            for body, g, p_GC in ((a, pair.id_A, pair.p_ACa), (b, pair.id_B, pair.p_BCb)):
+                # A link's geometry moves with the link; any other body's frame is the world's.
+                X_WB = X_WL[0, body - 1] if self._is_robot[body] else np.eye(4)
+                X_WG = X_WB @ world.X_BG_rows[world.row_of[g]]
+                p_WC.append(X_WG[:3, :3] @ p_GC + X_WG[:3, 3])
+            contacts.append(RobotContact(self.body_names[a], self.body_names[b], pair.id_A,
+                                         pair.id_B, -float(distance), p_WC[0], p_WC[1],
+                                         np.array(pair.nhat_BA_W, dtype=float)))
+        return contacts
+
+    def calc_robot_clearance(self, q, influence_distance: float) -> RobotClearance:
+        """Return the clearance table of configuration ``q``.
+
+        One row per unfiltered geometry pair (robot and anything) whose
+        padded distance is at most ``influence_distance``, in order of the
+        pair's geometry ids. The Jacobian row is
+        ``nhat_BA_W · (J_v(Ca) - J_v(Cb))``: witness Ca fixed on A's body,
+        Cb on B's, ``J_v`` their translational Jacobians with respect to q.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_config_collision_free`, or if
+            ``influence_distance`` is negative or NaN.
+        """
+        return self._clearances(self._positions(q, "q", batch=False), influence_distance)[0]
+
+    def calc_robot_clearances(self, qs, influence_distance: float,
+                              parallelize=1) -> list[RobotClearance]:
+        """Return :meth:`calc_robot_clearance` for K configurations in one call.
+
+        ``parallelize`` (as :meth:`check_configs_collision_free`): native
+        threads pose the configurations and find their pairs; the tables are
+        then assembled in Python. The tables are the same for any number of
+        threads.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_configs_collision_free` and :meth:`calc_robot_clearance`.
+        """
+        return self._clearances(self._positions(qs, "qs", batch=True), influence_distance,
+                                parallelize)
+
+    def _clearances(self, qs: np.ndarray, influence_distance: float,
+                    parallelize=1) -> list[RobotClearance]:
+        """calc_robot_clearances of validated (K, n) positions."""
+        influence_distance = float(influence_distance)
+        if not influence_distance >= 0.0:
+            raise ValueError(f"influence_distance must be non-negative, got {influence_distance!r}")
+        rows, X_WL, world = self._pairs_in(
+            qs, influence_distance + max(self._max_padding(), 0.0), parallelize=parallelize)
+        out = []
+        for k, config in enumerate(rows):
+            config = [row for row in config if row[2] <= influence_distance]
+            if not config:
+                out.append(RobotClearance(self.num_positions))
+                continue
+            # Both witnesses of every row at once (Ca fixed on A's body, Cb on
+            # B's): their world points and Jacobian rows in one compiled pass.
+            pairs = [pair for _, _, _, pair in config]
+            bodies = np.array([[a, b] for a, b, _, _ in config]).reshape(-1)
+            rows = [world.row_of[g] for pair in pairs for g in (pair.id_A, pair.id_B)]
+            p_GQ = np.array([p for pair in pairs for p in (pair.p_ACa, pair.p_BCb)])
+            links = np.where(self._is_robot[bodies], bodies - 1, -1)
+            jacobian_rows = self._chain.distance_jacobians(
+                X_WL[k], links, world.X_BG_rows[rows], p_GQ,
+                np.array([pair.nhat_BA_W for pair in pairs]))
+            robot, other, types = [], [], []
+            is_robot = self._is_robot
+            for a, b, _, _ in config:
+                robot.append(a if is_robot[a] else b)
+                other.append(b if is_robot[a] else a)
+                types.append(_SELF if is_robot[a] and is_robot[b] else _ENVIRONMENT)
+            out.append(RobotClearance._from_rows(
+                self.num_positions, robot, other, types, [row[2] for row in config],
+                jacobian_rows, [(pair.id_A, pair.id_B) for pair in pairs]))
+        return out
+
+    # ------------------------------------------------------------------ edges
+
+    def check_edge_collision_free(self, q1, q2, certified: bool = False,
+                                  parallelize=1) -> bool:
+        """Report whether the straight motion from ``q1`` to ``q2`` is collision-free.
+
+        Discrete (default, Drake's check): ``q2``, then ``q1`` and the
+        configurations between them at steps of at most
+        :attr:`edge_step_size` (Euclidean in q). It can miss an obstacle
+        thinner than what a body sweeps in one step.
+
+        Certified (``certified=True``): conservative advancement. At a
+        configuration on the edge, every unfiltered pair's padded distance d
+        and a bound v on how fast its two bodies can approach per unit of
+        edge (joint motion times the farthest reach of the geometry beyond
+        each joint, :meth:`KinematicChain.motion_rates`) prove the next
+        ``(d - eps) / v`` of the edge free; the check advances by the
+        smallest such step. It returns True only for an edge it has proven
+        free, so it never calls a colliding edge free; it returns False at a
+        collision, when a pair comes within ``2 eps`` (2 µm), or after
+        ``CERTIFIED_EDGE_MAX_STEPS`` steps.
+
+        ``parallelize`` (as :meth:`check_configs_collision_free`): native
+        threads share the configurations of a discrete check (Drake's
+        ``CheckEdgeCollisionFreeParallel``), each stopping once a
+        configuration before its own is known to collide; the certified check
+        goes one step after another and ignores it.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`check_config_collision_free`, for either end.
+        """
+        threads = num_threads(parallelize)
+        q1 = self._positions(q1, "q1", batch=False)[0]
+        q2 = self._positions(q2, "q2", batch=False)[0]
+        if certified:
+            return certified_edge.certified_edge_free(self, q1, q2)
+        steps = max(1, math.ceil(float(np.linalg.norm(q2 - q1)) / self.edge_step_size))
+        ratios = np.arange(steps) / steps
+        qs = np.vstack([q2[None], q1 + ratios[:, None] * (q2 - q1)])
+        # Both ends are within the limits, so every point between them is.
+        world = self._world
+        if self._padding_bounds() == (0.0, 0.0) and not world.clouds:
+            # One compiled call that stops at the first configuration in contact.
+            return not self._chain_batch(qs, world).any_contact(threads)
+        return bool(np.all(self._collision_free(qs, threads)))

@@ -1,0 +1,383 @@
+"""The collision checker's tables: its bodies, their filters and their padding.
+
+:class:`CheckerTables` is the part of :class:`~geometry_core.clearance.CollisionChecker`
+that knows which body each geometry belongs to (the world, a robot link, an
+environment body), which body pairs are never checked and how much padding
+each pair takes, and turns them into the :class:`World` every query reads:
+the scene graph's collision model with each geometry's body row, swapped as
+one reference when something changes. The checker's queries
+(``checker_queries``) and its added shapes and clouds (``added_geometry``)
+read and edit these tables; this module reads neither.
+
+Uses the kinematic chain, the scene graph and the scene files; never fcl,
+lcm or ROS.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from geometry_core.clearance.kinematic_chain import KinematicChain
+from geometry_core.proximity.engine import ModelCache
+from geometry_core.scene import SceneGraph
+from geometry_core.scene_files import LoadedScene
+from geometry_core.scene_files.srdf import apply_srdf_filters
+from geometry_core.scene_graph import (
+    CollisionFilterDeclaration,
+    GeometryId,
+    GeometryInstance,
+    GeometrySet,
+    ProximityProperties,
+    Role,
+)
+
+__all__ = ["Body", "CheckerTables", "World", "check_padding"]
+
+_WORLD = "world"
+#: A body given by index or by name.
+Body = int | str
+
+
+class World(NamedTuple):
+    """Everything a query reads that a change of added shapes replaces, swapped as one."""
+
+    model: object                 # the scene graph's CollisionModel
+    native: object                # its compiled Model (what a cloud query reads)
+    slot_of: dict                 # frame id -> slot
+    row_of: dict                  # geometry id (clouds too) -> row
+    body_rows: np.ndarray         # (rows,) body of each row
+    X_BG_rows: np.ndarray         # (rows, 4, 4) pose of each row's geometry on its body
+    link_radius: np.ndarray       # (links,) reach of each link's geometry from its frame
+    clouds: tuple                 # PointCloud of every group with one
+    robot_geometries: np.ndarray  # (R,) int32 model indices of robot geometry a cloud can hit
+    robot_bodies: np.ndarray      # (R,) their bodies
+
+
+class CheckerTables:
+    """Bodies, filters and padding of a collision checker (a base of ``CollisionChecker``)."""
+
+    def _build_tables(self, robot: LoadedScene, srdf, srdf_is_text: bool,
+                      environment: SceneGraph | LoadedScene | None, self_padding: float,
+                      environment_padding: float) -> None:
+        """Bodies, filters and padding of ``robot`` (and ``environment``), as Drake sets them up."""
+        self._sg = robot.scene_graph
+        if srdf is not None:
+            # MoveIt's semantics (scene_files.srdf): unknown links are skipped
+            # with a warning; the filters land in the scene graph, and
+            # _initial_filters reads them back per body pair.
+            apply_srdf_filters(self._sg, srdf, text=srdf_is_text)
+        self._source = robot.kinematics.source_id
+        self._chain = KinematicChain(robot.kinematics, robot.frames)
+        self._frame_ids = [robot.frames[link] for link in self._chain.links]
+        self.position_names: list[str] = list(self._chain.position_names)
+        self.num_positions: int = self._chain.num_positions
+        #: URDF mimic joints: they follow a position of q and take none of their own.
+        self.mimic_joint_names: list[str] = list(self._chain.mimic_names)
+        self.body_names: list[str] = [_WORLD] + list(self._chain.links)
+        num_links = len(self._chain.links)
+        frame_body = {f: 1 + k for k, f in enumerate(self._frame_ids)}
+        inspector = self._sg.model_inspector()
+        world = inspector.world_frame_id()
+        self._body_of: dict[GeometryId, int] = {}
+        self._X_BG: dict[GeometryId, np.ndarray] = {}
+        for g in inspector.get_all_geometry_ids(Role.PROXIMITY):
+            frame = inspector.get_frame_id(g)
+            self._body_of[g] = 0 if frame == world else frame_body[frame]
+            self._X_BG[g] = inspector.get_pose_in_frame(g).get_as_matrix4()
+        if environment is not None:
+            self._copy_environment(environment)
+        B = len(self.body_names)
+        self._is_robot = np.zeros(B, dtype=bool)
+        self._is_robot[1:1 + num_links] = True
+        self._geometry_sets = self._body_geometry_sets()
+        self._shape_of = {g: inspector.get_shape(g) for g in self._body_of}
+        self._filtered = self._initial_filters()
+        self._padding = np.zeros((B, B))
+        robot_pair = np.outer(self._is_robot, self._is_robot)
+        env_pair = np.outer(self._is_robot, ~self._is_robot)
+        self._padding[robot_pair] = float(self_padding)
+        self._padding[env_pair | env_pair.T] = float(environment_padding)
+        self._padding_range: tuple[float, float] | None = None
+        np.fill_diagonal(self._padding, 0.0)
+        self._apply_filters(np.argwhere(np.triu(self._filtered, 1)), filtered=True)
+
+    def _copy_environment(self, environment: SceneGraph | LoadedScene) -> None:
+        scene = environment.scene_graph if isinstance(environment, LoadedScene) else environment
+        if not isinstance(scene, SceneGraph):
+            raise TypeError(f"environment must be a path, a SceneGraph or a LoadedScene, got "
+                            f"{type(environment).__name__}")
+        inspector = scene.model_inspector()
+        query = scene.query_object(frames_without_pose="skip")
+        source = self._sg.register_source("environment")
+        world = inspector.world_frame_id()
+        body_index = {_WORLD: 0}
+        for g in inspector.get_all_geometry_ids(Role.PROXIMITY):
+            frame = inspector.get_frame_id(g)
+            body_name = _WORLD if frame == world else inspector.get_name(frame)
+            if body_name not in body_index and body_name in self.body_names:
+                # A robot link of the same name: keep names unique, so a body
+                # given by name is never ambiguous.
+                body_name = f"environment::{body_name}"
+            if body_name not in body_index:
+                body_index[body_name] = len(self.body_names)
+                self.body_names.append(body_name)
+            X_WG = query.get_pose_in_world(g)
+            instance = GeometryInstance(X_WG, inspector.get_shape(g),
+                                        f"environment::{body_name}::{inspector.get_name(g)}")
+            instance.set_proximity_properties(ProximityProperties())
+            copy = self._sg.register_anchored_geometry(source, instance)
+            self._body_of[copy] = body_index[body_name]
+            self._X_BG[copy] = X_WG.get_as_matrix4()
+
+    def _body_geometry_sets(self) -> list[GeometrySet | None]:
+        ids: list[list] = [[] for _ in self.body_names]
+        for g, body in self._body_of.items():
+            ids[body].append(g)
+        return [GeometrySet(members) if members else None for members in ids]
+
+    def _make_world(self) -> World:
+        """The world queries read, built from the current geometries and clouds."""
+        num_links = len(self._chain.links)
+        link_radius = np.zeros(num_links)
+        for g, body in self._body_of.items():
+            if 1 <= body <= num_links:
+                X_LG = self._X_BG[g]
+                r = self._shape_of[g].bounding_radius() + np.linalg.norm(X_LG[:3, 3])
+                link_radius[body - 1] = max(link_radius[body - 1], r)
+        clouds = tuple(self._clouds.values())
+        # Every geometry's row (a cloud's too: on the world, at identity) in
+        # arrays the queries gather from at once.
+        ids = list(self._body_of) + [cloud.geometry_id for cloud in clouds]
+        row_of = {g: k for k, g in enumerate(ids)}
+        body_rows = np.array(list(self._body_of.values()) + [0] * len(clouds), dtype=np.intp)
+        X_BG_rows = np.array([self._X_BG[g] for g in self._body_of] + [np.eye(4)] * len(clouds))
+        model = self._sg.collision_model()
+        # Robot geometry a cloud (on the world body) can touch: the bodies
+        # not filtered against the world.
+        robot = [(model.index_of(g), body) for g, body in self._body_of.items()
+                 if self._is_robot[body] and not self._filtered[body, 0]]
+        robot.sort()
+        return World(model, ModelCache.of(model).native if clouds else None,
+                     self._sg.frame_slot_map(), row_of, body_rows, X_BG_rows,
+                     link_radius, clouds,
+                     np.array([m for m, _ in robot], dtype=np.int32),
+                     np.array([b for _, b in robot], dtype=np.intp))
+
+    # ---------------------------------------------------------------- filters
+
+    def _link_geometries(self) -> list[list[GeometryId]]:
+        members: list[list[GeometryId]] = [[] for _ in self._chain.links]
+        for g, body in self._body_of.items():
+            if self._is_robot[body]:
+                members[body - 1].append(g)
+        return members
+
+    def _initial_filters(self) -> np.ndarray:
+        chain = self._chain
+        B = len(self.body_names)
+        filtered = np.eye(B, dtype=bool)
+        # Anchored bodies: the world, the environment, links welded to the world.
+        anchored = ~self._is_robot.copy()
+        anchored[1:1 + len(chain.links)] = chain.anchored
+        filtered |= np.outer(anchored, anchored)
+        for k in range(len(chain.links)):
+            p = chain.parent[k]
+            if p >= 0:
+                filtered[1 + k, 1 + p] = filtered[1 + p, 1 + k] = True    # Drake's parser
+        # Links welded by fixed joints form one body as far as collisions go.
+        group = np.arange(len(chain.links))
+        for k in range(len(chain.links)):
+            p = chain.parent[k]
+            if p >= 0 and chain.kind[k] == "fixed":
+                group[k] = group[p]
+        same = group[:, None] == group[None, :]
+        filtered[1:1 + len(chain.links), 1:1 + len(chain.links)] |= same
+        # Pairs the scene graph already filters throughout (the loader's,
+        # the SRDF's): every geometry pair of the two links.
+        # All geometry pairs at once, in chunks (a pair at a time was O(n^2)
+        # Python calls: minutes for a robot of a few thousand links).
+        members = self._link_geometries()
+        L = len(chain.links)
+        model = self._sg.collision_model()
+        link_of = np.array([a for a in range(L) for _ in members[a]], dtype=np.intp)
+        index = np.array([model.index_of(g) for a in range(L) for g in members[a]],
+                         dtype=np.int64)
+        has = np.array([bool(m) for m in members], dtype=bool)
+        reported = np.zeros((L, L), dtype=bool)   # some geometry pair of the links is checked
+        G = len(index)
+        step = max(1, 2_000_000 // max(G, 1))
+        for start in range(0, G, step):
+            u, v = np.nonzero(np.triu(np.ones((min(step, G - start), G), dtype=bool),
+                                      start + 1))
+            u += start
+            la, lb = link_of[u], link_of[v]
+            wanted = la != lb
+            u, v, la, lb = u[wanted], v[wanted], la[wanted], lb[wanted]
+            i, j = np.minimum(index[u], index[v]), np.maximum(index[u], index[v])
+            keep = model.unfiltered(i, j)
+            reported[la[keep], lb[keep]] = True
+        reported |= reported.T
+        pair = np.outer(has, has) & ~reported
+        np.fill_diagonal(pair, False)
+        filtered[1:1 + L, 1:1 + L] |= pair
+        return filtered
+
+    def _apply_filters(self, pairs, filtered: bool) -> None:
+        declaration = CollisionFilterDeclaration()
+        count = 0
+        for a, b in pairs:
+            set_a, set_b = self._geometry_sets[a], self._geometry_sets[b]
+            if set_a is None or set_b is None:
+                continue
+            if filtered:
+                declaration.exclude_between(set_a, set_b)
+            else:
+                declaration.allow_between(set_a, set_b)
+            count += 1
+        if count:
+            self._sg.collision_filter_manager().apply(declaration)
+            if hasattr(self, "_world"):
+                self._world = self._make_world()
+
+    def body_name(self, index: int) -> str:
+        """Return the name of a body index (a URDF link, ``world``, or an environment frame).
+
+        Raises
+        ------
+        IndexError
+            If there is no such body.
+        """
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) \
+                or not 0 <= index < len(self.body_names):
+            raise IndexError(f"body index must be an integer in [0, {len(self.body_names)}), "
+                             f"got {index!r}")
+        return self.body_names[index]
+
+    def geometry_name(self, geometry_id: GeometryId) -> str:
+        """Return the name of a geometry of a clearance row (:meth:`RobotClearance.geometry_ids`).
+
+        Raises
+        ------
+        KeyError
+            If the id is not one of the checker's geometries.
+        """
+        for cloud in self._world.clouds:
+            if cloud.geometry_id == geometry_id:
+                return f"{cloud.group}::point_cloud"
+        if geometry_id not in self._body_of:
+            raise KeyError(f"{geometry_id!r} is not a geometry of this checker")
+        return self._sg.model_inspector().get_name(geometry_id)
+
+    def body_index(self, body: Body) -> int:
+        """Return the index of a body given by name or index.
+
+        Raises
+        ------
+        KeyError
+            If there is no body of that name (lists the names).
+        IndexError
+            As :meth:`body_name`.
+        """
+        if isinstance(body, str):
+            try:
+                return self.body_names.index(body)
+            except ValueError:
+                raise KeyError(f"no body named {body!r}; bodies: "
+                               f"{', '.join(self.body_names)}") from None
+        self.body_name(body)
+        return int(body)
+
+    def is_part_of_robot(self, body: Body) -> bool:
+        """Report whether a body is one of the robot's links."""
+        return bool(self._is_robot[self.body_index(body)])
+
+    def _pair(self, body_a: Body, body_b: Body, what: str) -> tuple[int, int]:
+        a, b = self.body_index(body_a), self.body_index(body_b)
+        if a == b:
+            raise ValueError(f"{what} needs two different bodies, got {self.body_names[a]!r} "
+                             "twice")
+        if not (self._is_robot[a] or self._is_robot[b]):
+            raise ValueError(f"{what}: neither {self.body_names[a]!r} nor "
+                             f"{self.body_names[b]!r} is a robot body")
+        return a, b
+
+    def is_collision_filtered_between(self, body_a: Body, body_b: Body) -> bool:
+        """Report whether collisions between two bodies are ignored.
+
+        Raises
+        ------
+        KeyError, IndexError
+            For an unknown body.
+        """
+        return bool(self._filtered[self.body_index(body_a), self.body_index(body_b)])
+
+    def set_collision_filtered_between(self, body_a: Body, body_b: Body,
+                                       filtered: bool) -> None:
+        """Ignore (``filtered=True``) or check collisions between two bodies.
+
+        Raises
+        ------
+        ValueError
+            If the bodies are the same, neither is a robot body, or the pair
+            is two anchored bodies (a robot link welded to the world and the
+            environment), which can never be checked.
+        KeyError, IndexError
+            For an unknown body.
+        """
+        a, b = self._pair(body_a, body_b, "set_collision_filtered_between")
+        anchored = [not self._is_robot[i] or self._chain.anchored[i - 1] for i in (a, b)]
+        if not filtered and all(anchored):
+            raise ValueError(f"{self.body_names[a]!r} and {self.body_names[b]!r} are both "
+                             "welded to the world: their collisions cannot be unfiltered")
+        self._filtered[a, b] = self._filtered[b, a] = bool(filtered)
+        self._padding_range = None
+        self._apply_filters([(a, b)], bool(filtered))
+
+    def get_padding_between(self, body_a: Body, body_b: Body) -> float:
+        """Return the padding of a body pair (metres).
+
+        Raises
+        ------
+        KeyError, IndexError
+            For an unknown body.
+        """
+        return float(self._padding[self.body_index(body_a), self.body_index(body_b)])
+
+    def set_padding_between(self, body_a: Body, body_b: Body, padding: float) -> None:
+        """Set the padding of one body pair (metres; negative allows that much overlap).
+
+        Raises
+        ------
+        ValueError
+            If ``padding`` is not finite, the bodies are the same, or neither
+            is a robot body.
+        KeyError, IndexError
+            For an unknown body.
+        """
+        a, b = self._pair(body_a, body_b, "set_padding_between")
+        check_padding("padding", padding)
+        self._padding[a, b] = self._padding[b, a] = float(padding)
+        self._padding_range = None
+
+    def _padding_bounds(self) -> tuple[float, float]:
+        """Smallest and largest padding of an unfiltered pair (cached until a setter runs)."""
+        if self._padding_range is None:
+            live = self._padding[~self._filtered]
+            self._padding_range = ((float(live.min()), float(live.max())) if live.size
+                                   else (0.0, 0.0))
+        return self._padding_range
+
+    def _max_padding(self) -> float:
+        return self._padding_bounds()[1]
+
+
+def check_padding(name: str, value) -> None:
+    try:
+        ok = math.isfinite(float(value))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be a finite number (metres), got {value!r}")
