@@ -1,21 +1,32 @@
-"""Load time of a URDF chain of many links: registration must stay linear.
+"""Load time of a URDF chain of many links: linear, and under a second for 10 000 links.
 
 Usage::
 
     python -m bench.many_links                  # 1 000, 10 000 and 20 000 links
+    python -m bench.many_links --sizes 1000 10000 --checker
 
 Each size is a serial chain of revolute joints, one box per link, written
 to a temporary file and loaded with ``load_urdf`` (best of ``--repeat``
-runs, in this process, imports done first). Printed: seconds per load,
-microseconds per link, and the ratio of each size's time per link to the
-smallest size's (1.0 is linear; registration that scans every frame for a
-duplicate name made it grow with the size: 10 000 links took about 28 s).
-Nothing here asserts a time.
+runs, in this process, imports done first). Printed per size: wall and CPU
+seconds per load, microseconds per link, the ratio of each size's time per
+link to the smallest size's (1.0 is linear), and, when pydrake imports,
+the seconds Drake's own parser takes for the same file (``Parser`` plus
+``Finalize``, measured alternately with ours) and our time over Drake's,
+for sizes up to ``--drake-max-links`` (1 000: Drake's time grows with the
+square of the links here, 12 s and 0.9 GB at 2 000).
+``--checker`` adds ``CollisionChecker.from_urdf`` for sizes up to 5 000
+(its pair tables are dense: n² entries). ``--node`` times the ROS node's
+path for a robot description of 1 000 links, its bound
+(``nodes/limits.py``): load, copy for the clearance checker, checker.
+The machine's load average is printed with the figures: on a shared
+machine the times are only comparable within one run. Nothing here
+asserts a time.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import sys
@@ -34,10 +45,32 @@ def chain_urdf(n: int) -> str:
     return f'<robot name="chain">\n{links}{joints}</robot>\n'
 
 
-def measure(sizes: list[int], repeat: int) -> list[dict]:
-    import trimesh  # noqa: F401  (imports out of the timing)
-    import yourdfpy  # noqa: F401
+def drake_parse_seconds(path: str) -> float:
+    """Seconds for Drake's parser to add the URDF to a plant and finalize it."""
+    from pydrake.multibody.parsing import Parser
+    from pydrake.multibody.plant import AddMultibodyPlantSceneGraph
+    from pydrake.systems.framework import DiagramBuilder
 
+    start = time.perf_counter()
+    plant, _ = AddMultibodyPlantSceneGraph(DiagramBuilder(), 0.0)
+    Parser(plant).AddModels(path)
+    plant.Finalize()
+    return time.perf_counter() - start
+
+
+def _has_drake() -> bool:
+    try:
+        import pydrake.multibody.parsing  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def measure(sizes: list[int], repeat: int, drake_max_links: int = 0,
+            checker: bool = False) -> list[dict]:
+    import trimesh  # noqa: F401  (imports out of the timing)
+
+    from geometry_core.clearance import CollisionChecker
     from geometry_core.scene_files import load_urdf
 
     rows = []
@@ -46,27 +79,75 @@ def measure(sizes: list[int], repeat: int) -> list[dict]:
             path = os.path.join(folder, f"chain{n}.urdf")
             with open(path, "w") as file:
                 file.write(chain_urdf(n))
-            best = min(_timed(load_urdf, path) for _ in range(repeat))
-            rows.append({"links": n, "seconds": round(best, 3),
-                         "us_per_link": round(1e6 * best / n, 1)})
+            ours, drakes = [], []
+            drake = n <= drake_max_links
+            for _ in range(repeat):  # alternately, so both see the same machine
+                ours.append(_timed(load_urdf, path))
+                if drake:
+                    drakes.append(drake_parse_seconds(path))
+            wall, cpu = min(ours)
+            row = {"links": n, "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
+                   "us_per_link": round(1e6 * wall / n, 1)}
+            if drake:
+                row["drake_seconds"] = round(min(drakes), 3)
+                row["ours_over_drake"] = round(wall / min(drakes), 2)
+            if checker and n <= 5000:
+                row["checker_seconds"] = round(
+                    min(_timed(CollisionChecker.from_urdf, path)[0] for _ in range(repeat)), 3)
+            rows.append(row)
     base = rows[0]["us_per_link"]
     for row in rows:
         row["per_link_ratio"] = round(row["us_per_link"] / base, 2)
     return rows
 
 
-def _timed(load, path: str) -> float:
-    start = time.perf_counter()
+def measure_node(repeat: int, links: int = 1000) -> dict:
+    """The node's path for a new robot_description: load, the checker's copy, the checker."""
+    from geometry_core.clearance import CollisionChecker
+    from geometry_core_nodes.scene_inputs import load_robot_description
+
+    text = chain_urdf(links)
+    best: dict[str, float] = {}
+    for _ in range(repeat):
+        start = time.perf_counter()
+        robot = load_robot_description(text, {})
+        loaded = time.perf_counter()
+        shared = copy.deepcopy(robot)
+        copied = time.perf_counter()
+        CollisionChecker(shared)
+        done = time.perf_counter()
+        for key, value in (("load", loaded - start), ("copy", copied - loaded),
+                           ("checker", done - copied), ("total", done - start)):
+            best[key] = min(best.get(key, value), value)
+    return {"links": links, **{f"{key}_seconds": round(v, 3) for key, v in best.items()}}
+
+
+def _timed(load, path: str) -> tuple[float, float]:
+    start, cpu = time.perf_counter(), time.process_time()
     load(path)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 20_000])
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--drake-max-links", type=int, default=1000,
+                        help="time Drake's parser up to this size (0: never)")
+    parser.add_argument("--checker", action="store_true",
+                        help="also time CollisionChecker.from_urdf (sizes up to 5 000)")
+    parser.add_argument("--node", action="store_true",
+                        help="also time the ROS node's robot_description path (1 000 links)")
     args = parser.parse_args(argv)
-    print(json.dumps(measure(args.sizes, args.repeat), indent=1))
+    before = os.getloadavg()
+    result = {"rows": measure(args.sizes, args.repeat,
+                              args.drake_max_links if _has_drake() else 0, args.checker)}
+    if args.node:
+        result["node"] = measure_node(args.repeat)
+    result["load_average"] = {"before": [round(v, 2) for v in before],
+                              "after": [round(v, 2) for v in os.getloadavg()],
+                              "cpus": os.cpu_count()}
+    print(json.dumps(result, indent=1))
     return 0
 
 

@@ -24,6 +24,7 @@ ROS.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 import numpy as np
@@ -108,23 +109,35 @@ class KinematicChain:
             else:
                 self.column[k] = column[joint.name]
         self.num_positions = len(self.position_names)
-        # The moving joints between each link and the world, as link indices.
-        self.ancestors: list[np.ndarray] = []
-        for k in range(len(order)):
-            chain, i = [], k
-            while i >= 0:
-                if self.column[i] >= 0:
-                    chain.append(i)
-                i = self.parent[i]
-            self.ancestors.append(np.array(chain, dtype=np.intp))
         # The chain as csrc/kinematics.c reads it (contiguous, int32 indices).
         self._arrays = (
             np.ascontiguousarray(self.X_PJ), np.ascontiguousarray(self.axis),
             np.array([_KIND_CODE[kind] for kind in self.kind], dtype=np.int32),
             self.parent.astype(np.int32), self.column.astype(np.int32),
             np.ascontiguousarray(self.multiplier), np.ascontiguousarray(self.offset))
-        #: Links no joint moves relative to the world (welded to it).
-        self.anchored = np.array([self.ancestors[k].size == 0 for k in range(len(order))])
+        #: Links no joint moves relative to the world (welded to it). Parents come
+        #: first in ``order``, so one pass settles each link from its parent.
+        anchored = np.zeros(len(order), dtype=bool)
+        for k in range(len(order)):
+            p = self.parent[k]
+            anchored[k] = self.column[k] < 0 and (p < 0 or anchored[p])
+        self.anchored = anchored
+
+    @functools.cached_property
+    def ancestors(self) -> list[np.ndarray]:
+        """The moving joints between each link and the world, as link indices.
+
+        Computed on first use: a serial chain of n links has n(n-1)/2 of them.
+        """
+        ancestors = []
+        for k in range(len(self.links)):
+            chain, i = [], k
+            while i >= 0:
+                if self.column[i] >= 0:
+                    chain.append(i)
+                i = self.parent[i]
+            ancestors.append(np.array(chain, dtype=np.intp))
+        return ancestors
 
     @property
     def arrays(self) -> tuple:

@@ -16,7 +16,7 @@
   which files it may name (:func:`resolve_package` finds a ``package://``
   URI or a package folder); see docs/robot-files.md.
 
-This package uses the scene graph, PyYAML, yourdfpy/lxml and trimesh; it
+This package uses the scene graph, PyYAML, lxml and trimesh; it
 never imports fcl, lcm or ROS, nor the viewer or the CLI.
 """
 

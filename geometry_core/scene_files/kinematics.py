@@ -172,7 +172,8 @@ class KinematicTree:
 
     def default_positions(self) -> dict[str, float]:
         """Return zero for each actuated joint, moved into its limits when zero is outside."""
-        return {name: float(np.clip(0.0, self._joints[name].lower, self._joints[name].upper))
+        joints = self._joints
+        return {name: float(min(max(0.0, joints[name].lower), joints[name].upper))
                 for name in self.joint_names()}
 
     def calc_frame_poses(self, q: Mapping[str, float] | None = None, *,
@@ -232,3 +233,33 @@ class KinematicTree:
             X_PC = joint.X_PJ @ joint.motion(value)
             poses[self._frame_ids[joint.child]] = RigidTransform(X_PC)
         return poses
+
+    def calc_frame_pose_array(self) -> tuple[list[FrameId], np.ndarray]:
+        """Return :meth:`calc_frame_poses` at the default positions as arrays.
+
+        Returns
+        -------
+        frame_ids : list of FrameId
+            The root frames, then the child frame of each joint.
+        X_PF : (N, 4, 4) float
+            Their poses, in one pass: ready for ``SceneGraph.set_poses_array``.
+        """
+        positions = self.default_positions()
+        frame_ids = [self._frame_ids[root] for root in self._roots]
+        X_PF = [self._X_WR[root].get_as_matrix4() if root in self._X_WR else np.eye(4)
+                for root in self._roots]
+        joints = list(self._joints.values())
+        values = np.zeros(len(joints))
+        for k, joint in enumerate(joints):
+            frame_ids.append(self._frame_ids[joint.child])
+            if joint.mimic is not None:
+                leader, multiplier, offset = joint.mimic
+                values[k] = multiplier * positions[leader] + offset
+            elif joint.type != "fixed":
+                values[k] = positions[joint.name]
+        X_PJ = np.array([joint.X_PJ for joint in joints], dtype=float).reshape(-1, 4, 4)
+        # At zero a joint's motion is the identity: only the others are multiplied.
+        for k in np.flatnonzero(values):
+            X_PJ[k] = joints[k].X_PJ @ joints[k].motion(values[k])
+        return frame_ids, np.concatenate([np.array(X_PF, dtype=float).reshape(-1, 4, 4), X_PJ])
+

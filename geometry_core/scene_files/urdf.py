@@ -1,15 +1,18 @@
 """URDF robots: links become frames, collisions proximity geometry, visuals illustration.
 
-Reading is split between two libraries on purpose:
+Reading, in time linear in the size of the robot:
 
-* yourdfpy (PyPI) builds the robot model: links, joints, origins, axes,
-  limits, materials. It has no line numbers in its errors and, on malformed
-  XML, silently falls back to a recovering parser;
-* so lxml (yourdfpy's own XML library) first parses the file strictly and a
-  checking pass validates every element yourdfpy will read, so each error
-  names the file, the line and the element, e.g.
+* lxml parses the file strictly (libxml2 refuses the hostile XML of
+  docs/robot-files.md) and gives every element its line;
+* a checking pass validates every element the robot is read from, so each
+  error names the file, the line and the element, e.g.
   ``arm.urdf:23: link 'forearm', collision #1: cylinder radius must be a
-  positive number, got '-0.1'``.
+  positive number, got '-0.1'``; it walks an ``xml.etree`` copy of lxml's
+  tree, whose elements are plain Python objects (see ``_walking_tree``);
+* the robot model (links, joints, origins, axes, limits, shapes) is read
+  from the checked tree as yourdfpy (PyPI, the reference of the tests)
+  reads it, and what yourdfpy could not read is refused with its line;
+* frames and geometries are registered in one batch each.
 
 What the scene gets, following Drake's URDF parser:
 
@@ -41,18 +44,20 @@ This module never imports fcl, lcm or ROS.
 
 from __future__ import annotations
 
-import io
+import contextlib
+import gc
 import math
 import os
 import re
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 from urllib.parse import urlparse
 
 import numpy as np
 
-from geometry_core.math import RigidTransform, RotationMatrix
+from geometry_core.math import RigidTransform
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_files.errors import SceneFileError, issue_warning, quote, quote_tag
 from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
@@ -60,8 +65,10 @@ from geometry_core.scene_files.limits import DEFAULT_LIMITS, LoadLimits, read_li
 from geometry_core.scene_files.loaded_scene import LoadedScene
 from geometry_core.scene_files.package_paths import FileAccess, resolve_mesh_path
 from geometry_core.scene_graph import (
+    CollisionFilterDeclaration,
     FrameId,
     GeometryFrame,
+    GeometryId,
     GeometryInstance,
     GeometrySet,
     IllustrationProperties,
@@ -124,6 +131,25 @@ _SCHEMA = {
     "mimic": ({"joint", "multiplier", "offset"}, set()),
 }
 _MAX_UNKNOWN_WARNINGS = 20
+#: Elements up to which the checks walk an ElementTree copy (a 10 000-link robot
+#: has about 120 000): past it, lxml's own tree, slower but three times smaller.
+_MAX_COPIED_ELEMENTS = 1_000_000
+
+
+def _on_schema(root) -> bool:
+    """Report whether every element and attribute name is one ``_SCHEMA`` allows where it is.
+
+    Looser than ``_warn_unknown``'s walk (it looks at every element, and
+    flags namespaced names too) and never stricter: when it holds, the walk
+    would warn about nothing. Sets of name pairs, built at C speed, make it
+    a fraction of the walk's cost on a large robot.
+    """
+    attributes = {(e.tag, a) for e in root.iter() for a in e.attrib}
+    children = {(e.tag, c.tag) for e in root.iter() if len(e) for c in e}
+    return all(tag not in _SCHEMA or tag in _EXTENSIONS or a in _SCHEMA[tag][0]
+               for tag, a in attributes) \
+        and all(parent not in _SCHEMA or parent in _EXTENSIONS or parent == "geometry"
+                or tag in _SCHEMA[parent][1] for parent, tag in children)
 
 
 def load_urdf(path: str | os.PathLike, *,
@@ -227,13 +253,32 @@ def load_urdf(path: str | os.PathLike, *,
                                              "(LoadLimits.max_file_bytes)")
     elif xacro_args:
         raise SceneFileError(path, None, "xacro arguments apply to .xacro files only")
-    scene = _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
-                         frame_group, X_WR, visuals, file_access, limits, data).build()
+    with _collector_paused():
+        scene = _UrdfBuilder(path, package_roots or {}, filter_adjacent, source_name,
+                             frame_group, X_WR, visuals, file_access, limits, data).build()
     if srdf is not None:
         from geometry_core.scene_files.srdf import apply_srdf
 
         apply_srdf(scene, srdf, limits=limits)
     return scene
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Pause Python's cyclic garbage collector while a robot is built.
+
+    A load makes some twenty objects per link (elements, records, ids) and
+    keeps them; the collector, triggered by the allocations, would scan
+    them again and again: a third of the time of a 10 000-link robot. It
+    runs again afterwards (unless the caller had turned it off).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _is_xacro(path) -> bool:
@@ -246,6 +291,57 @@ def _stem(path: str) -> str:
     if _is_xacro(name):
         name = name[:-len(".xacro")]
     return Path(name).stem
+
+
+class _What(NamedTuple):
+    """What a message is about (``link 'arm', collision #2``), made text only when needed."""
+
+    kind: str  # "link" or "joint"
+    name: str
+    part: str = ""  # "inertial", "collision #"...
+    number: int | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.kind} {quote(self.name)}"
+        if self.part:
+            text += f", {self.part}" + ("" if self.number is None else str(self.number))
+        return text
+
+
+class _Item(NamedTuple):
+    """A ``<collision>`` or ``<visual>``: shape as a tuple (kind, numbers or file...)."""
+
+    name: str | None
+    origin: int  # row of _Robot.X_origin; -1 without <origin>
+    shape: tuple
+    element: object
+
+
+class _Link(NamedTuple):
+    name: str
+    element: object
+    collisions: list[_Item]
+    visuals: list[_Item]
+
+
+class _Joint(NamedTuple):
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: int
+    axis: tuple[float, ...]
+    lower: float | None  # None: no <limit> or no such attribute
+    upper: float | None
+    mimic: tuple[str, float, float] | None
+    element: object
+
+
+class _Robot(NamedTuple):
+    name: str
+    links: list[_Link]
+    joints: list[_Joint]
+    X_origin: np.ndarray  # (M, 4, 4) every <origin>'s pose
 
 
 class _UrdfBuilder:
@@ -266,13 +362,14 @@ class _UrdfBuilder:
         self.file_access = file_access or FileAccess()
         self.limits = limits
         self.warnings: list[str] = []
+        self._lines: dict[int, int] | None = None  # see _line
+        self.root = self._xml_root = None
 
     def fail(self, element, message: str) -> NoReturn:
-        line = getattr(element, "sourceline", None)
-        raise SceneFileError(self.path, line, message)
+        raise SceneFileError(self.path, self._line(element), message)
 
     def warn(self, element, message: str, kind: str = "urdf") -> None:
-        line = getattr(element, "sourceline", element)
+        line = self._line(element)
         text = f"{self.path}:{line}: {message}" if line else f"{self.path}: {message}"
         self.warnings.append(text)
         issue_warning(text, kind, stacklevel=4)
@@ -281,11 +378,10 @@ class _UrdfBuilder:
 
     def build(self) -> LoadedScene:
         try:
-            import yourdfpy  # noqa: F401  (checked here: it brings lxml)
             from lxml import etree
         except ImportError as err:
-            raise SceneFileError(self.path, None, f"reading a URDF needs yourdfpy ({err}); "
-                                                  "pip install yourdfpy") from None
+            raise SceneFileError(self.path, None, f"reading a URDF needs lxml ({err}); "
+                                                  "pip install lxml") from None
 
         data = self.data
         if data is None:
@@ -294,18 +390,55 @@ class _UrdfBuilder:
         root = self._parse_xml(data, etree)
         if root.tag != "robot":
             self.fail(root, f"the root element must be <robot>, got {quote_tag(root.tag)}")
-        self.root = root
-        self.changed = False  # True once _check removed or renamed something
-        if self.data is None:
-            self._refuse_unexpanded(root, etree)
-        self._check(root)
-        if not root.get("name"):  # yourdfpy needs one; _check warned
-            root.set("name", _stem(self.file))
-            self.changed = True
-        if self.changed:
-            data = etree.tostring(root)
-        robot = self._parse_with_yourdfpy(data)
-        return self._register(robot)
+        self._xml_root = root
+        text = etree.tostring(root)  # comments gone, entities expanded
+        unexpanded = self.data is None and (b"$" in text or b"xacro" in text)
+        over = self._over_limits(root)
+        if over is not None:  # refused before any walk, in the order of the checks below
+            if unexpanded:
+                self._refuse_unexpanded(root)
+            self._warn_unnamed(root)
+            self.fail(root, over)
+        tree = self.root = self._walking_tree(root, text)
+        if unexpanded:
+            self._refuse_unexpanded(tree)
+        self._check(tree)
+        return self._register(self._read_robot(tree))
+
+    def _walking_tree(self, root, text: bytes):
+        """The tree the checks walk: a plain ElementTree copy when it holds the same elements.
+
+        lxml builds a Python object per element each time one is reached;
+        the standard library's elements are Python objects already, which
+        makes a pass over a robot of thousands of links several times
+        faster. lxml stays the parser (strict, with its refusals of hostile
+        XML) and the source of line numbers (:meth:`_line`). A tree with
+        processing instructions is walked as it is: the copy would drop them.
+        So is a tree of very many elements (whatever its links): the copy's
+        Python objects take several times lxml's memory.
+        """
+        if root.xpath("boolean(//processing-instruction())") \
+                or root.xpath("count(//*)") > _MAX_COPIED_ELEMENTS:
+            return root
+        try:
+            return ElementTree.fromstring(text)
+        except ElementTree.ParseError:
+            return root
+
+    def _line(self, element) -> int | None:
+        """The source line of an element of either tree (an int stands for itself)."""
+        if element is None or isinstance(element, int):
+            return element
+        line = getattr(element, "sourceline", None)
+        if line is not None or not isinstance(element, ElementTree.Element):
+            return line
+        if self._lines is None:
+            # Both trees list the same elements in document order (see _walking_tree).
+            from lxml import etree
+
+            self._lines = {id(copy): original.sourceline for copy, original in
+                           zip(self.root.iter(), self._xml_root.iter(tag=etree.Element))}
+        return self._lines.get(id(element))
 
     def _parse_xml(self, data: bytes, etree):
         """The root element; content after it is ignored with a warning, as urdfdom does."""
@@ -331,9 +464,11 @@ class _UrdfBuilder:
                 return root
         raise SceneFileError(self.path, error.lineno, f"XML syntax error: {error.msg}") from None
 
-    def _refuse_unexpanded(self, root, etree) -> None:
+    def _refuse_unexpanded(self, root) -> None:
         """Refuse a .urdf that still holds xacro: its numbers and names are not there yet."""
-        for element in root.iter(tag=etree.Element):
+        for element in root.iter():
+            if not isinstance(element.tag, str):  # a processing instruction
+                continue
             tag = element.tag
             if (tag.startswith("{") and "xacro" in tag.partition("}")[0]) \
                     or tag.startswith("xacro:"):
@@ -348,6 +483,8 @@ class _UrdfBuilder:
 
     def _warn_unknown(self, root) -> None:
         """One warning per unknown element or attribute name (urdfdom ignores them)."""
+        if _on_schema(root):
+            return  # the walk below would find nothing
         seen: dict[str, list] = {}
 
         def visit(element, parent: str | None) -> None:
@@ -407,46 +544,195 @@ class _UrdfBuilder:
         blank = bytes(b if b in b"\r\n" else 32 for b in match.group(0))
         return blank + data[match.end():]
 
-    def _parse_with_yourdfpy(self, data: bytes):
-        import yourdfpy
+    # ------------------------------------------------------------------- read
 
+    def _read_robot(self, root) -> _Robot:
+        """The robot model of the checked tree, read as yourdfpy reads it.
+
+        The checks above validated every value this reads; what they accept
+        and yourdfpy's reading did not (a comma between the numbers of an
+        ``<origin>``, an ``<axis>``, a colour or a single-number attribute;
+        a calibration or safety-controller value that is not a number; a
+        processing instruction before a shape) is refused here, with its
+        line. Origins are collected as rows and turned into poses in one
+        pass at the end.
+        """
+        self._origins: list[tuple[str, str, object]] = []
+        links = []
+        for element in root.findall("link"):
+            inertial = element.find("inertial")
+            if inertial is not None:
+                self._read_inertial(inertial)
+            visuals = [self._read_item(item) for item in element.findall("visual")
+                       if item not in self.skipped]
+            collisions = [self._read_item(item) for item in element.findall("collision")]
+            links.append(_Link(element.get("name"), element, collisions, visuals))
+        joints = [self._read_joint(element) for element in root.findall("joint")]
+        for material in root.findall("material"):
+            self._read_material(material)
+        X = self._origin_poses()
+        return _Robot(root.get("name") or _stem(self.file), links, joints, X)
+
+    def _read_item(self, element) -> _Item:
+        geometry = element.find("geometry")
+        shape = geometry[0]
+        tag = shape.tag
+        if tag == "box":
+            values = (self._float_of(shape, "size", v, plural=True)
+                      for v in shape.get("size").replace(",", " ").split())
+            shape = ("box", tuple(values))
+        elif tag == "sphere":
+            shape = ("sphere", self._float(shape, "radius"))
+        elif tag == "cylinder":
+            shape = ("cylinder", self._float(shape, "radius"), self._float(shape, "length"))
+        elif tag == "mesh":
+            scale = shape.get("scale")
+            if scale is not None:
+                values = [self._float_of(shape, "scale", v, plural=True)
+                          for v in scale.replace(",", " ").split()]
+                scale = None if not values else values[0] if len(values) == 1 else values
+            shape = ("mesh", shape.get("filename"), scale)
+        else:
+            # A processing instruction before the shape: yourdfpy reads the first node.
+            self.fail(geometry, "<geometry>: a processing instruction comes before its shape")
+        if element.tag == "visual":
+            material = element.find("material")
+            if material is not None:
+                self._read_material(material)
+        return _Item(element.get("name"), self._read_origin(element), shape, element)
+
+    def _read_joint(self, element) -> _Joint:
+        axis = element.find("axis")
+        axis = (1.0, 0.0, 0.0) if axis is None else self._vector(axis, "xyz", "1 0 0")
+        limit = element.find("limit")
+        lower = upper = None
+        if limit is not None:
+            for attribute in ("effort", "velocity"):
+                self._float(limit, attribute)
+            lower, upper = self._float(limit, "lower"), self._float(limit, "upper")
+        mimic = element.find("mimic")
+        if mimic is not None:
+            mimic = (mimic.get("joint"), self._float(mimic, "multiplier", 1.0),
+                     self._float(mimic, "offset", 0.0))
+        for tag, attributes in (("calibration", ("rising", "falling")),
+                                ("safety_controller", ("soft_lower_limit", "soft_upper_limit",
+                                                       "k_position", "k_velocity"))):
+            extra = element.find(tag)
+            if extra is not None:
+                for attribute in attributes:
+                    self._float(extra, attribute)
+        return _Joint(element.get("name"), element.get("type"),
+                      element.find("parent").get("link"), element.find("child").get("link"),
+                      self._read_origin(element), axis, lower, upper, mimic, element)
+
+    def _read_inertial(self, inertial) -> None:
+        self._read_origin(inertial)
+        mass = inertial.find("mass")
+        if mass is not None:
+            self._float(mass, "value", 0.0)
+        inertia = inertial.find("inertia")
+        if inertia is not None:
+            for attribute in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
+                self._float(inertia, attribute, 0.0)
+
+    def _read_material(self, material) -> None:
+        color = material.find("color")
+        if color is not None:
+            self._vector(color, "rgba", "1 1 1 1")
+
+    def _read_origin(self, element) -> int:
+        """The row of the element's ``<origin>`` among the poses; -1 when it has none."""
+        origin = element.find("origin")
+        if origin is None:
+            return -1
+        self._origins.append((origin.get("xyz", "0 0 0"), origin.get("rpy", "0 0 0"), origin))
+        return len(self._origins) - 1
+
+    def _origin_poses(self) -> np.ndarray:
+        """``[R(rpy) | xyz]`` of every origin, (M, 4, 4): yourdfpy's (trimesh's) formula."""
+        origins = self._origins
+        if not origins:
+            return np.zeros((0, 4, 4))
+        xyz = np.empty((len(origins), 3))
+        rpy = np.empty((len(origins), 3))
         try:
-            return yourdfpy.URDF.load(io.BytesIO(data), build_scene_graph=False,
-                                      load_meshes=False, mesh_dir=str(self.folder)).robot
-        except Exception as err:  # yourdfpy raises KeyError/ValueError/AttributeError
-            raise SceneFileError(self.path, None,
-                                 f"yourdfpy could not read the robot: {err!r}") from None
+            # The checks saw three finite numbers in each (commas read as blanks).
+            xyz[:] = [[float(v) for v in t.split()] for t, _, _ in origins]
+            rpy[:] = [[float(v) for v in r.split()] for _, r, _ in origins]
+        except ValueError:
+            for t, r, origin in origins:  # which one: it is refused with its line
+                self._vector(origin, "xyz", t)
+                self._vector(origin, "rpy", r)
+            raise
+        si, sj, sk = np.sin(rpy).T
+        ci, cj, ck = np.cos(rpy).T
+        cc, cs, sc, ss = ci * ck, ci * sk, si * ck, si * sk
+        X = np.zeros((len(origins), 4, 4))
+        X[:, 0, 0], X[:, 0, 1], X[:, 0, 2] = cj * ck, sj * sc - cs, sj * cc + ss
+        X[:, 1, 0], X[:, 1, 1], X[:, 1, 2] = cj * sk, sj * ss + cc, sj * cs - sc
+        X[:, 2, 0], X[:, 2, 1], X[:, 2, 2] = -sj, cj * si, cj * ci
+        X[:, :3, 3] = xyz
+        X[:, 3, 3] = 1.0
+        return X
+
+    def _float(self, element, attribute: str, default: float | None = None) -> float | None:
+        """One number as yourdfpy reads it (``float`` of the whole text); None when absent."""
+        text = element.get(attribute)
+        if text is None:
+            return default
+        return self._float_of(element, attribute, text)
+
+    def _float_of(self, element, attribute: str, text: str, plural: bool = False) -> float:
+        try:
+            return float(text)
+        except ValueError:
+            value = element.get(attribute)
+            wanted = "numbers separated by blanks" if plural else "a number"
+            commas = ", without commas" if "," in value else ""
+            self.fail(element, f"<{element.tag}> {attribute} must be {wanted}{commas}, got "
+                               f"{quote(value)}")
+
+    def _vector(self, element, attribute: str, default: str) -> tuple[float, ...]:
+        """Numbers separated by blanks, as yourdfpy reads them (no commas)."""
+        return tuple(self._float_of(element, attribute, v, plural=True)
+                     for v in element.get(attribute, default).split())
 
     # ------------------------------------------------------------------ check
 
-    def _numbers(self, element, attribute: str, what: str, count: int | tuple[int, ...],
-                 default: str | None = None, positive: bool = False) -> np.ndarray:
+    def _numbers(self, element, attribute: str, what: object, count: int | tuple[int, ...],
+                 default: str | None = None, positive: bool = False) -> list[float]:
         text = element.get(attribute, default)
         if text is None:
             self.fail(element, f"{what}: <{element.tag}> needs the attribute {attribute!r}")
-        counts = (count,) if isinstance(count, int) else count
         # Plain Python: a robot has tens of thousands of these small checks.
+        if count == 1 and not positive:
+            try:  # one number without commas: what a split would find, sooner
+                value = float(text)
+            except ValueError:
+                pass
+            else:
+                if math.isfinite(value):
+                    return [value]
         try:
             values = [float(v) for v in text.replace(",", " ").split()]
         except ValueError:
             values = None
+        if values is not None and (len(values) == count if type(count) is int
+                                   else len(values) in count) \
+                and all(map(math.isfinite, values)) \
+                and not (positive and any(v <= 0 for v in values)):
+            return values
+        counts = (count,) if isinstance(count, int) else count
         wanted = " or ".join(str(c) for c in counts)
         kind = "positive numbers" if positive else "finite numbers"
-        if values is None or len(values) not in counts \
-                or not all(map(math.isfinite, values)) \
-                or (positive and any(v <= 0 for v in values)):
-            self.fail(element, f"{what}: <{element.tag}> {attribute} must have {wanted} {kind}, "
-                               f"got {quote(text)}")
-        values = np.array(values)
-        return values
+        self.fail(element, f"{what}: <{element.tag}> {attribute} must have {wanted} {kind}, "
+                           f"got {quote(text)}")
 
     def _check(self, root) -> None:
-        """Validate everything yourdfpy reads, so errors carry a line and an element."""
+        """Validate everything the robot is read from, so errors carry a line and an element."""
         self.unlimited: set[str] = set()  # joints whose limits bound nothing
-        if not root.get("name"):
-            self.warn(root, f"<robot> has no 'name' attribute; the robot is named "
-                            f"{_stem(self.file)!r} after its file")
-        self._check_counts(root)
+        self.skipped: set = set()  # <visual> elements left out
+        self._warn_unnamed(root)
         self._warn_unknown(root)
         links: dict[str, object] = {}
         for link in root.findall("link"):
@@ -456,15 +742,15 @@ class _UrdfBuilder:
             self._check_name(link, "link", name)
             if name in links:
                 self.fail(link, f"link {quote(name)} is declared twice (first on line "
-                                f"{links[name].sourceline})")
+                                f"{self._line(links[name])})")
             links[name] = link
             inertial = link.find("inertial")
             if inertial is not None:
-                self._check_inertial(inertial, f"link {quote(name)}, inertial")
+                self._check_inertial(inertial, _What("link", name, "inertial"))
             for k, element in enumerate(link.findall("collision")):
-                self._check_geometry(element, f"link {quote(name)}, collision #{k + 1}")
+                self._check_geometry(element, _What("link", name, "collision #", k + 1))
             for k, element in enumerate(link.findall("visual")):
-                self._check_visual(link, element, f"link {quote(name)}, visual #{k + 1}")
+                self._check_visual(link, element, _What("link", name, "visual #", k + 1))
         for material in root.findall("material"):
             self._check_material(material, f"material {quote(material.get('name'))}")
         joints: dict[str, object] = {}
@@ -475,9 +761,9 @@ class _UrdfBuilder:
             self._check_name(joint, "joint", name)
             if name in joints:
                 self.fail(joint, f"joint {quote(name)} is declared twice (first on line "
-                                 f"{joints[name].sourceline})")
+                                 f"{self._line(joints[name])})")
             joints[name] = joint
-            self._check_joint(joint, f"joint {quote(name)}", links)
+            self._check_joint(joint, _What("joint", name), links)
         if not links:
             hint = (" (a xacro file that only defines macros: load the file that uses them)"
                     if self.data is not None else "")
@@ -485,7 +771,7 @@ class _UrdfBuilder:
         self.link_elements = links
         self.joint_elements = joints
 
-    def _check_visual(self, link, element, what: str) -> None:
+    def _check_visual(self, link, element, what: object) -> None:
         """A visual that is malformed, empty or of zero size is skipped: only the look is lost."""
         if self.visuals:
             try:
@@ -494,33 +780,35 @@ class _UrdfBuilder:
             except SceneFileError as err:
                 self.warn(err.line or element, f"{err.message}; this visual is skipped, as RViz "
                                                "draws the robot without it")
-        link.remove(element)  # not registered (or not wanted): yourdfpy never sees it
-        self.changed = True
+        self.skipped.add(element)  # neither read nor registered
 
-    def _check_counts(self, root) -> None:
-        """Refuse a robot over the limits before any per-element work."""
+    def _warn_unnamed(self, root) -> None:
+        if not root.get("name"):
+            self.warn(root, f"<robot> has no 'name' attribute; the robot is named "
+                            f"{_stem(self.file)!r} after its file")
+
+    def _over_limits(self, root) -> str | None:
+        """What makes the robot over the limits, or None; counted by libxml2, no walk."""
         limits = self.limits
-        counted = {"link": 0, "joint": 0, "geometry": 0}
-        for element in root:
-            if element.tag in ("link", "joint"):
-                counted[element.tag] += 1
-        for link in root.iterfind("link"):
-            counted["geometry"] += sum(1 for child in link if child.tag in ("collision", "visual"))
+        counted = {kind: int(root.xpath(f"count(/robot/{path})")) for kind, path in
+                   (("link", "link"), ("joint", "joint"),
+                    ("geometry", "link/*[self::collision or self::visual]"))}
         for kind, limit in (("link", limits.max_links), ("joint", limits.max_joints),
                             ("geometry", limits.max_geometries)):
             if counted[kind] > limit:
                 plural = "geometries" if kind == "geometry" else f"{kind}s"
-                self.fail(root, f"the robot has {counted[kind]} {plural}, over the limit of "
-                                f"{limit} (LoadLimits.max_{plural})")
+                return (f"the robot has {counted[kind]} {plural}, over the limit of {limit} "
+                        f"(LoadLimits.max_{plural})")
+        return None
 
     def _check_name(self, element, kind: str, name: str) -> None:
         if len(name) > self.limits.max_name_length:
             self.fail(element, f"{kind} name {quote(name)} is over the limit of "
                                f"{self.limits.max_name_length} characters")
 
-    def _check_inertial(self, inertial, what: str) -> None:
-        # Not used by the scene, but yourdfpy converts it: a bad number must fail here,
-        # with its line, rather than inside yourdfpy without one.
+    def _check_inertial(self, inertial, what: object) -> None:
+        # Not used by the scene, but yourdfpy, the reference, converts it: a bad number
+        # is refused, with its line.
         self._check_origin(inertial, what)
         mass = inertial.find("mass")
         if mass is not None:
@@ -530,13 +818,13 @@ class _UrdfBuilder:
             for attribute in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
                 self._numbers(inertia, attribute, what, 1, default="0")
 
-    def _check_origin(self, element, what: str) -> None:
+    def _check_origin(self, element, what: object) -> None:
         origin = element.find("origin")
         if origin is not None:
             self._numbers(origin, "xyz", what, 3, default="0 0 0")
             self._numbers(origin, "rpy", what, 3, default="0 0 0")
 
-    def _check_geometry(self, element, what: str) -> None:
+    def _check_geometry(self, element, what: object) -> None:
         self._check_origin(element, what)
         geometry = element.find("geometry")
         if geometry is None:
@@ -559,7 +847,7 @@ class _UrdfBuilder:
                 self.fail(shape, f"{what}: <mesh> needs a 'filename' attribute")
             if shape.get("scale") is not None:
                 scale = self._numbers(shape, "scale", what, (1, 3))
-                if not np.all(scale):
+                if not all(scale):
                     self.fail(shape, f"{what}: <mesh> scale must not be zero, got "
                                      f"{quote(shape.get('scale'))}")
         else:
@@ -569,15 +857,15 @@ class _UrdfBuilder:
         if material is not None:
             self._check_material(material, what)
 
-    def _check_material(self, material, what: str) -> None:
+    def _check_material(self, material, what: object) -> None:
         color = material.find("color")
         if color is not None:
             rgba = self._numbers(color, "rgba", what, 4)
-            if np.any((rgba < 0) | (rgba > 1)):
+            if any(v < 0 or v > 1 for v in rgba):
                 self.fail(color, f"{what}: <color> rgba must be in [0, 1], got "
                                  f"{quote(color.get('rgba'))}")
 
-    def _check_limits(self, joint, limit, what: str, kind: str) -> None:
+    def _check_limits(self, joint, limit, what: object, kind: str) -> None:
         """Limits that bound nothing leave the joint unlimited (sampled over all angles)."""
         if limit is None:
             self.warn(joint, f"{what}: a {kind} joint without <limit>; it is unlimited")
@@ -593,7 +881,7 @@ class _UrdfBuilder:
             self.warn(limit, f"{what}: <limit> lower {lower:g} is above upper {upper:g}; the "
                              "joint is unlimited")
 
-    def _check_joint(self, joint, what: str, links: dict) -> None:
+    def _check_joint(self, joint, what: object, links: dict) -> None:
         kind = joint.get("type")
         if kind not in _JOINT_TYPES:
             extra = (" (floating and planar joints are not supported)"
@@ -631,53 +919,76 @@ class _UrdfBuilder:
 
     # --------------------------------------------------------------- register
 
-    def _register(self, robot) -> LoadedScene:
+    def _register(self, robot: _Robot) -> LoadedScene:
         sg = SceneGraph()
         scene = LoadedScene(sg, Path(self.file))
-        name = self.source_name or robot.name or _stem(self.file)
+        name = self.source_name or robot.name
         source_id = sg.register_source(name)
         scene.source_ids[name] = source_id
 
         parent_of: dict[str, str] = {}
         for joint in robot.joints:
             if joint.child in parent_of:
-                self.fail(self.joint_elements[joint.name],
+                self.fail(joint.element,
                           f"joint {quote(joint.name)}: link {quote(joint.child)} already has "
                           f"parent joint {quote(parent_of[joint.child])}; a URDF is a tree")
             if joint.child == _WORLD:
-                self.fail(self.joint_elements[joint.name],
+                self.fail(joint.element,
                           f"joint {quote(joint.name)}: the world cannot be a child link")
             parent_of[joint.child] = joint.name
         joint_by_name = {j.name: j for j in robot.joints}
-        order = self._topological_links(robot, parent_of, joint_by_name)
+        order = self._topological_links(robot, parent_of)
 
-        frame_ids: dict[str, FrameId] = {}
+        # One registration call for every frame and one for every geometry:
+        # a robot of 10 000 links loads in a fraction of a second.
+        frames, parents = [], []
+        new_id: dict[str, FrameId] = {}
         for link in order:
             parent_joint = parent_of.get(link)
             parent_link = None if parent_joint is None else joint_by_name[parent_joint].parent
-            parent_id = None if parent_link in (None, _WORLD) else frame_ids[parent_link]
-            frame_ids[link] = sg.register_frame(source_id, GeometryFrame(link, self.frame_group),
-                                                parent_id)
+            frame = GeometryFrame(link, self.frame_group)
+            new_id[link] = frame.id()
+            frames.append(frame)
+            parents.append(None if parent_link in (None, _WORLD) else new_id[parent_link])
+        frame_ids = dict(zip(order, sg.register_frames(source_id, frames, parents)))
         scene.frames.update(frame_ids)
 
-        joints = [self._joint_spec(joint, joint_by_name) for joint in robot.joints]
+        joints = self._joint_specs(robot, joint_by_name)
         roots = {link: self.X_WR for link in order if link not in parent_of and self.X_WR}
         tree = KinematicTree(source_id, frame_ids, joints, roots,
                              world_frame=_WORLD)
         scene.kinematics = tree
-        sg.set_poses(source_id, tree.calc_frame_poses())
+        sg.set_poses_array(source_id, *tree.calc_frame_pose_array())
 
         self._top_materials = {m.get("name"): m for m in self.root.findall("material")
                                if m.get("name")}
         self._inline_materials: dict[str, object] = {}
+        # (key, anchored id or None, element, what) in the order of the file
+        self._keys: list[tuple[str, GeometryId | None, object, str]] = []
+        self._taken: set[str] = set()
+        on_frames: tuple[list, list] = ([], [])  # frame ids, instances
         for link in robot.links:
-            self._register_link_geometry(scene, source_id, link)
+            self._link_geometry(scene, source_id, link, robot.X_origin, on_frames)
+        frame_list, instances = on_frames
+        try:
+            geometry_ids = iter(sg.register_geometries(source_id, frame_list, instances))
+        except ValueError:
+            # Name the element: registered one at a time, the culprit fails as it did alone.
+            pending = [key for key in self._keys if key[1] is None]
+            for frame_id, instance, (_, _, element, what) in zip(frame_list, instances, pending):
+                try:
+                    sg.register_geometry(source_id, frame_id, instance)
+                except ValueError as err:
+                    self.fail(element, f"{what}: {err}")
+            raise
+        for key, anchored_id, _, _ in self._keys:
+            scene.geometries[key] = next(geometry_ids) if anchored_id is None else anchored_id
         if self.filter_adjacent:
             self._filter_adjacent(scene, robot)
         scene.warnings = self.warnings
         return scene
 
-    def _topological_links(self, robot, parent_of, joint_by_name) -> list[str]:
+    def _topological_links(self, robot: _Robot, parent_of) -> list[str]:
         children: dict[str, list[str]] = {}
         for joint in robot.joints:
             children.setdefault(joint.parent, []).append(joint.child)
@@ -689,90 +1000,92 @@ class _UrdfBuilder:
         placed = set(order)
         missing = [link for link in links if link not in placed]
         if missing:
-            joint = self.joint_elements[parent_of[missing[0]]]
-            self.fail(joint, f"links {', '.join(missing)} form a cycle of joints (a URDF is a "
-                             "tree)")
+            joint = robot.joints[0]
+            for joint in robot.joints:
+                if joint.name == parent_of[missing[0]]:
+                    break
+            self.fail(joint.element, f"links {', '.join(missing)} form a cycle of joints (a URDF "
+                                     "is a tree)")
         return order
 
-    def _joint_spec(self, joint, joint_by_name) -> JointSpec:
-        element = self.joint_elements[joint.name]
-        X_PJ = self._matrix(joint.origin, element, f"joint {quote(joint.name)}")
-        axis = np.asarray(joint.axis if joint.axis is not None else (1.0, 0.0, 0.0), float)
-        if joint.type != "fixed":
-            # Scaled first: the norm of (1e308, 0, 0) overflows to infinity.
-            axis = axis / np.max(np.abs(axis))
-            axis = axis / np.linalg.norm(axis)
-        lower, upper = -math.inf, math.inf
-        if joint.type in ("revolute", "prismatic") and joint.limit is not None \
-                and joint.name not in self.unlimited:
-            if joint.limit.lower is not None:
-                lower = float(joint.limit.lower)
-            if joint.limit.upper is not None:
-                upper = float(joint.limit.upper)
-        mimic = None
-        if joint.mimic is not None:
-            leader = joint.mimic.joint
-            if leader not in joint_by_name or joint_by_name[leader].type == "fixed":
-                self.fail(element.find("mimic"), f"joint {quote(joint.name)}: mimics "
-                                                 f"{quote(leader)}, which is not a moving joint "
-                                                 "of the robot")
-            mimic = (leader, float(joint.mimic.multiplier if joint.mimic.multiplier is not None
-                                   else 1.0),
-                     float(joint.mimic.offset if joint.mimic.offset is not None else 0.0))
-        return JointSpec(joint.name, joint.type, joint.parent, joint.child, X_PJ, axis,
-                         lower, upper, mimic)
+    def _joint_specs(self, robot: _Robot, joint_by_name) -> list[JointSpec]:
+        """Every joint's spec; the axes of moving joints normalised in one pass."""
+        joints = robot.joints
+        axes = np.array([j.axis if len(j.axis) == 3 else (1.0, 0.0, 0.0) for j in joints],
+                        dtype=float).reshape(-1, 3)
+        moving = np.array([j.type != "fixed" for j in joints], dtype=bool)
+        # Scaled first: the norm of (1e308, 0, 0) overflows to infinity.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scaled = axes / np.max(np.abs(axes), axis=1, keepdims=True)
+            unit = scaled / np.linalg.norm(scaled, axis=1, keepdims=True)
+        axes[moving] = unit[moving]
+        specs = []
+        for k, joint in enumerate(joints):
+            X_PJ = np.eye(4) if joint.origin < 0 else robot.X_origin[joint.origin].copy()
+            lower, upper = -math.inf, math.inf
+            if joint.type in ("revolute", "prismatic") and joint.name not in self.unlimited:
+                if joint.lower is not None:
+                    lower = joint.lower
+                if joint.upper is not None:
+                    upper = joint.upper
+            mimic = joint.mimic
+            if mimic is not None:
+                leader = joint_by_name.get(mimic[0])
+                if leader is None or leader.type == "fixed":
+                    self.fail(joint.element.find("mimic"),
+                              f"joint {quote(joint.name)}: mimics {quote(mimic[0])}, which is "
+                              "not a moving joint of the robot")
+            specs.append(JointSpec(joint.name, joint.type, joint.parent, joint.child, X_PJ,
+                                   axes[k].copy(), lower, upper, mimic))
+        return specs
 
-    def _matrix(self, origin, element, what: str) -> np.ndarray:
-        if origin is None:
-            return np.eye(4)
-        try:
-            X = RigidTransform(RotationMatrix(np.asarray(origin[:3, :3], float)),
-                               np.asarray(origin[:3, 3], float))
-        except ValueError as err:
-            self.fail(element, f"{what}: invalid <origin>: {err}")
-        return X.get_as_matrix4()
-
-    def _register_link_geometry(self, scene: LoadedScene, source_id, link) -> None:
+    def _link_geometry(self, scene: LoadedScene, source_id, link: _Link, X_origin,
+                       on_frames: tuple[list, list]) -> None:
+        """Register a link's geometry: anchored now, on a frame later in one call."""
         sg = scene.scene_graph
-        element = self.link_elements[link.name]
         anchored = link.name == _WORLD
         frame_id = None if anchored else scene.frames[link.name]
         kinds = [("collision", link.collisions)]
         if self.visuals:
             kinds.append(("visual", link.visuals))
         for kind, items in kinds:
-            elements = element.findall(kind)
-            for k, (item, item_element) in enumerate(zip(items, elements)):
-                what = f"link {quote(link.name)}, {kind} #{k + 1}"
+            for k, item in enumerate(items):
+                what = _What("link", link.name, f"{kind} #", k + 1)
                 name = item.name or (kind if k == 0 else f"{kind}_{k}")
-                shape = self._shape(item.geometry, item_element, what, kind)
+                shape = self._shape(item, what, kind)
                 if shape is None:
                     continue
-                X_FG = RigidTransform(self._matrix(item.origin, item_element, what))
+                # An origin's pose comes from checked finite numbers through the
+                # rotation formula: a rigid transform by construction, not re-checked.
+                X_FG = RigidTransform() if item.origin < 0 else \
+                    RigidTransform._from_trusted_matrix4(X_origin[item.origin].copy())
                 instance = GeometryInstance(X_FG, shape, name)
                 if kind == "collision":
                     instance.set_proximity_properties(ProximityProperties())
                 else:
                     illustration, perception = IllustrationProperties(), PerceptionProperties()
-                    rgba = self._color(item_element, what)
+                    rgba = self._color(item.element, what)
                     if rgba is not None:
                         illustration.add_property("phong", "diffuse", rgba)
                         perception.add_property("phong", "diffuse", rgba)
                     instance.set_illustration_properties(illustration)
                     instance.set_perception_properties(perception)
-                try:
-                    if anchored:
-                        geometry_id = sg.register_anchored_geometry(source_id, instance)
-                    else:
-                        geometry_id = sg.register_geometry(source_id, frame_id, instance)
-                except ValueError as err:
-                    self.fail(item_element, f"{what}: {err}")
                 key = f"{link.name}::{name}"
-                if key in scene.geometries:
+                if key in self._taken:
                     key = f"{key}::{kind}"
-                scene.geometries[key] = geometry_id
+                self._taken.add(key)
+                anchored_id = None
+                if anchored:
+                    try:
+                        anchored_id = sg.register_anchored_geometry(source_id, instance)
+                    except ValueError as err:
+                        self.fail(item.element, f"{what}: {err}")
+                else:
+                    on_frames[0].append(frame_id)
+                    on_frames[1].append(instance)
+                self._keys.append((key, anchored_id, item.element, what))
 
-    def _color(self, element, what: str) -> Rgba | None:
+    def _color(self, element, what: object) -> Rgba | None:
         """The visual's colour: inline, by name at robot level, or by name defined earlier.
 
         urdfdom remembers a named material defined inside a visual and lets
@@ -796,22 +1109,23 @@ class _UrdfBuilder:
                                         "robot; the visual gets no colour")
                     return None
                 self.warn(material, f"{what}: material {quote(name)} is defined inside a visual "
-                                    f"(line {defined.sourceline}), not at robot level; used "
+                                    f"(line {self._line(defined)}), not at robot level; used "
                                     "by name here as urdfdom does")
             color = defined.find("color")
         if color is None:
             return None
         return Rgba(*(float(v) for v in color.get("rgba").replace(",", " ").split()))
 
-    def _shape(self, geometry, element, what: str, kind: str) -> Shape | None:
-        if geometry.box is not None:
-            return Box(*np.asarray(geometry.box.size, float))
-        if geometry.sphere is not None:
-            return Sphere(float(geometry.sphere.radius))
-        if geometry.cylinder is not None:
-            return Cylinder(float(geometry.cylinder.radius), float(geometry.cylinder.length))
-        mesh_element = element.find("geometry/mesh")
-        filename = geometry.mesh.filename
+    def _shape(self, item: _Item, what: object, kind: str) -> Shape | None:
+        shape = item.shape
+        if shape[0] == "box":
+            return Box(*shape[1])
+        if shape[0] == "sphere":
+            return Sphere(shape[1])
+        if shape[0] == "cylinder":
+            return Cylinder(shape[1], shape[2])
+        mesh_element = item.element.find("geometry/mesh")
+        filename = shape[1]
         problem = None
         try:
             resolved = resolve_mesh_path(filename, self.folder, self.package_roots,
@@ -835,7 +1149,7 @@ class _UrdfBuilder:
         if not urlparse(filename).netloc and filename.startswith("package:"):
             self.warn(mesh_element, f"{what}: {quote(filename)} names no package; found "
                                     f"{resolved} by searching beside the URDF")
-        scale = np.ones(3) if geometry.mesh.scale is None else geometry.mesh.scale
+        scale = np.ones(3) if shape[2] is None else shape[2]
         scale = np.broadcast_to(np.asarray(scale, float), (3,))
         if np.prod(scale) < 0.0:
             part = "hull is" if kind == "collision" else "faces are"
@@ -854,22 +1168,26 @@ class _UrdfBuilder:
             self.fail(mesh_element, f"{what}: {err}")
         return shape
 
-    def _filter_adjacent(self, scene: LoadedScene, robot) -> None:
+    def _filter_adjacent(self, scene: LoadedScene, robot: _Robot) -> None:
         """Filter joined links, except to the world, and groups welded by fixed joints."""
-        sg = scene.scene_graph
         world_geometry = [scene.geometries[key] for key in scene.geometries
                           if key.startswith(f"{_WORLD}::")]
         group_of = {link.name: link.name for link in robot.links}
 
         def find(link: str) -> str:
             while group_of[link] != link:
-                link = group_of[link]
+                group_of[link] = link = group_of[group_of[link]]  # path halving
             return link
 
+        # One declaration, applied at once: a statement per joint costs its own pairs.
+        declaration = CollisionFilterDeclaration()
+        sets: dict[str, GeometrySet] = {}  # a link is the parent of its children's joints
         for joint in robot.joints:
             if joint.parent != _WORLD:
-                sg.exclude_collisions_between(GeometrySet(scene.frames[joint.parent]),
-                                              GeometrySet(scene.frames[joint.child]))
+                for link in (joint.parent, joint.child):
+                    if link not in sets:
+                        sets[link] = GeometrySet(scene.frames[link])
+                declaration.exclude_between(sets[joint.parent], sets[joint.child])
             if joint.type == "fixed" and joint.parent in group_of:
                 group_of[find(joint.child)] = find(joint.parent)
         groups: dict[str, list] = {}
@@ -880,4 +1198,5 @@ class _UrdfBuilder:
             if root == _WORLD:
                 ids += world_geometry
             if len(ids) > 1:
-                sg.exclude_collisions_within(GeometrySet(ids))
+                declaration.exclude_within(GeometrySet(ids))
+        scene.scene_graph.collision_filter_manager().apply(declaration)

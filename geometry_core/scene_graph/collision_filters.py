@@ -90,6 +90,17 @@ class FilteredPairs:
         """
         pairs = self._pairs
         for kind, a, b in statements:
+            if b is not None and len(a) == 1 and len(b) == 1:
+                # One geometry each side (a joint between two links of one
+                # geometry each): the common statement of a large robot.
+                (x,), (y,) = a, b
+                if x != y:
+                    pair = (x, y) if x < y else (y, x)
+                    if kind.startswith("exclude"):
+                        pairs.add(pair)
+                    else:
+                        pairs.discard(pair)
+                continue
             if b is None:
                 ordered = sorted(a)
                 statement = {(x, y) for n, x in enumerate(ordered) for y in ordered[n + 1:]}

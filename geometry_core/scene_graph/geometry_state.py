@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -96,6 +96,11 @@ class GeometryState(Registration):
         self._source_slots.clear()
         return self._poses.add_frame(parent_slot, name, scoped_name)
 
+    def _new_frame_slots(self, parent_slots: list[int], names: list[str],
+                         scoped_names: list[str]) -> None:
+        self._source_slots.clear()
+        self._poses.add_frames(parent_slots, names, scoped_names)
+
     def _geometries_removed(self, removed: set[int]) -> None:
         self._filters.forget(removed)
 
@@ -113,6 +118,18 @@ class GeometryState(Registration):
                        parent_id: FrameId | None = None) -> FrameId:
         with self._lock:
             return super().register_frame(source_id, frame, parent_id)
+
+    def register_frames(self, source_id: SourceId, frames: Sequence[GeometryFrame],
+                        parent_ids: Sequence[FrameId | None]) -> list[FrameId]:
+        with self._lock:
+            return super().register_frames(source_id, frames, parent_ids)
+
+    def register_geometries(self, source_id: SourceId, frame_ids: Sequence[FrameId],
+                            geometries: Sequence[GeometryInstance]) -> list[GeometryId]:
+        # Many geometries: the next snapshot rebuilds the model rather than
+        # editing it once per geometry.
+        with self._lock:
+            return super().register_geometries(source_id, frame_ids, geometries)
 
     def register_geometry(self, source_id: SourceId, parent_id: FrameId | GeometryId,
                           geometry: GeometryInstance) -> GeometryId:

@@ -147,6 +147,9 @@ class GeometrySet:
 
     def add(self, ids: Iterable[FrameId | GeometryId] | FrameId | GeometryId) -> GeometrySet:
         """Add ids (one or an iterable); return self."""
+        if type(ids) is FrameId:  # the common case: a frame (a robot link)
+            self._frames.add(ids)
+            return self
         if isinstance(ids, (FrameId, GeometryId)):
             ids = (ids,)
         for item in ids:

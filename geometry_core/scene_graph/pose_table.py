@@ -59,6 +59,22 @@ class PoseTable:
         self._all_posed = False
         return slot
 
+    def add_frames(self, parent_slots: list[int], names: list[str],
+                   scoped_names: list[str]) -> None:
+        """:meth:`add_frame` for each, in order: the new slots follow the last one."""
+        count = len(parent_slots)
+        start = self._size
+        self._grow_frames(start + count)
+        rows = slice(start, start + count)
+        self._parent_slot[rows] = parent_slots
+        self._X_PF[rows] = np.eye(4)
+        self._has_pose[rows] = False
+        self._names.extend(names)
+        self._scoped_names.extend(scoped_names)
+        self._size = start + count
+        self._parent_slot32 = None
+        self._all_posed = self._all_posed and count == 0
+
     def _grow_frames(self, needed: int) -> None:
         capacity = len(self._X_PF)
         if needed <= capacity:

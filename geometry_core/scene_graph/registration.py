@@ -15,6 +15,7 @@ roles; never the query engine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,6 +100,11 @@ class Registration:
         """Give a new frame a pose row under ``parent_slot``; return its slot."""
         raise NotImplementedError
 
+    def _new_frame_slots(self, parent_slots: list[int], names: list[str],
+                         scoped_names: list[str]) -> None:
+        """Give new frames the next pose rows, in order (a parent's row before its child's)."""
+        raise NotImplementedError
+
     def _geometries_removed(self, removed: set[int]) -> None:
         """Forget what refers to the geometries with these id values."""
         raise NotImplementedError
@@ -177,6 +183,62 @@ class Registration:
         self._topology_changed()
         return frame.id()
 
+    def register_frames(self, source_id: SourceId, frames: Sequence[GeometryFrame],
+                        parent_ids: Sequence[FrameId | None]) -> list[FrameId]:
+        """Register many frames at once: ``register_frame`` for each pair, in order.
+
+        A parent may be a frame earlier in ``frames``. All or nothing: the
+        frames are checked first, and one bad frame registers none.
+
+        Raises
+        ------
+        KeyError, ValueError, TypeError
+            As :meth:`register_frame`, for the first frame at fault; also
+            ValueError when the two sequences differ in length.
+        """
+        source = self._source(source_id)
+        frames, parent_ids = list(frames), list(parent_ids)
+        if len(frames) != len(parent_ids):
+            raise ValueError(f"{len(frames)} frames but {len(parent_ids)} parent ids")
+        pending: dict[FrameId, GeometryFrame] = {}
+        names: set[str] = set()
+        parents = []
+        for frame, parent_id in zip(frames, parent_ids):
+            if not isinstance(frame, GeometryFrame):
+                raise TypeError(f"frame must be a GeometryFrame, got {type(frame).__name__}")
+            parent_id = self._world_id if parent_id is None else parent_id
+            if parent_id not in pending:
+                parent = self._frame(parent_id)
+                if parent.source_id is not None and parent.source_id != source_id:
+                    raise ValueError(f"parent frame {parent.name!r} belongs to source "
+                                     f"{self._sources[parent.source_id].name!r}, not "
+                                     f"{source.name!r}")
+            frame_id, name = frame.id(), frame.name()
+            if frame_id in self._frames or frame_id in pending:
+                raise ValueError(f"frame {name!r} ({frame_id!r}) is already registered")
+            if name in source.frame_names or name in names:
+                raise ValueError(f"source {source.name!r} already has a frame named {name!r}")
+            pending[frame_id] = frame
+            names.add(name)
+            parents.append(parent_id)
+        # Slots are handed out in order, so a frame's slot is known before it exists.
+        base = len(self._frame_by_slot)
+        parent_slots = []
+        for k, (frame, parent_id) in enumerate(zip(frames, parents)):
+            parent = self._frames[parent_id]  # pending parents come first: already added
+            record = _Frame(frame.id(), frame.name(), source_id, parent_id, frame.frame_group(),
+                            base + k)
+            self._frames[record.id] = record
+            self._frame_by_slot.append(record)
+            parent.child_ids.append(record.id)
+            parent_slots.append(parent.slot)
+        self._new_frame_slots(parent_slots, [frame.name() for frame in frames],
+                              [f"{source.name}::{frame.name()}" for frame in frames])
+        source.frame_ids.extend(pending)
+        source.frame_names.update(names)
+        self._topology_changed()
+        return list(pending)
+
     # --------------------------------------------------------------- geometries
 
     def register_geometry(self, source_id: SourceId, parent_id: FrameId | GeometryId,
@@ -215,6 +277,68 @@ class Registration:
             raise TypeError(f"parent_id must be a FrameId or GeometryId, got {parent_id!r}")
         return self._add_geometry(source, source_id, frame, parent_geometry_id, X_PG, X_FG,
                                   geometry)
+
+    def register_geometries(self, source_id: SourceId, frame_ids: Sequence[FrameId],
+                            geometries: Sequence[GeometryInstance]) -> list[GeometryId]:
+        """Register many geometries on frames at once: ``register_geometry`` for each pair.
+
+        All or nothing: everything is checked first (names unique per frame
+        and role among the new geometries too), and one bad geometry
+        registers none.
+
+        Raises
+        ------
+        KeyError, ValueError, TypeError
+            As :meth:`register_geometry` on a frame, for the first geometry
+            at fault; also ValueError when the two sequences differ in length.
+        """
+        source = self._source(source_id)
+        frame_ids, geometries = list(frame_ids), list(geometries)
+        if len(frame_ids) != len(geometries):
+            raise ValueError(f"{len(frame_ids)} frame ids but {len(geometries)} geometries")
+        new_ids: set[GeometryId] = set()
+        # Roles of the new geometries by (frame record, name): names stay unique per role.
+        new_names: dict[tuple[int, str], list[Role]] = {}
+        pending = []
+        frame_id = frame = None
+        for next_id, geometry in zip(frame_ids, geometries):
+            if not isinstance(geometry, GeometryInstance):
+                raise TypeError(f"geometry must be a GeometryInstance, got "
+                                f"{type(geometry).__name__}")
+            if next_id is not frame_id:  # a frame's geometries usually come together
+                if not isinstance(next_id, FrameId):
+                    raise TypeError(f"parent_id must be a FrameId, got {next_id!r}")
+                frame_id, frame = next_id, self._frame(next_id)
+                if frame.source_id is None:
+                    raise ValueError("use register_anchored_geometry() for geometry on the "
+                                     "world frame")
+                self._check_owner(source_id, frame.source_id, f"frame {frame.name!r}")
+            geometry_id, name = geometry.id(), geometry.name()
+            if geometry_id in self._geometries or geometry_id in new_ids:
+                raise ValueError(f"geometry {name!r} ({geometry_id!r}) is already registered")
+            roles = [(props, _ROLE_OF[type(props)]) for props in
+                     (geometry.proximity_properties(), geometry.illustration_properties(),
+                      geometry.perception_properties()) if props is not None]
+            taken = new_names.setdefault((id(frame), name), [])
+            for _, role in roles:
+                self._check_unique_name(frame, role, name)
+                if role in taken:
+                    raise ValueError(f"frame {frame.name!r} already has a geometry named "
+                                     f"{name!r} with the {role.name.lower()} role")
+                taken.append(role)
+            new_ids.add(geometry_id)
+            pending.append((frame, geometry, roles))
+        for frame, geometry, roles in pending:
+            X_FG = geometry._X_PG.get_as_matrix4()  # a copy: the instance keeps its own
+            record = _Geometry(geometry.id(), geometry.name(), source_id, frame.id, None, X_FG,
+                               X_FG, geometry.shape(), dict((role, props) for props, role in roles))
+            self._geometries[record.id] = record
+            frame.geometry_ids.append(record.id)
+            frame.name_count[record.name] = frame.name_count.get(record.name, 0) + 1
+            source.geometry_ids.append(record.id)
+        if pending:
+            self._topology_changed()
+        return [geometry.id() for geometry in geometries]
 
     def register_anchored_geometry(self, source_id: SourceId,
                                    geometry: GeometryInstance) -> GeometryId:

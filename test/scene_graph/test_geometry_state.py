@@ -517,3 +517,105 @@ def test_collision_model_index_lookups(scene):
     assert model.find_index(ids[0]) is None
     with pytest.raises(KeyError, match="not a geometry with the proximity role"):
         model.index_of(ids[0])
+
+
+# ----------------------------------------------------------- batch registration
+
+
+def _box(name: str, role=ProximityProperties) -> GeometryInstance:
+    instance = GeometryInstance(RigidTransform(p=[0.0, 0.0, 0.1]), Box(0.1, 0.2, 0.3), name)
+    if role is ProximityProperties:
+        instance.set_proximity_properties(ProximityProperties())
+    else:
+        instance.set_illustration_properties(IllustrationProperties())
+    return instance
+
+
+def test_register_frames_is_register_frame_for_each_and_parents_may_be_new():
+    batch, single = SceneGraph(), SceneGraph()
+    ids = []
+    for sg in (batch, single):
+        source = sg.register_source("robot")
+        frames = [GeometryFrame(f"l{k}", 2) for k in range(5)]
+        parents = [None, frames[0].id(), frames[1].id(), frames[0].id(), None]
+        if sg is batch:
+            ids.append(sg.register_frames(source, frames, parents))
+        else:
+            ids.append([sg.register_frame(source, f, p) for f, p in zip(frames, parents)])
+        sg.set_poses_array(source, ids[-1], np.tile(np.eye(4), (5, 1, 1)))
+    for sg, frame_ids in zip((batch, single), ids):
+        inspector = sg.model_inspector()
+        assert [inspector.get_name(f) for f in frame_ids] == [f"l{k}" for k in range(5)]
+        parents = [inspector.get_parent_frame(f) for f in frame_ids]
+        assert parents == [inspector.world_frame_id(), frame_ids[0], frame_ids[1],
+                           frame_ids[0], inspector.world_frame_id()]
+        assert [inspector.get_frame_group(f) for f in frame_ids] == [2] * 5
+        assert sg.frames_without_poses() == []
+
+
+@pytest.mark.parametrize("case, error, match", [
+    ("duplicate in batch", ValueError, "already has a frame named 'a'"),
+    ("duplicate of registered", ValueError, "already has a frame named 'old'"),
+    ("parent later in batch", KeyError, "is not a registered frame"),
+    ("parent of another source", ValueError, "belongs to source 'other'"),
+    ("lengths differ", ValueError, "2 frames but 1 parent ids"),
+])
+def test_register_frames_refuses_as_register_frame_and_registers_none(case, error, match):
+    sg = SceneGraph()
+    source, other = sg.register_source("robot"), sg.register_source("other")
+    sg.register_frame(source, GeometryFrame("old"))
+    foreign = sg.register_frame(other, GeometryFrame("x"))
+    a, b = GeometryFrame("a"), GeometryFrame("b")
+    frames, parents = {
+        "duplicate in batch": ([a, GeometryFrame("a")], [None, None]),
+        "duplicate of registered": ([a, GeometryFrame("old")], [None, None]),
+        "parent later in batch": ([a, b], [b.id(), None]),
+        "parent of another source": ([a, b], [None, foreign]),
+        "lengths differ": ([a, b], [None]),
+    }[case]
+    version = sg.geometry_version()
+    with pytest.raises(error, match=match):
+        sg.register_frames(source, frames, parents)
+    assert sg.model_inspector().num_frames_for_source(source) == 1
+    assert sg.geometry_version() == version
+
+
+def test_register_geometries_is_register_geometry_for_each():
+    sg = SceneGraph()
+    source = sg.register_source("robot")
+    f1, f2 = (sg.register_frame(source, GeometryFrame(n)) for n in ("f1", "f2"))
+    instances = [_box("a"), _box("b"), _box("a"), _box("a", IllustrationProperties)]
+    ids = sg.register_geometries(source, [f1, f1, f2, f1], instances)
+    assert ids == [g.id() for g in instances]
+    inspector = sg.model_inspector()
+    assert [inspector.get_frame_id(g) for g in ids] == [f1, f1, f2, f1]
+    assert inspector.num_geometries_for_frame_with_role(f1, Role.PROXIMITY) == 2
+    np.testing.assert_array_equal(inspector.get_pose_in_frame(ids[0]).translation(),
+                                  [0.0, 0.0, 0.1])
+    # The model sees them: a snapshot's collision model has the three proximity boxes.
+    sg.set_poses(source, {f1: RigidTransform(), f2: RigidTransform(p=[5.0, 0.0, 0.0])})
+    assert len(sg.query_object().compute_point_pair_penetration()) == 0
+    assert inspector.num_geometries_with_role(Role.PROXIMITY) == 3
+
+
+@pytest.mark.parametrize("case, match", [
+    ("same name and role on one frame", "already has a geometry named 'a' with the proximity"),
+    ("name taken by a registered geometry", "already has a geometry named 'old'"),
+    ("world frame", "use register_anchored_geometry"),
+    ("lengths differ", "1 frame ids but 2 geometries"),
+])
+def test_register_geometries_refuses_as_register_geometry_and_registers_none(case, match):
+    sg = SceneGraph()
+    source = sg.register_source("robot")
+    frame = sg.register_frame(source, GeometryFrame("f"))
+    sg.register_geometry(source, frame, _box("old"))
+    world = sg.model_inspector().world_frame_id()
+    frames, instances = {
+        "same name and role on one frame": ([frame, frame], [_box("a"), _box("a")]),
+        "name taken by a registered geometry": ([frame, frame], [_box("b"), _box("old")]),
+        "world frame": ([frame, world], [_box("b"), _box("c")]),
+        "lengths differ": ([frame], [_box("b"), _box("c")]),
+    }[case]
+    with pytest.raises(ValueError, match=match):
+        sg.register_geometries(source, frames, instances)
+    assert sg.model_inspector().num_geometries() == 1
