@@ -49,6 +49,7 @@ import gc
 import math
 import os
 import re
+import threading
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping
 from pathlib import Path
@@ -263,22 +264,34 @@ def load_urdf(path: str | os.PathLike, *,
     return scene
 
 
+#: Loads under way that paused the collector, and whether it ran before the first.
+_pauses = {"count": 0, "was_enabled": False}
+_pauses_lock = threading.Lock()
+
+
 @contextlib.contextmanager
 def _collector_paused():
     """Pause Python's cyclic garbage collector while a robot is built.
 
     A load makes some twenty objects per link (elements, records, ids) and
     keeps them; the collector, triggered by the allocations, would scan
-    them again and again: a third of the time of a 10 000-link robot. It
-    runs again afterwards (unless the caller had turned it off).
+    them again and again: a third of the time of a 10 000-link robot. The
+    collector is process-wide, so loads in several threads share one pause:
+    it runs again when the last of them ends (unless it was off before the
+    first began).
     """
-    enabled = gc.isenabled()
-    gc.disable()
+    with _pauses_lock:
+        if _pauses["count"] == 0:
+            _pauses["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _pauses["count"] += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _pauses_lock:
+            _pauses["count"] -= 1
+            if _pauses["count"] == 0 and _pauses["was_enabled"]:
+                gc.enable()
 
 
 def _is_xacro(path) -> bool:

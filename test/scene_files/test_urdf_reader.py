@@ -339,3 +339,29 @@ def test_every_example_robot_data_urdf_reads_as_yourdfpy_reads_it():
         compared += 1
     assert compared == 67
 
+
+
+def test_loads_in_threads_share_one_pause_of_the_garbage_collector():
+    import gc
+    import threading
+
+    from geometry_core.scene_files import urdf
+
+    assert gc.isenabled()
+    entered, main_inside, leave = threading.Event(), threading.Event(), threading.Event()
+
+    def first_load():
+        with urdf._collector_paused():
+            entered.set()
+            main_inside.wait(timeout=30)
+        leave.set()
+
+    first = threading.Thread(target=first_load)
+    first.start()
+    entered.wait(timeout=30)
+    with urdf._collector_paused():
+        main_inside.set()
+        leave.wait(timeout=30)  # the first load has ended; this one has not
+        assert not gc.isenabled(), "the collector ran again while a load was under way"
+    first.join(timeout=30)
+    assert gc.isenabled(), "the last load to end turns the collector back on"
