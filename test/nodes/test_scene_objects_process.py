@@ -143,8 +143,8 @@ def _sphere(T, object_id, p, operation=0, frame="world"):
     return co
 
 
-@pytest.mark.parametrize("backend", ["dds", "rclpy"])
-def test_objects_reach_penetrations_clearance_and_markers(tmp_path, monkeypatch, backend):
+def _domain_for(backend: str, monkeypatch) -> int:
+    """A fresh DDS domain; for rclpy, skip where ROS 2 is missing and point it at loopback."""
     domain = 20 + next(_DOMAINS) % 40
     if backend == "rclpy":
         pytest.importorskip("rclpy", reason="rclpy comes with a ROS 2 installation")
@@ -155,6 +155,12 @@ def test_objects_reach_penetrations_clearance_and_markers(tmp_path, monkeypatch,
         monkeypatch.setenv("ROS_DOMAIN_ID", str(domain))
         monkeypatch.setenv("CYCLONEDDS_URI", loopback_config())
         monkeypatch.setenv("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp")
+    return domain
+
+
+@pytest.mark.parametrize("backend", ["dds", "rclpy"])
+def test_objects_reach_penetrations_clearance_and_markers(tmp_path, monkeypatch, backend):
+    domain = _domain_for(backend, monkeypatch)
     params = scenario.write_params(tmp_path / "params.yaml", scene_file="builtin:demo",
                                    max_distance=MAX_DISTANCE, stale_after_s=0.0)
     peer = scenario.Peer(domain, backend=backend)
@@ -286,16 +292,7 @@ def _acm_diff(T, object_id: str, link: str, allowed: bool):
 @pytest.mark.parametrize("backend", ["dds", "rclpy"])
 def test_allowed_collision_entries_at_run_time(tmp_path, monkeypatch, backend):
     """An entry added at run time takes a pair out of /penetrations; set back, it returns."""
-    domain = 20 + next(_DOMAINS) % 40
-    if backend == "rclpy":
-        pytest.importorskip("rclpy", reason="rclpy comes with a ROS 2 installation")
-        pytest.importorskip("moveit_msgs.msg", reason="moveit_msgs comes with a ROS 2 "
-                            "installation")
-        pytest.importorskip("geometry_core_ros.msg",
-                            reason="geometry_core_ros messages not generated")
-        monkeypatch.setenv("ROS_DOMAIN_ID", str(domain))
-        monkeypatch.setenv("CYCLONEDDS_URI", loopback_config())
-        monkeypatch.setenv("RMW_IMPLEMENTATION", "rmw_cyclonedds_cpp")
+    domain = _domain_for(backend, monkeypatch)
     params = scenario.write_params(tmp_path / "params.yaml", scene_file="builtin:demo",
                                    max_distance=MAX_DISTANCE, stale_after_s=0.0)
     peer = scenario.Peer(domain, backend=backend)
