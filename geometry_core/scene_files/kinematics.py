@@ -262,4 +262,3 @@ class KinematicTree:
         for k in np.flatnonzero(values):
             X_PJ[k] = joints[k].X_PJ @ joints[k].motion(values[k])
         return frame_ids, np.concatenate([np.array(X_PF, dtype=float).reshape(-1, 4, 4), X_PJ])
-

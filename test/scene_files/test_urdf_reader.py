@@ -340,7 +340,6 @@ def test_every_example_robot_data_urdf_reads_as_yourdfpy_reads_it():
     assert compared == 67
 
 
-
 def test_loads_in_threads_share_one_pause_of_the_garbage_collector():
     import gc
     import threading
