@@ -92,10 +92,6 @@ class GeometryState(Registration):
 
     # ------------------------------------------------------------------- hooks
 
-    def _new_frame_slot(self, parent_slot: int, name: str, scoped_name: str) -> int:
-        self._source_slots.clear()
-        return self._poses.add_frame(parent_slot, name, scoped_name)
-
     def _new_frame_slots(self, parent_slots: list[int], names: list[str],
                          scoped_names: list[str]) -> None:
         self._source_slots.clear()
@@ -113,11 +109,6 @@ class GeometryState(Registration):
         return self._version
 
     # ------------------------------------------------------- changes at run time
-
-    def register_frame(self, source_id: SourceId, frame: GeometryFrame,
-                       parent_id: FrameId | None = None) -> FrameId:
-        with self._lock:
-            return super().register_frame(source_id, frame, parent_id)
 
     def register_frames(self, source_id: SourceId, frames: Sequence[GeometryFrame],
                         parent_ids: Sequence[FrameId | None]) -> list[FrameId]:

@@ -45,23 +45,9 @@ class PoseTable:
     def __len__(self) -> int:
         return self._size
 
-    def add_frame(self, parent_slot: int, name: str, scoped_name: str) -> int:
-        """Give a new frame the next slot (no pose yet) under ``parent_slot``; return it."""
-        slot = self._size
-        self._grow_frames(slot + 1)
-        self._parent_slot[slot] = parent_slot
-        self._X_PF[slot] = np.eye(4)
-        self._has_pose[slot] = False
-        self._names.append(name)
-        self._scoped_names.append(scoped_name)
-        self._size = slot + 1
-        self._parent_slot32 = None
-        self._all_posed = False
-        return slot
-
     def add_frames(self, parent_slots: list[int], names: list[str],
                    scoped_names: list[str]) -> None:
-        """:meth:`add_frame` for each, in order: the new slots follow the last one."""
+        """Give new frames the next slots (no pose yet) under ``parent_slots``, in order."""
         count = len(parent_slots)
         start = self._size
         self._grow_frames(start + count)

@@ -6,7 +6,7 @@ everything before it changes anything, so a rejected call leaves the model
 as it was. It owns the records only: a new frame's pose row, the filters of
 removed geometry and the caches belong to
 :class:`~geometry_core.scene_graph.GeometryState`, which this class tells
-through three hooks (``_new_frame_slot``, ``_geometries_removed``,
+through three hooks (``_new_frame_slots``, ``_geometries_removed``,
 ``_topology_changed``).
 
 Imports ``geometry_core.shapes`` and the scene graph's ids, instances and
@@ -96,10 +96,6 @@ class Registration:
 
     # ------------------------------------------------------------------- hooks
 
-    def _new_frame_slot(self, parent_slot: int, name: str, scoped_name: str) -> int:
-        """Give a new frame a pose row under ``parent_slot``; return its slot."""
-        raise NotImplementedError
-
     def _new_frame_slots(self, parent_slots: list[int], names: list[str],
                          scoped_names: list[str]) -> None:
         """Give new frames the next pose rows, in order (a parent's row before its child's)."""
@@ -160,28 +156,7 @@ class Registration:
             If the parent belongs to another source, the frame id is already
             registered, or the source already has a frame of that name.
         """
-        source = self._source(source_id)
-        if not isinstance(frame, GeometryFrame):
-            raise TypeError(f"frame must be a GeometryFrame, got {type(frame).__name__}")
-        parent_id = self._world_id if parent_id is None else parent_id
-        parent = self._frame(parent_id)
-        if parent.source_id is not None and parent.source_id != source_id:
-            raise ValueError(f"parent frame {parent.name!r} belongs to source "
-                             f"{self._sources[parent.source_id].name!r}, not "
-                             f"{source.name!r}")
-        if frame.id() in self._frames:
-            raise ValueError(f"frame {frame.name()!r} ({frame.id()!r}) is already registered")
-        if frame.name() in source.frame_names:
-            raise ValueError(f"source {source.name!r} already has a frame named {frame.name()!r}")
-        slot = self._new_frame_slot(parent.slot, frame.name(), f"{source.name}::{frame.name()}")
-        record = _Frame(frame.id(), frame.name(), source_id, parent_id, frame.frame_group(), slot)
-        self._frames[frame.id()] = record
-        self._frame_by_slot.append(record)
-        parent.child_ids.append(frame.id())
-        source.frame_ids.append(frame.id())
-        source.frame_names.add(frame.name())
-        self._topology_changed()
-        return frame.id()
+        return self.register_frames(source_id, [frame], [parent_id])[0]
 
     def register_frames(self, source_id: SourceId, frames: Sequence[GeometryFrame],
                         parent_ids: Sequence[FrameId | None]) -> list[FrameId]:
