@@ -243,10 +243,7 @@ class Registration:
             X_FG = parent_geometry.X_FG @ X_PG
             parent_geometry_id = parent_id
         elif isinstance(parent_id, FrameId):
-            frame = self._frame(parent_id)
-            if frame.source_id is None:
-                raise ValueError("use register_anchored_geometry() for geometry on the world frame")
-            self._check_owner(source_id, frame.source_id, f"frame {frame.name!r}")
+            frame = self._own_frame(source_id, parent_id)
             X_FG = X_PG
         else:
             raise TypeError(f"parent_id must be a FrameId or GeometryId, got {parent_id!r}")
@@ -283,11 +280,7 @@ class Registration:
             if next_id is not frame_id:  # a frame's geometries usually come together
                 if not isinstance(next_id, FrameId):
                     raise TypeError(f"parent_id must be a FrameId, got {next_id!r}")
-                frame_id, frame = next_id, self._frame(next_id)
-                if frame.source_id is None:
-                    raise ValueError("use register_anchored_geometry() for geometry on the "
-                                     "world frame")
-                self._check_owner(source_id, frame.source_id, f"frame {frame.name!r}")
+                frame_id, frame = next_id, self._own_frame(source_id, next_id)
             geometry_id, name = geometry.id(), geometry.name()
             if geometry_id in self._geometries or geometry_id in new_ids:
                 raise ValueError(f"geometry {name!r} ({geometry_id!r}) is already registered")
@@ -307,10 +300,7 @@ class Registration:
             X_FG = geometry._X_PG.get_as_matrix4()  # a copy: the instance keeps its own
             record = _Geometry(geometry.id(), geometry.name(), source_id, frame.id, None, X_FG,
                                X_FG, geometry.shape(), dict((role, props) for props, role in roles))
-            self._geometries[record.id] = record
-            frame.geometry_ids.append(record.id)
-            frame.name_count[record.name] = frame.name_count.get(record.name, 0) + 1
-            source.geometry_ids.append(record.id)
+            self._insert_geometry(record, frame, source)
         if pending:
             self._topology_changed()
         return [geometry.id() for geometry in geometries]
@@ -345,14 +335,26 @@ class Registration:
             self._check_unique_name(frame, role, record.name)
         for props, role in pending:
             record.properties[role] = props
-        self._geometries[record.id] = record
-        frame.geometry_ids.append(record.id)
-        frame.name_count[record.name] = frame.name_count.get(record.name, 0) + 1
-        source.geometry_ids.append(record.id)
+        self._insert_geometry(record, frame, source)
         if parent_geometry_id is not None:
             self._geometries[parent_geometry_id].child_ids.append(record.id)
         self._topology_changed()
         return record.id
+
+    def _own_frame(self, source_id: SourceId, frame_id: FrameId) -> _Frame:
+        """The record of a frame of ``source_id`` that geometry may be registered on."""
+        frame = self._frame(frame_id)
+        if frame.source_id is None:
+            raise ValueError("use register_anchored_geometry() for geometry on the world frame")
+        self._check_owner(source_id, frame.source_id, f"frame {frame.name!r}")
+        return frame
+
+    def _insert_geometry(self, record: _Geometry, frame: _Frame, source) -> None:
+        """Enter a checked geometry record in the tables of its frame and source."""
+        self._geometries[record.id] = record
+        frame.geometry_ids.append(record.id)
+        frame.name_count[record.name] = frame.name_count.get(record.name, 0) + 1
+        source.geometry_ids.append(record.id)
 
     def remove_geometry(self, source_id: SourceId, geometry_id: GeometryId) -> None:
         """Remove a geometry and every geometry registered relative to it.
