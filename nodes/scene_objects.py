@@ -393,8 +393,9 @@ class SceneObjects:
                 ids.append(graph.register_anchored_geometry(source_id, instance))
             else:
                 ids.append(graph.register_geometry(source_id, frame_id, instance))
-        touch = [self._frames()[link][0] for link in held.touch_links
-                 if link != held.link and link in self._frames()]
+        frames = self._frames()
+        touch = [frames[link][0] for link in held.touch_links
+                 if link != held.link and link in frames]
         if touch and ids:
             graph.exclude_collisions_between(GeometrySet(ids), GeometrySet(touch))
         self.registered[object_id] = (held, body, ids)
