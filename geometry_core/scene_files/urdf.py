@@ -58,7 +58,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from geometry_core.math import RigidTransform
+from geometry_core.math import RigidTransform, rotation_matrices_from_rpy
 from geometry_core.scene import SceneGraph
 from geometry_core.scene_files.errors import SceneFileError, issue_warning, quote, quote_tag
 from geometry_core.scene_files.kinematics import JointSpec, KinematicTree
@@ -662,7 +662,7 @@ class _UrdfBuilder:
         return len(self._origins) - 1
 
     def _origin_poses(self) -> np.ndarray:
-        """``[R(rpy) | xyz]`` of every origin, (M, 4, 4): yourdfpy's (trimesh's) formula."""
+        """``[R(rpy) | xyz]`` of every origin, (M, 4, 4)."""
         origins = self._origins
         if not origins:
             return np.zeros((0, 4, 4))
@@ -677,13 +677,8 @@ class _UrdfBuilder:
                 self._vector(origin, "xyz", t)
                 self._vector(origin, "rpy", r)
             raise
-        si, sj, sk = np.sin(rpy).T
-        ci, cj, ck = np.cos(rpy).T
-        cc, cs, sc, ss = ci * ck, ci * sk, si * ck, si * sk
         X = np.zeros((len(origins), 4, 4))
-        X[:, 0, 0], X[:, 0, 1], X[:, 0, 2] = cj * ck, sj * sc - cs, sj * cc + ss
-        X[:, 1, 0], X[:, 1, 1], X[:, 1, 2] = cj * sk, sj * ss + cc, sj * cs - sc
-        X[:, 2, 0], X[:, 2, 1], X[:, 2, 2] = -sj, cj * si, cj * ci
+        X[:, :3, :3] = rotation_matrices_from_rpy(rpy)
         X[:, :3, 3] = xyz
         X[:, 3, 3] = 1.0
         return X
