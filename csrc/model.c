@@ -415,15 +415,21 @@ static int cmp_sweep(const void *a, const void *b) {
     return (x->g > y->g) - (x->g < y->g);
 }
 
-/* Add (min, max) of i, j unless filtered; then the prefilter. */
+/* Add (min, max) of i, j unless filtered; then the prefilter. With
+ * pair_margin (G * G, by key i * G + j) the pair's own margin replaces
+ * margin, and -inf leaves the pair out. */
 static int consider(const ModelObject *m, const double *X_WG, int i, int j, double margin,
-                    key_list *out) {
+                    const double *pair_margin, key_list *out) {
     if (i > j) {
         int t = i;
         i = j;
         j = t;
     }
     if (is_filtered(m, i, j)) return 0;
+    if (pair_margin != NULL) {
+        margin = pair_margin[(int64_t)i * m->G + j];
+        if (margin == -INFINITY) return 0;
+    }
     if (isfinite(margin) && provably_apart(m, X_WG, i, j, margin)) return 0;
     return key_push(out, (int64_t)i * m->G + j);
 }
@@ -436,7 +442,8 @@ static int boxes_meet(const double *lo, const double *hi, int a, int b) {
 
 /* Every unfiltered pair whose boxes come within margin, minus the pairs the
  * prefilter proves apart; sorted by (i, j). Returns -1 on allocation failure. */
-static int candidates(const ModelObject *m, const double *X_WG, double margin, key_list *out) {
+static int candidates(const ModelObject *m, const double *X_WG, double margin,
+                      const double *pair_margin, key_list *out) {
     Py_ssize_t G = m->G;
     double *center = malloc((size_t)(G + 1) * 6 * sizeof(double));
     if (center == NULL) return -1;
@@ -460,7 +467,7 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
             for (Py_ssize_t b = a + 1; b < nb && rc == 0; ++b) {
                 int i = m->bounded[a], j = m->bounded[b];
                 if (isfinite(margin) && !boxes_meet(lo, hi, i, j)) continue;
-                rc = consider(m, X_WG, i, j, margin, out);
+                rc = consider(m, X_WG, i, j, margin, pair_margin, out);
             }
     } else {
         sweep_item *items = malloc((size_t)nb * sizeof(sweep_item));
@@ -484,7 +491,7 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
                     if (!(A->lo[1] <= B->hi[1] && B->lo[1] <= A->hi[1] &&
                           A->lo[2] <= B->hi[2] && B->lo[2] <= A->hi[2]))
                         continue;
-                    rc = consider(m, X_WG, A->g, B->g, margin, out);
+                    rc = consider(m, X_WG, A->g, B->g, margin, pair_margin, out);
                 }
             }
             free(items);
@@ -500,7 +507,7 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
         for (Py_ssize_t g = 0; g < G && rc == 0; ++g) {
             if (g == h) continue;
             if (m->shapes[g].kind == GC_HALFSPACE) {
-                if (g > h) rc = consider(m, X_WG, h, (int)g, INFINITY, out);
+                if (g > h) rc = consider(m, X_WG, h, (int)g, INFINITY, pair_margin, out);
                 continue;
             }
             double rel[3];
@@ -509,7 +516,7 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
             double low = gc_dot(rel, n_W) - (hg[0] * fabs(n_W[0]) + hg[1] * fabs(n_W[1]) +
                                              hg[2] * fabs(n_W[2]));
             if (!(low <= margin)) continue;
-            rc = consider(m, X_WG, h, (int)g, margin, out);
+            rc = consider(m, X_WG, h, (int)g, margin, pair_margin, out);
         }
     }
     free(lo);
@@ -700,7 +707,7 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
     Py_ssize_t count = 0;
     int failed = 0;
     Py_BEGIN_ALLOW_THREADS
-    if (candidates(self, X_WG, margin, &keys) < 0) {
+    if (candidates(self, X_WG, margin, NULL, &keys) < 0) {
         failed = 1;
     } else {
         records = malloc((size_t)(keys.size + 1) * sizeof(pair_record));
@@ -732,7 +739,7 @@ static PyObject *model_candidates(ModelObject *self, PyObject *args) {
     key_list keys = {NULL, 0, 0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = candidates(self, view.buf, margin, &keys);
+    rc = candidates(self, view.buf, margin, NULL, &keys);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     if (rc < 0) {
@@ -820,6 +827,7 @@ typedef struct {
     Py_ssize_t positions;
     const int *link_slot, *parent_slot;
     double report_max, margin;
+    const double *pair_margin;   /* (G * G) or NULL: chain_pairs' per-pair margins */
     int stop_below_zero, first_contact;
     /* Only the sign of each answer is wanted (with stop_below_zero): a pair
      * whose inner spheres overlap ends the configuration with the (negative)
@@ -846,7 +854,7 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
     for (Py_ssize_t g = 0; g < G; ++g)
         gc_compose(X_WF + 16 * m->frame_slot[g], m->X_FG + 16 * g, X_WG + 16 * g);
     w->keys.size = 0;
-    if (candidates(m, X_WG, job->margin, &w->keys) < 0) {
+    if (candidates(m, X_WG, job->margin, NULL, &w->keys) < 0) {
         w->failed = 1;
         return NAN;
     }
@@ -892,7 +900,7 @@ static int pairs_of(const batch_job *job, const double *X_WF, batch_scratch *w,
     w->keys.size = 0;
     *count = 0;
     *records = NULL;
-    if (candidates(m, X_WG, job->margin, &w->keys) < 0) return -1;
+    if (candidates(m, X_WG, job->margin, job->pair_margin, &w->keys) < 0) return -1;
     pair_record *out = malloc((size_t)(w->keys.size + 1) * sizeof(pair_record));
     if (out == NULL) return -1;
     *records = out;
@@ -1108,11 +1116,11 @@ static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
  * report_max, strict, local, threads) -> [pairs() answer of each
  * configuration], the frames posed as chain_min_distances poses them. */
 static PyObject *model_chain_pairs(ModelObject *self, PyObject *args) {
-    PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o;
+    PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o, *pair_margin_o = Py_None;
     double margin, report_max;
     int strict, local, threads;
-    if (!PyArg_ParseTuple(args, "OOOOOddppi", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
-                          &margin, &report_max, &strict, &local, &threads))
+    if (!PyArg_ParseTuple(args, "OOOOOddppi|O", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
+                          &margin, &report_max, &strict, &local, &threads, &pair_margin_o))
         return NULL;
     if (isnan(margin) || isnan(report_max)) {
         PyErr_SetString(PyExc_ValueError, "margin and report_max must be numbers");
@@ -1120,7 +1128,27 @@ static PyObject *model_chain_pairs(ModelObject *self, PyObject *args) {
     }
     batch_job job = {.m = self, .report_max = report_max, .margin = margin, .pairs = 1,
                      .strict = strict, .local = local};
-    return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+    if (pair_margin_o == Py_None)
+        return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+    /* Per-pair margins, each at most margin (the broadphase's boxes grow by
+     * margin): a pair's own margin decides it in the prefilter. */
+    Py_buffer view;
+    if (gc_get_buffer(pair_margin_o, &view, 'd', self->G * self->G, "pair_margin") < 0)
+        return NULL;
+    const double *pm = view.buf;
+    for (Py_ssize_t k = 0; k < self->G * self->G; ++k) {
+        if (isnan(pm[k]) || pm[k] > margin) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError,
+                            "pair_margin must hold numbers or -inf, none above margin");
+            return NULL;
+        }
+    }
+    job.pair_margin = pm;
+    PyObject *out = run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o,
+                                    threads);
+    PyBuffer_Release(&view);
+    return out;
 }
 
 static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *chain_o,
@@ -1206,7 +1234,8 @@ static PyMethodDef model_methods[] = {
      "frames a kinematic chain poses at each configuration"},
     {"chain_pairs", (PyCFunction)model_chain_pairs, METH_VARARGS,
      "chain_pairs(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot, margin, report_max,\n"
-     "strict, local, threads) -> [pairs() answer of each configuration of the chain]"},
+     "strict, local, threads[, pair_margin (G*G) float64: each pair's own margin, at most\n"
+     "margin, -inf to leave it out]) -> [pairs() answer of each configuration of the chain]"},
     {"points", (PyCFunction)model_points, METH_VARARGS,
      "points(X_WG, (x, y, z), threshold) -> (vectors, g, status, distance, unique, "
      "count not OK)"},

@@ -205,6 +205,81 @@ class BatchQuery:
                     max_distance, lambda k=k: self._scene(k))
                 for k, answer in enumerate(answers)]
 
+    def compute_pair_distances(self, max_distance: float, parallelize=1,
+                               pair_margin: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        """Every pair within ``max_distance`` of every configuration, as four columns.
+
+        ``(config, i, j, distance)``: the configuration, the two geometries'
+        model indices and the pair's signed distance, for exactly the pairs
+        :meth:`compute_signed_distance_pairwise_closest_points` reports, but
+        without witnesses or result records (what a caller that reads only
+        distances needs). For a chain batch one compiled call answers every
+        configuration; pairs it leaves to Python (meshes) are answered there.
+
+        ``pair_margin`` (G, G), by model index, each at most ``max_distance``
+        or ``-inf``: pair (i, j) is reported where its distance is at most
+        ``pair_margin[i, j]``, and may be left out where it is farther (the
+        broadphase proves such pairs apart without their kernel); a pair at
+        ``-inf`` is never reported.
+        """
+        max_distance = float(max_distance)
+        if math.isnan(max_distance):
+            raise ValueError("max_distance must be a number, got NaN")
+        if pair_margin is not None:
+            G = len(self._model.geometry_ids)
+            pair_margin = np.ascontiguousarray(pair_margin, dtype=np.float64)
+            if pair_margin.shape != (G, G):
+                raise ValueError(f"pair_margin must have shape ({G}, {G}), "
+                                 f"got {pair_margin.shape}")
+            if np.isnan(pair_margin).any() or (pair_margin > max_distance).any():
+                raise ValueError("pair_margin must hold numbers or -inf, none above "
+                                 "max_distance")
+        config: list[int] = []
+        first: list[int] = []
+        second: list[int] = []
+        distance: list[float] = []
+        if self._chain is None:
+            index_of = self._model.index_of
+            for k, scene in enumerate(self._scenes):
+                for pair in signed_distance.compute_signed_distance_pairwise_closest_points(
+                        scene, max_distance):
+                    i, j = index_of(pair.id_A), index_of(pair.id_B)
+                    if pair_margin is not None and pair_margin[i, j] == -math.inf:
+                        continue
+                    config.append(k)
+                    first.append(i)
+                    second.append(j)
+                    distance.append(pair.distance)
+        else:
+            chain, qs, X_PF, link_slot, parent_slot = self._chain
+            answers = ModelCache.of(self._model).native.chain_pairs(
+                chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
+                False, False, num_threads(parallelize),
+                None if pair_margin is None else np.minimum(pair_margin, max(max_distance, 0.0)))
+            for k, answer in enumerate(answers):
+                _, i, j, status, d, _, not_ok, searched = answer
+                if searched:
+                    settle_searched(self._model, specs.PairAnswers(answer))
+                if not not_ok:
+                    config.extend([k] * len(d))
+                    first.extend(i)
+                    second.extend(j)
+                    distance.extend(d)
+                    continue
+                for a, b, s, value in zip(i, j, status, d):
+                    if s not in (specs.OK, specs.SEARCHED):
+                        # Left to Python (meshes through FCL; two half
+                        # spaces, which raise), as the pairwise query does.
+                        value = self._scene(k).signed_distance(a, b).distance
+                        if not value <= max_distance:
+                            continue
+                    config.append(k)
+                    first.append(a)
+                    second.append(b)
+                    distance.append(value)
+        return (np.array(config, dtype=np.intp), np.array(first, dtype=np.intp),
+                np.array(second, dtype=np.intp), np.array(distance, dtype=np.float64))
+
     def compute_min_distance(self, max_distance: float = math.inf,
                              parallelize=1) -> np.ndarray:
         """Return a (K,) array: the smallest signed distance of any pair (inf if none)."""
