@@ -234,27 +234,61 @@ class KinematicChain:
         largest extension on the segment, and a prismatic joint i itself
         moves every point at rate 1.
         """
-        L = len(self.links)
         ends = self.joint_values(np.stack([q1, q2]))
-        extension = np.where([kind == "prismatic" for kind in self.kind],
-                             np.max(np.abs(ends), axis=0), 0.0)
-        offset = np.linalg.norm(self.X_PJ[:, :3, 3], axis=1) + extension
-        R = np.zeros((L, L))
+        extension = np.where(self._prismatic, np.max(np.abs(ends), axis=0), 0.0)
+        offset = self._origin_offset + extension
+        between, revolute, weight = self._reach_tables
+        # reach[l, i]: l's radius plus the offsets of the joints from l up to
+        # (not including) i; a sum of non-negative terms, in a fixed order.
+        reach = link_radius[:, None] + (between * offset).sum(axis=2)
+        return np.where(revolute, reach, 1.0) * weight
+
+    @functools.cached_property
+    def _prismatic(self) -> np.ndarray:
+        return np.array([kind == "prismatic" for kind in self.kind])
+
+    @functools.cached_property
+    def _origin_offset(self) -> np.ndarray:
+        return np.linalg.norm(self.X_PJ[:, :3, 3], axis=1)
+
+    @functools.cached_property
+    def _reach_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What :meth:`motion_rates` needs of the tree, computed on first use.
+
+        ``between`` (L, L, L): 1 where joint m lies on the way from link l up
+        to joint i, i excluded (i a moving joint above l or l's own);
+        ``revolute`` (1, L); ``weight`` (L, L): ``|multiplier_i|`` where
+        joint i moves link l, else 0.
+        """
+        L = len(self.links)
+        on_path = np.zeros((L, L), dtype=bool)       # on_path[l, m]: m is l or above it
         for link in range(L):
-            reach, k = float(link_radius[link]), link
+            k = link
             while k >= 0:
-                if self.column[k] >= 0:
-                    rate = reach if self.kind[k] == "revolute" else 1.0
-                    R[link, k] = abs(self.multiplier[k]) * rate
-                reach += offset[k]
+                on_path[link, k] = True
                 k = self.parent[k]
-        return R
+        mask = self.ancestor_mask()
+        between = np.zeros((L, L, L))
+        for link in range(L):
+            for i in np.flatnonzero(mask[link]):
+                between[link, i] = on_path[link] & ~on_path[i]
+        revolute = np.array([[kind == "revolute" for kind in self.kind]])
+        weight = np.where(mask, np.abs(self.multiplier)[None, :], 0.0)
+        return between, revolute, weight
 
     def ancestor_mask(self) -> np.ndarray:
-        """Return A (L, L) bool: ``A[l, i]`` when joint i (link i's parent joint) moves link l."""
+        """Return A (L, L) bool: ``A[l, i]`` when joint i (link i's parent joint) moves link l.
+
+        Computed once; read only.
+        """
+        return self._ancestor_mask
+
+    @functools.cached_property
+    def _ancestor_mask(self) -> np.ndarray:
         A = np.zeros((len(self.links), len(self.links)), dtype=bool)
         for link, chain in enumerate(self.ancestors):
             A[link, chain] = True
+        A.setflags(write=False)
         return A
 
     def check_positions(self, qs: np.ndarray, name: str = "q") -> np.ndarray:
