@@ -1,17 +1,27 @@
 """The certified edge check: conservative advancement along a straight edge in q.
 
-At a configuration on the edge, each unfiltered pair's padded distance and a
-bound on how fast its two bodies can approach per unit of edge
-(:func:`pair_speeds`, from ``KinematicChain.motion_rates``) prove a stretch
-of the edge ahead free; :func:`certified_edge_free` advances by the
-smallest such stretch until the edge ends (free) or a pair comes too close
-(not proven). It reads a checker's tables and asks its queries for the
-pairs within reach; the checker calls it for ``certified=True``.
+At a configuration s_k on the edge (s in [0, 1]), each unfiltered pair's
+padded distance d and a bound v on how fast its two bodies can approach per
+unit of edge (:func:`pair_speeds`, from ``KinematicChain.motion_rates``)
+prove the stretch ``|s - s_k| <= (d - eps) / v`` free, on both sides. A pair
+is measured only within its own margin ``padding + 2 eps + v * reach``: one
+farther apart proves at least ``reach`` without its kernel running.
+:func:`certified_edge_free` samples the edge in batches (one compiled call
+poses and measures every sample of a batch), keeps the union of the proven
+stretches, and samples again at both ends and the middle of each gap not yet
+covered (conservative advancement into every gap from both sides at once),
+until no gap is left (free) or a pair comes within 2 eps (not proven). A
+pair that one sample proves free on the whole edge, a rigid pair (its two
+bodies moved by the same joints only) once measured, is not measured again.
+It reads a checker's tables and asks the scene graph's batch query for the
+pairs; the checker calls it for ``certified=True``.
 
 Never fcl, lcm or ROS.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -19,37 +29,128 @@ from geometry_core.tolerances import CERTIFIED_EDGE_CLEARANCE, CERTIFIED_EDGE_MA
 
 __all__ = ["certified_edge_free", "pair_speeds"]
 
+#: Metres: the first batch spaces its samples so that pairs this far apart
+#: (beyond padding) prove the stretch between two samples. Larger horizons
+#: take fewer samples but measure more pairs exactly at each.
+FIRST_HORIZON = 0.06
+
+#: Each batch asks for this much more than the radius that closes its gaps.
+_OVERLAP = 1.01
+
 
 def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
     """Whether the edge ``q1 -> q2`` is proven collision-free by conservative advancement.
 
     ``CollisionChecker.check_edge_collision_free(q1, q2, certified=True)``
-    of validated positions: it documents the steps and when they stop.
+    of validated positions: it documents what is proven and when it stops.
     """
     world = checker._world
+    bodies = _geometry_bodies(checker, world)
     speed = pair_speeds(checker, q1, q2, world.link_radius)
-    fastest_pair = float(speed.max())
+    has_geometry = np.zeros(len(checker.body_names), dtype=bool)
+    has_geometry[bodies] = True
+    live = ~checker._filtered & np.outer(has_geometry, has_geometry)
     eps = CERTIFIED_EDGE_CLEARANCE
+    # Each pair's margin is what it must be measured within to prove
+    # `reach` of edge around a sample: padding + 2 eps + speed * reach
+    # (geometry pairs, by model index); -inf leaves a pair out.
+    base = np.where(live, checker._padding + 2.0 * eps, -np.inf)[bodies[:, None], bodies]
+    pair_speed = np.where(live, speed, 0.0)[bodies[:, None], bodies]
+    # A pair proven free on the whole edge (a rigid pair once measured)
+    # needs no more measuring.
+    settled = np.zeros(base.shape, dtype=bool)
+    fastest = float(pair_speed.max(initial=0.0))
+    count = max(1, math.ceil(fastest / (2.0 * FIRST_HORIZON)))
+    todo = np.linspace(0.0, 1.0, count + 1)
+    # The radius that closes the widest gap, with room so that stretches
+    # that just meet overlap despite rounding.
+    reach = _OVERLAP * 0.5 / count
     dq = q2 - q1
-    s = 0.0
-    for _ in range(CERTIFIED_EDGE_MAX_STEPS):
-        q = (q1 + s * dq)[None]
-        # Pairs farther apart than their padding plus what the bodies can
-        # sweep in the rest of the edge cannot meet: the query skips them.
-        horizon = max(checker._max_padding(), 0.0) + (1.0 - s) * fastest_pair
-        (rows,), _, _ = checker._pairs_in(q, horizon, world)
-        step = 1.0 - s
-        for a, b, distance, _ in rows:
-            # Each step keeps every pair at least eps apart, so the
-            # distance only tends to eps at a contact: stop at 2 eps.
-            if distance <= 2.0 * eps:
-                return False
-            if speed[a, b] > 0.0:
-                step = min(step, (distance - eps) / speed[a, b])
-        if s + step >= 1.0:
-            return True
-        s += step
-    return False
+    s = np.zeros(0)
+    r = np.zeros(0)
+    spent = 0
+    while True:
+        spent += len(todo)
+        if spent > CERTIFIED_EDGE_MAX_STEPS:
+            return False
+        margin = np.where(settled, -np.inf, base + pair_speed * reach)
+        radius = _radii(checker, world, bodies, speed, q1 + todo[:, None] * dq, margin,
+                        reach, todo, settled)
+        if radius is None:
+            return False
+        settled |= pair_speed == 0.0      # measured at every sample of this batch
+        s = np.concatenate([s, todo])
+        r = np.concatenate([r, radius])
+        order = np.argsort(s - r, kind="stable")
+        left, right = (s - r)[order], np.maximum.accumulate((s + r)[order])
+        # Each sample's closed stretch [s - r, s + r] is proven; a gap opens
+        # where the next stretch starts beyond all that came before.
+        gap = np.flatnonzero(left[1:] > right[:-1])
+        if len(gap) == 0:
+            return True     # samples at 0 and 1 are in, so [0, 1] is covered
+        lo, hi = right[gap], left[gap + 1]
+        # Advance into every gap from both of its ends, and try its middle
+        # (where a collision hides if there is one).
+        todo = np.concatenate([lo, hi, 0.5 * (lo + hi)])
+        reach = _OVERLAP * float(np.max(hi - lo)) / 4.0
+
+
+def _radii(checker, world, bodies, speed, qs, margin, reach, at, settled):
+    """Per configuration, the stretch of edge its pairs prove free; None if one is too close.
+
+    A pair farther apart than its ``margin`` proves at least ``reach``.
+    Marks in ``settled`` the geometry pairs that one configuration (at
+    ``at``, the fraction of the edge) proves free on the whole edge.
+    """
+    eps = CERTIFIED_EDGE_CLEARANCE
+    if world.clouds:
+        # Point clouds are not in the compiled batch (nor among the model's
+        # geometries): the checker's own pair rows, within a margin that
+        # holds for every unfiltered pair, the clouds' too.
+        unfiltered = ~checker._filtered
+        horizon = (max(checker._max_padding(), 0.0) + 2.0 * eps
+                   + float(speed[unfiltered].max(initial=0.0)) * reach)
+        rows, _, _ = checker._pairs_in(qs, horizon, world)
+        config = np.array([k for k, rows_k in enumerate(rows) for _ in rows_k], dtype=np.intp)
+        a = np.array([row[0] for rows_k in rows for row in rows_k], dtype=np.intp)
+        b = np.array([row[1] for rows_k in rows for row in rows_k], dtype=np.intp)
+        d = np.array([row[2] for rows_k in rows for row in rows_k], dtype=np.float64)
+        i = j = None
+    else:
+        finite = margin[np.isfinite(margin)]
+        horizon = max(float(finite.max(initial=0.0)), 0.0)
+        config, i, j, d = checker._chain_batch(qs, world).compute_pair_distances(
+            horizon, pair_margin=margin)
+        a, b = bodies[i], bodies[j]
+        keep = ~checker._filtered[a, b]
+        config, a, b, i, j = config[keep], a[keep], b[keep], i[keep], j[keep]
+        d = d[keep] - checker._padding[a, b]
+    # Each step keeps every pair at least eps apart, so the distance only
+    # tends to eps at a contact: stop at 2 eps (a rigid pair too, whose
+    # distance stays what it is).
+    if np.any(d <= 2.0 * eps):
+        return None
+    v = speed[a, b]
+    with np.errstate(divide="ignore"):
+        proven = np.where(v > 0.0, (d - eps) / v, np.inf)
+    radius = np.full(len(qs), reach)
+    np.minimum.at(radius, config, proven)
+    if i is not None:
+        whole = (at[config] - proven <= 0.0) & (at[config] + proven >= 1.0)
+        settled[i[whole], j[whole]] = settled[j[whole], i[whole]] = True
+    return radius
+
+
+def _geometry_bodies(checker, world) -> np.ndarray:
+    """(G,) the body of each geometry of the world's model, by model index (cached per world)."""
+    cached = getattr(checker, "_geometry_bodies_of", None)
+    if cached is not None and cached[0] is world:
+        return cached[1]
+    row_of = world.row_of
+    bodies = np.array([world.body_rows[row_of[g]] if g in row_of else 0
+                       for g in world.model.geometry_ids], dtype=np.intp)
+    checker._geometry_bodies_of = (world, bodies)
+    return bodies
 
 
 def pair_speeds(checker, q1: np.ndarray, q2: np.ndarray, link_radius: np.ndarray) -> np.ndarray:
