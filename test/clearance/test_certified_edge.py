@@ -95,3 +95,152 @@ def test_certified_never_calls_a_colliding_edge_free(name):
         else:
             refuted += 1
     assert proven >= 3
+
+
+# --------------------------------------------------------------- batched proof
+
+def arm_checker(name, **kwargs) -> CollisionChecker:
+    urdf, srdf, _ = robots.ARMS[name]
+    return CollisionChecker.from_urdf(urdf, srdf=srdf, environment=robots.environment_scene(),
+                                      package_roots=robots.PACKAGE_ROOTS, **kwargs)
+
+
+def random_edges(checker, count, seed):
+    """``count`` edges from collision-free starts to random ends, a third of the way there.
+
+    Short enough that many are free; long enough that many are not.
+    """
+    qs = robots.random_configurations(checker, 4 * count, seed)
+    starts = qs[checker.check_configs_collision_free(qs)][:count]
+    ends = robots.random_configurations(checker, len(starts), seed + 1)
+    return starts, starts + 0.35 * (ends - starts)
+
+
+class PairDistanceSpy:
+    """Records each call of ``BatchQuery.compute_pair_distances``: its margins and its pairs."""
+
+    def __init__(self, monkeypatch):
+        from geometry_core.proximity.batch_query import BatchQuery
+
+        self.calls = []
+        real = BatchQuery.compute_pair_distances
+
+        def spy(batch, max_distance, parallelize=1, pair_margin=None):
+            answer = real(batch, max_distance, parallelize, pair_margin)
+            self.calls.append((None if pair_margin is None else pair_margin.copy(), answer))
+            return answer
+
+        monkeypatch.setattr(BatchQuery, "compute_pair_distances", spy)
+
+
+def geometry_pairs(checker, link_a, link_b):
+    """Model indices (i, j) of every geometry pair of two links."""
+    model = checker._world.model
+    bodies = [checker.body_index(link_a), checker.body_index(link_b)]
+    of_body = [[model.index_of(g) for g, body in checker._body_of.items() if body == b]
+               for b in bodies]
+    return [(i, j) for i in of_body[0] for j in of_body[1]]
+
+
+def test_a_rigid_pair_is_measured_in_the_first_batch_only(monkeypatch):
+    from geometry_core.clearance import certified_edge
+
+    # Only the pan joint moves: every pair of links above it is rigid,
+    # among them wrist_2/ee_link, about 2 cm apart at every configuration.
+    checker = checker_with(plate_scene(0.1 + math.pi))
+    # One sample at each end with a wide reach: the first batch proves
+    # little, and more batches follow.
+    monkeypatch.setattr(certified_edge, "FIRST_HORIZON", 10.0)
+    spy = PairDistanceSpy(monkeypatch)
+    assert checker.check_edge_collision_free(Q1, Q2, certified=True) is True
+    assert len(spy.calls) >= 2
+    rigid = geometry_pairs(checker, "wrist_2_link", "ee_link")
+    moving = geometry_pairs(checker, "upper_arm_link", "world")
+    (first, (_, i, j, _)), later = spy.calls[0], spy.calls[1:]
+    reported = set(zip(i.tolist(), j.tolist())) | set(zip(j.tolist(), i.tolist()))
+    assert all(np.isfinite(first[a, b]) for a, b in rigid)
+    assert all(pair in reported for pair in rigid)           # measured once ...
+    for margin, (_, i, j, _) in later:
+        reported = set(zip(i.tolist(), j.tolist())) | set(zip(j.tolist(), i.tolist()))
+        for a, b in rigid:                                    # ... and never again
+            assert margin[a, b] == -np.inf and (a, b) not in reported
+        assert all(np.isfinite(margin[a, b]) for a, b in moving)
+
+
+def test_a_rigid_pair_within_its_padding_fails_the_edge():
+    checker = checker_with(plate_scene(0.1 + math.pi))
+    assert checker.check_edge_collision_free(Q1, Q2, certified=True) is True
+    # The pair never moves along the edge; padded beyond its distance it
+    # collides everywhere on it, which the first batch sees.
+    checker.set_padding_between("wrist_2_link", "ee_link", 0.05)
+    assert not checker.check_config_collision_free(Q1)
+    assert checker.check_edge_collision_free(Q1, Q2, certified=True) is False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_certified_free_edges_are_free_at_10000_points(name):
+    checker = arm_checker(name)
+    starts, ends = random_edges(checker, 40, 5)
+    proven = colliding = 0
+    for q1, q2 in zip(starts, ends):
+        certified = checker.check_edge_collision_free(q1, q2, certified=True)
+        dense = bool(np.all(checker.check_configs_collision_free(dense_edge(q1, q2, 10_000))))
+        # Edges with a collision are never certified free.
+        assert dense or not certified, "a certified-free edge has a colliding sample"
+        proven += certified
+        colliding += not dense
+    assert proven >= 10 and colliding >= 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_certified_agrees_with_a_fine_discrete_check(name):
+    # The proof is complete as well as sound: it fails a free edge only
+    # where a pair comes within a hair of contact somewhere on it.
+    checker = arm_checker(name)
+    fine = arm_checker(name, edge_step_size=0.002)
+    starts, ends = random_edges(checker, 150, 11)
+    agree = 0
+    for q1, q2 in zip(starts, ends):
+        certified = checker.check_edge_collision_free(q1, q2, certified=True)
+        discrete = fine.check_edge_collision_free(q1, q2)
+        if certified == discrete:
+            agree += 1
+            continue
+        assert discrete and not certified
+        closest = checker.calc_min_distances(dense_edge(q1, q2, 4000)).min()
+        assert closest < 1e-3, f"a free edge {closest:.3g} m from contact was not proven"
+    assert agree >= 0.97 * len(starts)
+
+
+def test_pair_distances_as_columns_match_the_pairwise_query():
+    checker = arm_checker("ur5")
+    qs = robots.random_configurations(checker, 20, 23)
+    batch = checker._chain_batch(qs)
+    model = checker._world.model
+    config, i, j, distance = batch.compute_pair_distances(0.2)
+    pairs = batch.compute_signed_distance_pairwise_closest_points(0.2)
+    expected = sorted((k, model.index_of(p.id_A), model.index_of(p.id_B), p.distance)
+                      for k, config_pairs in enumerate(pairs) for p in config_pairs)
+    assert len(expected) > 20
+    assert sorted(zip(config.tolist(), i.tolist(), j.tolist(), distance.tolist())) == expected
+    # A margin per pair: -inf leaves a pair out, a pair within its own
+    # margin is always there, and one beyond it may be proven apart unmeasured.
+    G = len(model.geometry_ids)
+    margin = np.full((G, G), 0.03)
+    left_out = (expected[0][1], expected[0][2])
+    margin[left_out] = margin[left_out[::-1]] = -np.inf
+    config, i, j, distance = batch.compute_pair_distances(0.2, pair_margin=margin)
+    got = set(zip(config.tolist(), i.tolist(), j.tolist()))
+    assert not any((a, b) == left_out for _, a, b in got)
+    for k, a, b, d in expected:
+        if (a, b) != left_out and d <= 0.03:
+            assert (k, a, b) in got
+    assert len(got) < len(expected)
+    with pytest.raises(ValueError, match="pair_margin must have shape"):
+        batch.compute_pair_distances(0.2, pair_margin=np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="none above max_distance"):
+        batch.compute_pair_distances(0.2, pair_margin=np.full((G, G), 0.3))
+    with pytest.raises(ValueError, match="numbers or -inf"):
+        batch.compute_pair_distances(0.2, pair_margin=np.full((G, G), np.nan))
