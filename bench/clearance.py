@@ -19,13 +19,17 @@ Drake reads). The time per configuration (per edge for edges) of
 for ours and Drake's (``CheckConfigsCollisionFree``, ``CheckConfigCollisionFree``,
 ``CalcRobotClearance``, ``CheckEdgeCollisionFree``), measured in alternating
 rounds in one process; Drake runs single-threaded (``parallelize=False``).
-Every verdict is checked to agree before timing. It prints numbers and
-asserts nothing about time.
+Every verdict is checked to agree before timing. Then the certified edge
+check against our discrete one on the same edges, in alternating rounds
+(CPU time of this process, so that other processes on the machine weigh
+less; the load average is printed with it). It prints numbers and asserts
+nothing about time.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -53,6 +57,27 @@ def timed(fn, count: int, rounds: int = 3) -> float:
         fn()
         samples.append((time.perf_counter() - start) / count * 1e6)
     return statistics.median(samples)
+
+
+def alternating_ratio(first, second, count: int, rounds: int) -> tuple[float, float, float]:
+    """``(first µs, second µs, median of second / first)`` per item, in alternating rounds.
+
+    CPU time of this process: a shared machine's other processes slow both
+    alike, and the ratio of each round pairs two runs taken side by side.
+    """
+    a, b = [], []
+    for _ in range(rounds):
+        start = time.process_time()
+        first()
+        a.append((time.process_time() - start) / count * 1e6)
+        start = time.process_time()
+        second()
+        b.append((time.process_time() - start) / count * 1e6)
+    return (statistics.median(a), statistics.median(b),
+            statistics.median(y / x for x, y in zip(a, b)))
+
+
+EDGE_RATIOS: list[tuple[str, int, float, float, float]] = []
 
 
 def bench_arm(name: str, folder: Path, K: int, edges: int) -> list[tuple[str, float, float]]:
@@ -92,7 +117,17 @@ def bench_arm(name: str, folder: Path, K: int, edges: int) -> list[tuple[str, fl
                         for a, b in zip(starts, ends)], n, rounds=1),
          float("nan")),
     ]
-    print(f"{name}: verdicts agree on {agree:.1%} of {K} configurations; {n} edges")
+    certified = [ours.check_edge_collision_free(a, b, certified=True)
+                 for a, b in zip(starts, ends)]
+    discrete = [ours.check_edge_collision_free(a, b) for a, b in zip(starts, ends)]
+    # A certified-free edge is free at every discrete sample too.
+    assert all(d for c, d in zip(certified, discrete) if c)
+    EDGE_RATIOS.append((name, n) + alternating_ratio(
+        lambda: [ours.check_edge_collision_free(a, b) for a, b in zip(starts, ends)],
+        lambda: [ours.check_edge_collision_free(a, b, certified=True)
+                 for a, b in zip(starts, ends)], n, 9))
+    print(f"{name}: verdicts agree on {agree:.1%} of {K} configurations; {n} edges, "
+          f"{sum(certified)} certified free, {sum(discrete)} free at the discrete samples")
     return rows
 
 
@@ -111,6 +146,13 @@ def main(argv=None) -> None:
                 drake_text = "-" if np.isnan(t_drake) else f"{t_drake:.0f}"
                 lines.append(f"| {name} | {check} | {t_ours:.0f} | {drake_text} | {ratio} |")
     print("\n".join(lines))
+    print()
+    print("Certified against discrete edges (ours, same edges, 9 alternating rounds, CPU time;"
+          f" load average {os.getloadavg()[0]:.2f}):")
+    print("| arm | edges | discrete (µs) | certified (µs) | certified / discrete |")
+    print("|---|---:|---:|---:|---:|")
+    for name, n, discrete, certified, ratio in EDGE_RATIOS:
+        print(f"| {name} | {n} | {discrete:.0f} | {certified:.0f} | {ratio:.2f} |")
 
 
 if __name__ == "__main__":
