@@ -659,12 +659,16 @@ static PyObject *model_world_boxes(ModelObject *self, PyObject *arg) {
 /* The candidate pairs `keys`, answered by the kernels into records: those
  * with status != OK or distance below report_max (< when strict, else <=),
  * witnesses in W or, when local, in each geometry's frame. */
+/* With pair_margin (candidates()), a pair's own margin bounds what is
+ * reported of it, and its kernel stops once it proves the pair beyond. */
 static void answer_pairs(const ModelObject *m, const double *X_WG, const key_list *keys,
-                         double report_max, int strict, int local, pair_record *records,
-                         Py_ssize_t *count) {
+                         double report_max, const double *pair_margin, int strict, int local,
+                         pair_record *records, Py_ssize_t *count) {
+    double bound = report_max;
     for (Py_ssize_t k = 0; k < keys->size; ++k) {
         int i = (int)(keys->keys[k] / m->G), j = (int)(keys->keys[k] % m->G);
         const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+        if (pair_margin != NULL) report_max = fmin(bound, pair_margin[keys->keys[k]]);
         gc_pair_result r;
         memset(&r, 0, sizeof(r));
         int status = gc_pair_within(&m->shapes[i], Xi, &m->shapes[j], Xj, report_max, &r);
@@ -713,7 +717,7 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
         records = malloc((size_t)(keys.size + 1) * sizeof(pair_record));
         if (records == NULL) failed = 1;
     }
-    if (!failed) answer_pairs(self, X_WG, &keys, report_max, strict, local, records, &count);
+    if (!failed) answer_pairs(self, X_WG, &keys, report_max, NULL, strict, local, records, &count);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     free(keys.keys);
@@ -904,7 +908,8 @@ static int pairs_of(const batch_job *job, const double *X_WF, batch_scratch *w,
     pair_record *out = malloc((size_t)(w->keys.size + 1) * sizeof(pair_record));
     if (out == NULL) return -1;
     *records = out;
-    answer_pairs(m, X_WG, &w->keys, job->report_max, job->strict, job->local, out, count);
+    answer_pairs(m, X_WG, &w->keys, job->report_max, job->pair_margin, job->strict, job->local,
+                 out, count);
     return 0;
 }
 

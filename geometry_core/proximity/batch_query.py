@@ -217,10 +217,10 @@ class BatchQuery:
         configuration; pairs it leaves to Python (meshes) are answered there.
 
         ``pair_margin`` (G, G), by model index, each at most ``max_distance``
-        or ``-inf``: pair (i, j) is reported where its distance is at most
-        ``pair_margin[i, j]``, and may be left out where it is farther (the
-        broadphase proves such pairs apart without their kernel); a pair at
-        ``-inf`` is never reported.
+        or ``-inf``: pair (i, j) is then reported where its distance is at
+        most ``pair_margin[i, j]`` (never at ``-inf``), and the compiled
+        kernels stop on a pair as soon as they prove it farther apart (the
+        broadphase's prefilter often does, without the pair's kernel).
         """
         max_distance = float(max_distance)
         if math.isnan(max_distance):
@@ -244,7 +244,7 @@ class BatchQuery:
                 for pair in signed_distance.compute_signed_distance_pairwise_closest_points(
                         scene, max_distance):
                     i, j = index_of(pair.id_A), index_of(pair.id_B)
-                    if pair_margin is not None and pair_margin[i, j] == -math.inf:
+                    if pair_margin is not None and not pair.distance <= pair_margin[i, j]:
                         continue
                     config.append(k)
                     first.append(i)
@@ -271,7 +271,8 @@ class BatchQuery:
                         # Left to Python (meshes through FCL; two half
                         # spaces, which raise), as the pairwise query does.
                         value = self._scene(k).signed_distance(a, b).distance
-                        if not value <= max_distance:
+                        bound = max_distance if pair_margin is None else pair_margin[a, b]
+                        if not value <= bound:
                             continue
                     config.append(k)
                     first.append(a)
