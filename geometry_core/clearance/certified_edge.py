@@ -45,20 +45,14 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
     of validated positions: it documents what is proven and when it stops.
     """
     world = checker._world
-    bodies = _geometry_bodies(checker, world)
+    tables = _Tables.of(checker, world)
     speed = pair_speeds(checker, q1, q2, world.link_radius)
-    has_geometry = np.zeros(len(checker.body_names), dtype=bool)
-    has_geometry[bodies] = True
-    live = ~checker._filtered & np.outer(has_geometry, has_geometry)
-    eps = CERTIFIED_EDGE_CLEARANCE
-    # Each pair's margin is what it must be measured within to prove
-    # `reach` of edge around a sample: padding + 2 eps + speed * reach
-    # (geometry pairs, by model index); -inf leaves a pair out.
-    base = np.where(live, checker._padding + 2.0 * eps, -np.inf)[bodies[:, None], bodies]
-    pair_speed = np.where(live, speed, 0.0)[bodies[:, None], bodies]
+    # Geometry pairs by model index: each one's speed (zero where filtered).
+    pair_speed = speed.take(tables.body_pair)
+    pair_speed[~tables.live] = 0.0
     # A pair proven free on the whole edge (a rigid pair once measured)
     # needs no more measuring.
-    settled = np.zeros(base.shape, dtype=bool)
+    settled = np.zeros(pair_speed.shape, dtype=bool)
     fastest = float(pair_speed.max(initial=0.0))
     count = max(1, math.ceil(fastest / (2.0 * FIRST_HORIZON)))
     todo = np.linspace(0.0, 1.0, count + 1)
@@ -66,21 +60,26 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
     # that just meet overlap despite rounding.
     reach = _OVERLAP * 0.5 / count
     dq = q2 - q1
-    s = np.zeros(0)
-    r = np.zeros(0)
+    s = r = None
     spent = 0
     while True:
         spent += len(todo)
         if spent > CERTIFIED_EDGE_MAX_STEPS:
             return False
-        margin = np.where(settled, -np.inf, base + pair_speed * reach)
-        radius = _radii(checker, world, bodies, speed, q1 + todo[:, None] * dq, margin,
+        # Each pair's margin is what it must be measured within to prove
+        # `reach` around a sample (padding + 2 eps + speed * reach); -inf
+        # leaves a pair out.
+        margin = tables.base + pair_speed * reach
+        margin[settled] = -np.inf
+        radius = _radii(checker, world, tables, speed, q1 + todo[:, None] * dq, margin,
                         reach, todo, settled)
         if radius is None:
             return False
         settled |= pair_speed == 0.0      # measured at every sample of this batch
-        s = np.concatenate([s, todo])
-        r = np.concatenate([r, radius])
+        if s is None:
+            s, r = todo, radius
+        else:
+            s, r = np.concatenate([s, todo]), np.concatenate([r, radius])
         order = np.argsort(s - r, kind="stable")
         left, right = (s - r)[order], np.maximum.accumulate((s + r)[order])
         # Each sample's closed stretch [s - r, s + r] is proven; a gap opens
@@ -95,7 +94,7 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
         reach = _OVERLAP * float(np.max(hi - lo)) / 4.0
 
 
-def _radii(checker, world, bodies, speed, qs, margin, reach, at, settled):
+def _radii(checker, world, tables, speed, qs, margin, reach, at, settled):
     """Per configuration, the stretch of edge its pairs prove free; None if one is too close.
 
     A pair farther apart than its ``margin`` proves at least ``reach``.
@@ -115,42 +114,65 @@ def _radii(checker, world, bodies, speed, qs, margin, reach, at, settled):
         a = np.array([row[0] for rows_k in rows for row in rows_k], dtype=np.intp)
         b = np.array([row[1] for rows_k in rows for row in rows_k], dtype=np.intp)
         d = np.array([row[2] for rows_k in rows for row in rows_k], dtype=np.float64)
-        i = j = None
+        v = speed[a, b]
+        i = None
     else:
-        finite = margin[np.isfinite(margin)]
-        horizon = max(float(finite.max(initial=0.0)), 0.0)
         config, i, j, d = checker._chain_batch(qs, world).compute_pair_distances(
-            horizon, pair_margin=margin)
-        a, b = bodies[i], bodies[j]
-        keep = ~checker._filtered[a, b]
-        config, a, b, i, j = config[keep], a[keep], b[keep], i[keep], j[keep]
-        d = d[keep] - checker._padding[a, b]
+            max(float(margin.max()), 0.0), pair_margin=margin)
+        # Every pair reported is within its margin, so unfiltered.
+        d = d - tables.padding[i, j]
+        v = speed.take(tables.body_pair[i, j])
     # Each step keeps every pair at least eps apart, so the distance only
     # tends to eps at a contact: stop at 2 eps (a rigid pair too, whose
     # distance stays what it is).
-    if np.any(d <= 2.0 * eps):
+    if (d <= 2.0 * eps).any():
         return None
-    v = speed[a, b]
-    with np.errstate(divide="ignore"):
-        proven = np.where(v > 0.0, (d - eps) / v, np.inf)
     radius = np.full(len(qs), reach)
+    if len(d) == 0:
+        return radius
+    proven = np.full(len(d), np.inf)
+    moving = v > 0.0
+    proven[moving] = (d[moving] - eps) / v[moving]
     np.minimum.at(radius, config, proven)
     if i is not None:
         whole = (at[config] - proven <= 0.0) & (at[config] + proven >= 1.0)
-        settled[i[whole], j[whole]] = settled[j[whole], i[whole]] = True
+        if whole.any():
+            settled[i[whole], j[whole]] = settled[j[whole], i[whole]] = True
     return radius
 
 
-def _geometry_bodies(checker, world) -> np.ndarray:
-    """(G,) the body of each geometry of the world's model, by model index (cached per world)."""
-    cached = getattr(checker, "_geometry_bodies_of", None)
-    if cached is not None and cached[0] is world:
-        return cached[1]
-    row_of = world.row_of
-    bodies = np.array([world.body_rows[row_of[g]] if g in row_of else 0
-                       for g in world.model.geometry_ids], dtype=np.intp)
-    checker._geometry_bodies_of = (world, bodies)
-    return bodies
+class _Tables:
+    """A checker's bodies, filters and padding by geometry pair (model index), for one world.
+
+    Made again when the world, a filter or a padding changes.
+    """
+
+    def __init__(self, checker, world, key) -> None:
+        self.key = key
+        row_of = world.row_of
+        bodies = np.array([world.body_rows[row_of[g]] for g in world.model.geometry_ids],
+                          dtype=np.intp)
+        B = len(checker.body_names)
+        has_geometry = np.zeros(B, dtype=bool)
+        has_geometry[bodies] = True
+        live = ~checker._filtered & np.outer(has_geometry, has_geometry)
+        pair = (bodies[:, None], bodies[None, :])
+        #: (G, G) flat index of each geometry pair's body pair in a (B, B) table.
+        self.body_pair = bodies[:, None] * B + bodies[None, :]
+        self.live = live[pair]
+        self.padding = checker._padding[pair]
+        #: padding + 2 eps of live pairs, -inf elsewhere.
+        self.base = np.where(self.live, self.padding + 2.0 * CERTIFIED_EDGE_CLEARANCE, -np.inf)
+
+    @classmethod
+    def of(cls, checker, world) -> _Tables:
+        # Every filter or padding setter drops the checker's padding range,
+        # so a new range object marks a change (the old one stays alive here).
+        key = (world, checker._padding_bounds(), checker._padding, checker._filtered)
+        tables = getattr(checker, "_certified_tables", None)
+        if tables is None or any(x is not y for x, y in zip(tables.key, key)):
+            tables = checker._certified_tables = cls(checker, world, key)
+        return tables
 
 
 def pair_speeds(checker, q1: np.ndarray, q2: np.ndarray, link_radius: np.ndarray) -> np.ndarray:
@@ -162,18 +184,25 @@ def pair_speeds(checker, q1: np.ndarray, q2: np.ndarray, link_radius: np.ndarray
     joints below their deepest common ancestor count.
     """
     chain, L = checker._chain, len(checker._chain.links)
-    dq = np.zeros(L)
-    moving = chain.column >= 0
-    dq[moving] = np.abs(q2 - q1)[chain.column[moving]]
-    r = chain.motion_rates(link_radius, q1, q2) * dq[None, :]
+    columns, moving, ancestors_T = _chain_tables(chain)
+    dq = np.abs(q2 - q1).take(columns) * moving
+    r = chain.motion_rates(link_radius, q1, q2) * dq
     total = r.sum(axis=1)
-    shared = r @ chain.ancestor_mask().T.astype(float)
-    robot = np.zeros((L, L))
-    robot[:] = total[:, None] + total[None, :] - shared - shared.T
+    shared = r @ ancestors_T
     B = len(checker.body_names)
-    speed = np.zeros((B, B))
     link_total = np.zeros(B)
     link_total[1:1 + L] = total
-    speed[:] = link_total[:, None] + link_total[None, :]
-    speed[1:1 + L, 1:1 + L] = robot
-    return np.maximum(speed, 0.0)
+    speed = link_total[:, None] + link_total[None, :]
+    speed[1:1 + L, 1:1 + L] -= shared + shared.T
+    return np.maximum(speed, 0.0, out=speed)
+
+
+def _chain_tables(chain):
+    """(L,) position column of each link's joint (0 where none), (L,) 1.0 where one, A^T."""
+    tables = getattr(chain, "_certified_tables", None)
+    if tables is None:
+        moving = chain.column >= 0
+        tables = chain._certified_tables = (
+            np.where(moving, chain.column, 0), moving.astype(float),
+            chain.ancestor_mask().T.astype(float))
+    return tables

@@ -234,47 +234,46 @@ class KinematicChain:
         largest extension on the segment, and a prismatic joint i itself
         moves every point at rate 1.
         """
-        ends = self.joint_values(np.stack([q1, q2]))
-        extension = np.where(self._prismatic, np.max(np.abs(ends), axis=0), 0.0)
-        offset = self._origin_offset + extension
-        between, revolute, weight = self._reach_tables
-        # reach[l, i]: l's radius plus the offsets of the joints from l up to
-        # (not including) i; a sum of non-negative terms, in a fixed order.
-        reach = link_radius[:, None] + (between * offset).sum(axis=2)
+        offsets = self._origin_offset_list
+        if self._prismatic_links:
+            # A prismatic joint's offset grows by its largest extension on
+            # the segment (its value is linear in q, so an end's).
+            offsets = list(offsets)
+            ends = q1.tolist(), q2.tolist()
+            for k, column, multiplier, offset in self._prismatic_links:
+                offsets[k] += max(abs(q[column] * multiplier + offset) for q in ends)
+        # above[l]: the offsets of l and every joint above it, summed from
+        # the root down (parents come first), so that the reach from joint
+        # i down to l is above[l] - above[i] (never negative: adding
+        # non-negative terms never decreases a float sum).
+        above = [0.0] * len(offsets)
+        for k, (p, o) in enumerate(zip(self._parent_list, offsets)):
+            above[k] = o + above[p] if p >= 0 else o
+        above = np.array(above)
+        revolute, weight = self._reach_tables
+        reach = link_radius[:, None] + (above[:, None] - above[None, :])
         return np.where(revolute, reach, 1.0) * weight
 
     @functools.cached_property
-    def _prismatic(self) -> np.ndarray:
-        return np.array([kind == "prismatic" for kind in self.kind])
+    def _prismatic_links(self) -> list[tuple[int, int, float, float]]:
+        """(link, column, multiplier, offset) of each prismatic joint that a position moves."""
+        return [(k, int(self.column[k]), float(self.multiplier[k]), float(self.offset[k]))
+                for k, kind in enumerate(self.kind) if kind == "prismatic" and self.column[k] >= 0]
 
     @functools.cached_property
-    def _origin_offset(self) -> np.ndarray:
-        return np.linalg.norm(self.X_PJ[:, :3, 3], axis=1)
+    def _origin_offset_list(self) -> list[float]:
+        return np.linalg.norm(self.X_PJ[:, :3, 3], axis=1).tolist()
 
     @functools.cached_property
-    def _reach_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """What :meth:`motion_rates` needs of the tree, computed on first use.
+    def _parent_list(self) -> list[int]:
+        return self.parent.tolist()
 
-        ``between`` (L, L, L): 1 where joint m lies on the way from link l up
-        to joint i, i excluded (i a moving joint above l or l's own);
-        ``revolute`` (1, L); ``weight`` (L, L): ``|multiplier_i|`` where
-        joint i moves link l, else 0.
-        """
-        L = len(self.links)
-        on_path = np.zeros((L, L), dtype=bool)       # on_path[l, m]: m is l or above it
-        for link in range(L):
-            k = link
-            while k >= 0:
-                on_path[link, k] = True
-                k = self.parent[k]
-        mask = self.ancestor_mask()
-        between = np.zeros((L, L, L))
-        for link in range(L):
-            for i in np.flatnonzero(mask[link]):
-                between[link, i] = on_path[link] & ~on_path[i]
+    @functools.cached_property
+    def _reach_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """``revolute`` (1, L); ``weight`` (L, L): ``|multiplier_i|`` where joint i moves l."""
         revolute = np.array([[kind == "revolute" for kind in self.kind]])
-        weight = np.where(mask, np.abs(self.multiplier)[None, :], 0.0)
-        return between, revolute, weight
+        weight = np.where(self.ancestor_mask(), np.abs(self.multiplier)[None, :], 0.0)
+        return revolute, weight
 
     def ancestor_mask(self) -> np.ndarray:
         """Return A (L, L) bool: ``A[l, i]`` when joint i (link i's parent joint) moves link l.

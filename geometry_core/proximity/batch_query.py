@@ -231,7 +231,7 @@ class BatchQuery:
             if pair_margin.shape != (G, G):
                 raise ValueError(f"pair_margin must have shape ({G}, {G}), "
                                  f"got {pair_margin.shape}")
-            if np.isnan(pair_margin).any() or (pair_margin > max_distance).any():
+            if not (pair_margin <= max_distance).all():      # NaN fails too
                 raise ValueError("pair_margin must hold numbers or -inf, none above "
                                  "max_distance")
         config: list[int] = []
@@ -254,8 +254,7 @@ class BatchQuery:
             chain, qs, X_PF, link_slot, parent_slot = self._chain
             answers = ModelCache.of(self._model).native.chain_pairs(
                 chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
-                False, False, num_threads(parallelize),
-                None if pair_margin is None else np.minimum(pair_margin, max(max_distance, 0.0)))
+                False, False, num_threads(parallelize), pair_margin)
             for k, answer in enumerate(answers):
                 _, i, j, status, d, _, not_ok, searched = answer
                 if searched:
