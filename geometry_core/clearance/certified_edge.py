@@ -21,6 +21,7 @@ Never fcl, lcm or ROS.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -60,6 +61,14 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
     # that just meet overlap despite rounding.
     reach = _OVERLAP * 0.5 / count
     dq = q2 - q1
+    if checker._padding_bounds() == (0.0, 0.0) and not world.clouds:
+        # Collisions first: the yes/no kernel (inner spheres, first contact
+        # in order) on the first batch's samples, the ends and then by
+        # bisection. A colliding edge costs about a discrete check; a free
+        # one a fraction more.
+        samples = q1 + todo[_bisection_order(count)][:, None] * dq
+        if checker._chain_batch(samples, world).any_contact():
+            return False
     s = r = None
     spent = 0
     while True:
@@ -92,6 +101,13 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
         # (where a collision hides if there is one).
         todo = np.concatenate([lo, hi, 0.5 * (lo + hi)])
         reach = _OVERLAP * float(np.max(hi - lo)) / 4.0
+
+
+@functools.lru_cache(maxsize=256)
+def _bisection_order(count: int) -> np.ndarray:
+    """Indices 0..count: the end, the start, then midpoints coarse to fine."""
+    inner = sorted(range(1, count), key=lambda k: (-(k & -k), k))
+    return np.array([count, 0] + inner, dtype=np.intp)
 
 
 def _radii(checker, world, tables, speed, qs, margin, reach, at, settled):
