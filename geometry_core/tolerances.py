@@ -251,14 +251,14 @@ PAIR_CERTIFICATE_TOLERANCE = 1e-8
 JOINT_LIMIT_SLACK = 1e-9
 
 #: Clearance (metres) that a certified edge check keeps: conservative
-#: advancement steps by (clearance - this) / speed bound, so every proven
-#: configuration keeps at least this much, and the check stops (edge not
-#: proven free) when a pair comes within twice this. 1 µm is far below any
-#: robot's geometric accuracy; the steps needed to approach a contact grow
-#: only with log(clearance / this).
+#: advancement proves (clearance - this) / speed bound of edge around a
+#: sample, so every proven configuration keeps at least this much, and the
+#: check stops (edge not proven free) when a pair comes within twice this.
+#: 1 µm is far below any robot's geometric accuracy; the samples needed to
+#: approach a contact grow only with log(clearance / this).
 CERTIFIED_EDGE_CLEARANCE = 1e-6
 
-#: Step cap of a certified edge check: an edge that needs more steps than
-#: this (it grazes an obstacle over a long stretch) is reported as not proven
-#: free rather than looping on.
+#: Sample cap of a certified edge check: an edge that needs more samples
+#: than this (it grazes an obstacle over a long stretch) is reported as not
+#: proven free rather than looping on.
 CERTIFIED_EDGE_MAX_STEPS = 100_000

@@ -358,18 +358,19 @@ class CheckerQueries:
         configuration on the edge, every unfiltered pair's padded distance d
         and a bound v on how fast its two bodies can approach per unit of
         edge (joint motion times the farthest reach of the geometry beyond
-        each joint, :meth:`KinematicChain.motion_rates`) prove the next
-        ``(d - eps) / v`` of the edge free; the check advances by the
-        smallest such step. It returns True only for an edge it has proven
+        each joint, :meth:`KinematicChain.motion_rates`) prove ``(d - eps) /
+        v`` of the edge free on both sides; the check samples the edge in
+        compiled batches until the proven stretches cover it
+        (``certified_edge``). It returns True only for an edge it has proven
         free, so it never calls a colliding edge free; it returns False at a
         collision, when a pair comes within ``2 eps`` (2 µm), or after
-        ``CERTIFIED_EDGE_MAX_STEPS`` steps.
+        ``CERTIFIED_EDGE_MAX_STEPS`` samples.
 
         ``parallelize`` (as :meth:`check_configs_collision_free`): native
         threads share the configurations of a discrete check (Drake's
         ``CheckEdgeCollisionFreeParallel``), each stopping once a
         configuration before its own is known to collide; the certified check
-        goes one step after another and ignores it.
+        measures its batches on one thread and ignores it.
 
         Raises
         ------
