@@ -200,7 +200,7 @@ def pair_speeds(checker, q1: np.ndarray, q2: np.ndarray, link_radius: np.ndarray
     joints below their deepest common ancestor count.
     """
     chain, L = checker._chain, len(checker._chain.links)
-    columns, moving, ancestors_T = _chain_tables(chain)
+    columns, moving, ancestors_T = chain.joint_tables
     dq = np.abs(q2 - q1).take(columns) * moving
     r = chain.motion_rates(link_radius, q1, q2) * dq
     total = r.sum(axis=1)
@@ -212,13 +212,3 @@ def pair_speeds(checker, q1: np.ndarray, q2: np.ndarray, link_radius: np.ndarray
     speed[1:1 + L, 1:1 + L] -= shared + shared.T
     return np.maximum(speed, 0.0, out=speed)
 
-
-def _chain_tables(chain):
-    """(L,) position column of each link's joint (0 where none), (L,) 1.0 where one, A^T."""
-    tables = getattr(chain, "_certified_tables", None)
-    if tables is None:
-        moving = chain.column >= 0
-        tables = chain._certified_tables = (
-            np.where(moving, chain.column, 0), moving.astype(float),
-            chain.ancestor_mask().T.astype(float))
-    return tables

@@ -275,6 +275,19 @@ class KinematicChain:
         weight = np.where(self.ancestor_mask(), np.abs(self.multiplier)[None, :], 0.0)
         return revolute, weight
 
+    @functools.cached_property
+    def joint_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(columns, moving, A^T)``: per link, its joint's position column (0 where
+        no position moves it), 1.0 where one does, and :meth:`ancestor_mask`
+        transposed as floats (what a speed bound multiplies by). Read only.
+        """
+        moving = self.column >= 0
+        tables = (np.where(moving, self.column, 0), moving.astype(float),
+                  self.ancestor_mask().T.astype(float))
+        for table in tables:
+            table.setflags(write=False)
+        return tables
+
     def ancestor_mask(self) -> np.ndarray:
         """Return A (L, L) bool: ``A[l, i]`` when joint i (link i's parent joint) moves link l.
 

@@ -225,6 +225,14 @@ def test_pair_distances_as_columns_match_the_pairwise_query():
                       for k, config_pairs in enumerate(pairs) for p in config_pairs)
     assert len(expected) > 20
     assert sorted(zip(config.tolist(), i.tolist(), j.tolist(), distance.tolist())) == expected
+    # The same from world poses (a batch without a chain, answered per scene).
+    from geometry_core.proximity.batch_query import BatchQuery
+
+    posed = BatchQuery(model, np.array(batch.X_WF), checker._world.slot_of)
+    rows = sorted(zip(*(column.tolist() for column in posed.compute_pair_distances(0.2))))
+    assert [row[:3] for row in rows] == [row[:3] for row in expected]
+    assert np.allclose([row[3] for row in rows], [row[3] for row in expected], rtol=0,
+                       atol=1e-9)
     # A margin per pair: -inf leaves a pair out, and a pair is there
     # exactly when within its own margin.
     G = len(model.geometry_ids)
@@ -235,6 +243,8 @@ def test_pair_distances_as_columns_match_the_pairwise_query():
     got = set(zip(config.tolist(), i.tolist(), j.tolist()))
     assert not any((a, b) == left_out for _, a, b in got)
     assert got == {(k, a, b) for k, a, b, d in expected if (a, b) != left_out and d <= 0.03}
+    columns = posed.compute_pair_distances(0.2, pair_margin=margin)
+    assert set(zip(*(column.tolist() for column in columns[:3]))) == got
     assert 0 < len(got) < len(expected)
     with pytest.raises(ValueError, match="pair_margin must have shape"):
         batch.compute_pair_distances(0.2, pair_margin=np.zeros((2, 2)))
