@@ -56,18 +56,19 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
     settled = np.zeros(pair_speed.shape, dtype=bool)
     fastest = float(pair_speed.max(initial=0.0))
     count = max(1, math.ceil(fastest / (2.0 * FIRST_HORIZON)))
-    todo = np.linspace(0.0, 1.0, count + 1)
+    todo = _first_batch(count)
     # The radius that closes the widest gap, with room so that stretches
     # that just meet overlap despite rounding.
     reach = _OVERLAP * 0.5 / count
     dq = q2 - q1
+    batch = None
     if checker._padding_bounds() == (0.0, 0.0) and not world.clouds:
         # Collisions first: the yes/no kernel (inner spheres, first contact
-        # in order) on the first batch's samples, the ends and then by
-        # bisection. A colliding edge costs about a discrete check; a free
-        # one a fraction more.
-        samples = q1 + todo[_bisection_order(count)][:, None] * dq
-        if checker._chain_batch(samples, world).any_contact():
+        # in order) on the first batch's samples, which come in bisection
+        # order. A colliding edge costs about a discrete check; a free one a
+        # fraction more.
+        batch = checker._chain_batch(q1 + todo[:, None] * dq, world)
+        if batch.any_contact():
             return False
     s = r = None
     spent = 0
@@ -80,13 +81,15 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
         # leaves a pair out.
         margin = tables.base + pair_speed * reach
         margin[settled] = -np.inf
-        radius = _radii(checker, world, tables, speed, q1 + todo[:, None] * dq, margin,
-                        reach, todo, settled)
+        qs = batch if batch is not None else q1 + todo[:, None] * dq
+        radius = _radii(checker, world, tables, speed, qs, margin, reach, todo, settled)
         if radius is None:
             return False
         settled |= pair_speed == 0.0      # measured at every sample of this batch
         if s is None:
-            s, r = todo, radius
+            if radius.min() >= reach:
+                return True     # evenly spaced from 0 to 1, each reaching the next
+            s, r, batch = todo, radius, None
         else:
             s, r = np.concatenate([s, todo]), np.concatenate([r, radius])
         order = np.argsort(s - r, kind="stable")
@@ -104,14 +107,18 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _bisection_order(count: int) -> np.ndarray:
-    """Indices 0..count: the end, the start, then midpoints coarse to fine."""
+def _first_batch(count: int) -> np.ndarray:
+    """The fractions k / count, k = 0..count: the end, the start, then midpoints coarse to fine."""
     inner = sorted(range(1, count), key=lambda k: (-(k & -k), k))
-    return np.array([count, 0] + inner, dtype=np.intp)
+    fractions = np.array([count, 0] + inner) / count
+    fractions.setflags(write=False)
+    return fractions
 
 
 def _radii(checker, world, tables, speed, qs, margin, reach, at, settled):
     """Per configuration, the stretch of edge its pairs prove free; None if one is too close.
+
+    ``qs`` is the configurations (K, n) or their chain batch.
 
     A pair farther apart than its ``margin`` proves at least ``reach``.
     Marks in ``settled`` the geometry pairs that one configuration (at
@@ -125,7 +132,7 @@ def _radii(checker, world, tables, speed, qs, margin, reach, at, settled):
         unfiltered = ~checker._filtered
         horizon = (max(checker._max_padding(), 0.0) + 2.0 * eps
                    + float(speed[unfiltered].max(initial=0.0)) * reach)
-        rows, _, _ = checker._pairs_in(qs, horizon, world)
+        rows, _, _ = checker._pairs_in(qs, horizon, world)   # never a batch here
         config = np.array([k for k, rows_k in enumerate(rows) for _ in rows_k], dtype=np.intp)
         a = np.array([row[0] for rows_k in rows for row in rows_k], dtype=np.intp)
         b = np.array([row[1] for rows_k in rows for row in rows_k], dtype=np.intp)
@@ -133,8 +140,10 @@ def _radii(checker, world, tables, speed, qs, margin, reach, at, settled):
         v = speed[a, b]
         i = None
     else:
-        config, i, j, d = checker._chain_batch(qs, world).compute_pair_distances(
-            max(float(margin.max()), 0.0), pair_margin=margin)
+        if isinstance(qs, np.ndarray):
+            qs = checker._chain_batch(qs, world)
+        config, i, j, d = qs.compute_pair_distances(max(float(margin.max()), 0.0),
+                                                    pair_margin=margin)
         # Every pair reported is within its margin, so unfiltered.
         d = d - tables.padding[i, j]
         v = speed.take(tables.body_pair[i, j])
@@ -143,7 +152,7 @@ def _radii(checker, world, tables, speed, qs, margin, reach, at, settled):
     # distance stays what it is).
     if (d <= 2.0 * eps).any():
         return None
-    radius = np.full(len(qs), reach)
+    radius = np.full(len(at), reach)
     if len(d) == 0:
         return radius
     proven = np.full(len(d), np.inf)
