@@ -191,11 +191,9 @@ class _Tables:
 
     @classmethod
     def of(cls, checker, world) -> _Tables:
-        # Every filter or padding setter drops the checker's padding range,
-        # so a new range object marks a change (the old one stays alive here).
-        key = (world, checker._padding_bounds(), checker._padding, checker._filtered)
+        key = (world, checker._tables_version)
         tables = getattr(checker, "_certified_tables", None)
-        if tables is None or any(x is not y for x, y in zip(tables.key, key)):
+        if tables is None or tables.key[0] is not world or tables.key[1] != key[1]:
             tables = checker._certified_tables = cls(checker, world, key)
         return tables
 

@@ -59,6 +59,9 @@ class World(NamedTuple):
 class CheckerTables:
     """Bodies, filters and padding of a collision checker (a base of ``CollisionChecker``)."""
 
+    #: Counts filter and padding changes (what tables derived from them are keyed on).
+    _tables_version = 0
+
     def _build_tables(self, robot: LoadedScene, srdf, srdf_is_text: bool,
                       environment: SceneGraph | LoadedScene | None, self_padding: float,
                       environment_padding: float) -> None:
@@ -334,6 +337,7 @@ class CheckerTables:
                              "welded to the world: their collisions cannot be unfiltered")
         self._filtered[a, b] = self._filtered[b, a] = bool(filtered)
         self._padding_range = None
+        self._tables_version += 1
         self._apply_filters([(a, b)], bool(filtered))
 
     def get_padding_between(self, body_a: Body, body_b: Body) -> float:
@@ -361,6 +365,7 @@ class CheckerTables:
         check_padding("padding", padding)
         self._padding[a, b] = self._padding[b, a] = float(padding)
         self._padding_range = None
+        self._tables_version += 1
 
     def _padding_bounds(self) -> tuple[float, float]:
         """Smallest and largest padding of an unfiltered pair (cached until a setter runs)."""

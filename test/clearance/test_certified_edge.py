@@ -252,3 +252,17 @@ def test_pair_distances_as_columns_match_the_pairwise_query():
         batch.compute_pair_distances(0.2, pair_margin=np.full((G, G), 0.3))
     with pytest.raises(ValueError, match="numbers or -inf"):
         batch.compute_pair_distances(0.2, pair_margin=np.full((G, G), np.nan))
+
+
+def test_certified_check_follows_filter_changes():
+    checker = checker_with(plate_scene(0.1))
+    assert checker.check_edge_collision_free(Q1, Q2, certified=True) is False
+    links = [name for name in checker.body_names[1:]
+             if checker.is_part_of_robot(name) and not checker.is_collision_filtered_between(
+                 name, "world")]
+    for link in links:
+        checker.set_collision_filtered_between(link, "world", True)
+    assert checker.check_edge_collision_free(Q1, Q2, certified=True) is True
+    for link in links:
+        checker.set_collision_filtered_between(link, "world", False)
+    assert checker.check_edge_collision_free(Q1, Q2, certified=True) is False
