@@ -449,7 +449,10 @@ static int consider_unfiltered(const ModelObject *m, const double *X_WG, int i, 
         margin = pair_margin[(int64_t)i * m->G + j];
         if (margin == -INFINITY) return 0;
     }
-    if (isfinite(margin) && provably_apart(m, X_WG, i, j, margin)) return 0;
+    /* The outer spheres first: a few flops where the support search walks hulls. */
+    if (isfinite(margin) && (outer_gap(m, X_WG, i, j) > margin ||
+                             provably_apart(m, X_WG, i, j, margin)))
+        return 0;
     return key_push(out, (int64_t)i * m->G + j);
 }
 
