@@ -56,6 +56,8 @@ def certified_edge_free(checker, q1: np.ndarray, q2: np.ndarray) -> bool:
     settled = np.zeros(pair_speed.shape, dtype=bool)
     fastest = float(pair_speed.max(initial=0.0))
     count = max(1, math.ceil(fastest / (2.0 * FIRST_HORIZON)))
+    if count >= CERTIFIED_EDGE_MAX_STEPS:
+        return False        # not even the first batch fits in the sample cap
     todo = _first_batch(count)
     # The radius that closes the widest gap, with room so that stretches
     # that just meet overlap despite rounding.
