@@ -463,9 +463,11 @@ static int consider(const ModelObject *m, const double *X_WG, int i, int j, doub
 }
 
 static int boxes_meet(const double *lo, const double *hi, int a, int b) {
-    for (int r = 0; r < 3; ++r)
-        if (!(lo[3 * a + r] <= hi[3 * b + r] && lo[3 * b + r] <= hi[3 * a + r])) return 0;
-    return 1;
+    /* All six comparisons, joined without branching: which of them fails
+     * is unpredictable, and a mispredicted branch costs more than the rest. */
+    const double *la = lo + 3 * a, *lb = lo + 3 * b, *ha = hi + 3 * a, *hb = hi + 3 * b;
+    return (la[0] <= hb[0]) & (lb[0] <= ha[0]) & (la[1] <= hb[1]) & (lb[1] <= ha[1]) &
+           (la[2] <= hb[2]) & (lb[2] <= ha[2]);
 }
 
 /* Every unfiltered pair whose boxes come within margin, minus the pairs the
@@ -902,8 +904,10 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
         memset(&r, 0, sizeof(r));
         /* A pair proven farther than the least distance so far (or
          * report_max) cannot change the answer. */
-        int status = gc_pair_within(&m->shapes[i], X_WG + 16 * i, &m->shapes[j], X_WG + 16 * j,
-                                    fmin(report_max, best), &r);
+        /* Yes/no checks: an overlap GJK proves ends the pair (a bound of its depth). */
+        int status = (job->verdict_only && job->stop_below_zero ? gc_pair_verdict : gc_pair_within)(
+            &m->shapes[i], X_WG + 16 * i, &m->shapes[j], X_WG + 16 * j, fmin(report_max, best),
+            &r);
         if (status == GC_BEYOND) continue;
         if (status != GC_OK && status != GC_SEARCHED) {
             *python = 1;
