@@ -1,15 +1,20 @@
 /* Cloud: a point cloud in a uniform grid of cells, and the exact queries of
  * a Model's geometries against it.
  *
- * Construction bins the points by cell in two passes over an open-addressing
- * table of occupied cells (linear in the number of points, no sort): the
- * points of one cell lie together, each cell's slot holds where they start
- * and how many they are. A query composes each listed geometry's world pose
- * as the Model does (X_WF[frame_slot] X_FG), visits the cells its world box
- * reaches once grown by the threshold, drops a point whose distance to that
- * box already exceeds the threshold, and answers the others with the point
- * kernel (gc_point_distance): the same number a sphere of the cloud's radius
- * at that point gets from the sphere-X pair kernel, before the radius.
+ * Construction bins the points by cell with a counting sort (linear in the
+ * number of points, no comparison sort): the points of one cell lie
+ * together, each cell's slot holds where they start and how many they are,
+ * and the cells of one block of BLOCK^3 lie together. While the grid's
+ * bounding box holds a bounded number of cells (a few per point), the count
+ * is kept in a dense array of every cell of the box, numbered block by
+ * block; a cloud spread over a larger box (a far outlier) counts in an
+ * open-addressing table of the occupied cells instead. Both give the same
+ * cells and the same answers. A query composes each listed geometry's world
+ * pose as the Model does (X_WF[frame_slot] X_FG), visits the cells its world
+ * box reaches once grown by the threshold, drops a point whose distance to
+ * that box already exceeds the threshold, and answers the others with the
+ * point kernel (gc_point_distance): the same number a sphere of the cloud's
+ * radius at that point gets from the sphere-X pair kernel, before the radius.
  *
  * A Cloud is immutable after construction; the query loops run with the GIL
  * released, so several threads may query one Cloud at once.
@@ -25,12 +30,14 @@ typedef struct {
     PyObject_HEAD
     Py_ssize_t N;
     double *p;          /* (N, 3), grouped by cell */
-    int64_t *order;     /* (N) index of each point in the input */
+    int32_t *order;     /* (N) index of each point in the input */
+    size_t p_size, order_size; /* bytes held by p and order (spares may be larger) */
     double h;           /* cell size */
     double inv_h;       /* 1 / h: cell_index multiplies (build and queries alike) */
     double lo[3], hi[3];/* bounds of the points */
     int64_t dims[3];    /* cells along each axis */
-    Py_ssize_t cap;     /* table slots, a power of two */
+    Py_ssize_t cap;     /* cell slots (a power of two when hashed) */
+    Py_ssize_t used;    /* occupied cells */
     int64_t *keys;      /* (cap) cell key, -1 where empty */
     int32_t *start;     /* (cap) first point of the cell */
     int32_t *count;     /* (cap) points in the cell */
@@ -42,18 +49,87 @@ typedef struct {
     int64_t *bkeys;     /* (bcap) block key, -1 where empty */
     int32_t *bstart;    /* (bcap) first of the block's cells in bcells */
     int32_t *bcount;    /* (bcap) its occupied cells */
-    int32_t *bcells;    /* table slots of the occupied cells, by block */
-    int32_t *bxyz;      /* (cells, 3) their indices along x, y, z, in bcells' order: a
+    int32_t *bcells;    /* (used) table slots of the occupied cells, by block */
+    int32_t *bxyz;      /* (used, 3) their indices along x, y, z, in bcells' order: a
                          * query scans a block's cells in one run of memory */
     double *cell_box;   /* (cap, 6) tight bounds of each cell's points */
     Py_ssize_t non_finite; /* rows skipped */
+    int dense;          /* counted in the dense array over the box, not the table */
 } CloudObject;
 
 #define BLOCK 8
 
+/* Spare buffers: the large arrays of Clouds gone and the scratch of past
+ * builds, kept for the next build so that replacing a cloud of the same size
+ * touches memory already mapped (a fresh mapping costs a page fault per 4 KiB,
+ * about a tenth of a build). At most SPARES buffers of SPARE_BYTES in all;
+ * taken and given with the GIL held. */
+#define SPARES 6
+#define SPARE_MIN ((size_t)1 << 18)
+#define SPARE_BYTES ((size_t)256 << 20)
+static struct {
+    void *ptr;
+    size_t size;
+} spares[SPARES];
+static size_t spare_bytes;
+
+/* A buffer of at least `need` bytes (its size in *size), a spare when one
+ * fits without wasting more than half of it; NULL when out of memory. */
+static void *spare_take(size_t need, size_t *size) {
+    if (need == 0) need = 1;
+    int best = -1;
+    for (int k = 0; k < SPARES; ++k)
+        if (spares[k].ptr && spares[k].size >= need && spares[k].size / 2 <= need &&
+            (best < 0 || spares[k].size < spares[best].size))
+            best = k;
+    if (best >= 0) {
+        void *ptr = spares[best].ptr;
+        *size = spares[best].size;
+        spare_bytes -= *size;
+        spares[best].ptr = NULL;
+        return ptr;
+    }
+    *size = need;
+    return malloc(need);
+}
+
+/* Keep `ptr` (`size` bytes) for a later build, in an empty place or in
+ * place of the smallest spare when that is smaller; else free it. */
+static void spare_give(void *ptr, size_t size) {
+    if (ptr == NULL) return;
+    if (size < SPARE_MIN || size > SPARE_BYTES) {
+        free(ptr);
+        return;
+    }
+    int at = 0;
+    for (int k = 1; k < SPARES && spares[at].ptr; ++k)
+        if (spares[k].ptr == NULL || spares[k].size < spares[at].size) at = k;
+    if (spares[at].ptr) {
+        if (spares[at].size >= size) {
+            free(ptr);
+            return;
+        }
+        spare_bytes -= spares[at].size;
+        free(spares[at].ptr);
+        spares[at].ptr = NULL;
+    }
+    /* The total stays bounded: the largest spares go first. */
+    while (spare_bytes + size > SPARE_BYTES) {
+        int big = -1;
+        for (int k = 0; k < SPARES; ++k)
+            if (spares[k].ptr && (big < 0 || spares[k].size > spares[big].size)) big = k;
+        spare_bytes -= spares[big].size;
+        free(spares[big].ptr);
+        spares[big].ptr = NULL;
+    }
+    spares[at].ptr = ptr;
+    spares[at].size = size;
+    spare_bytes += size;
+}
+
 static void cloud_dealloc(CloudObject *self) {
-    PyMem_Free(self->p);
-    PyMem_Free(self->order);
+    spare_give(self->p, self->p_size);
+    spare_give(self->order, self->order_size);
     free(self->keys);
     free(self->start);
     free(self->count);
@@ -146,7 +222,7 @@ static inline int64_t block_key(const CloudObject *c, int64_t bx, int64_t by, in
 static int build_blocks(CloudObject *c) {
     Py_ssize_t used = 0;
     for (Py_ssize_t s = 0; s < c->cap; ++s) used += c->keys[s] != -1;
-    for (int a = 0; a < 3; ++a) c->bdims[a] = (c->dims[a] + BLOCK - 1) / BLOCK;
+    c->used = used;
     Py_ssize_t bcap = 16;
     while (bcap < 2 * used + 16) bcap *= 2;
     c->bcap = bcap;
@@ -194,17 +270,189 @@ static int cell_bounds(CloudObject *c) {
     if (c->cell_box == NULL) return -1;
     for (Py_ssize_t s = 0; s < c->cap; ++s) {
         double *b = c->cell_box + 6 * s;
-        for (int a = 0; a < 3; ++a) {
-            b[a] = INFINITY;
-            b[3 + a] = -INFINITY;
-        }
+        double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+        double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
         const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
-        for (int32_t m = 0; m < c->count[s]; ++m, q += 3)
-            for (int a = 0; a < 3; ++a) {
-                if (q[a] < b[a]) b[a] = q[a];
-                if (q[a] > b[3 + a]) b[3 + a] = q[a];
-            }
+        for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
+            l0 = q[0] < l0 ? q[0] : l0;
+            l1 = q[1] < l1 ? q[1] : l1;
+            l2 = q[2] < l2 ? q[2] : l2;
+            h0 = q[0] > h0 ? q[0] : h0;
+            h1 = q[1] > h1 ? q[1] : h1;
+            h2 = q[2] > h2 ? q[2] : h2;
+        }
+        b[0] = l0, b[1] = l1, b[2] = l2, b[3] = h0, b[4] = h1, b[5] = h2;
     }
+    return 0;
+}
+
+/* All three coordinates finite: a product by zero is NaN only for a NaN or
+ * an infinity (one test and branch a point, not three). */
+static inline int finite3(const double *q) {
+    return q[0] * 0.0 + q[1] * 0.0 + q[2] * 0.0 == 0.0;
+}
+
+/* The tables of `used` cell slots and their blocks; -1 when out of memory. */
+static int alloc_cells(CloudObject *c, Py_ssize_t used) {
+    size_t n = (size_t)(used > 0 ? used : 1);
+    Py_ssize_t bcap = 16;
+    while (bcap < 2 * used + 16) bcap *= 2;
+    c->cap = used;
+    c->used = used;
+    c->bcap = bcap;
+    c->keys = malloc(n * sizeof(int64_t));
+    c->start = malloc(n * sizeof(int32_t));
+    c->count = malloc(n * sizeof(int32_t));
+    c->cell_xyz = malloc(n * 3 * sizeof(int32_t));
+    c->cell_box = malloc(n * 6 * sizeof(double));
+    c->bcells = malloc(n * sizeof(int32_t));
+    c->bxyz = malloc(n * 3 * sizeof(int32_t));
+    c->bkeys = malloc((size_t)bcap * sizeof(int64_t));
+    c->bstart = calloc((size_t)bcap, sizeof(int32_t));
+    c->bcount = calloc((size_t)bcap, sizeof(int32_t));
+    if (!c->keys || !c->start || !c->count || !c->cell_xyz || !c->cell_box || !c->bcells ||
+        !c->bxyz || !c->bkeys || !c->bstart || !c->bcount)
+        return -1;
+    memset(c->bkeys, 0xff, (size_t)bcap * sizeof(int64_t));
+    return 0;
+}
+
+/* Bin the finite rows of `in` with a dense count over every cell of the
+ * box, `total` of them numbered block by block (x fastest), and within a
+ * block x fastest too: count (noting each row's cell, and each block's
+ * points), number the occupied cells in that order, the empty blocks
+ * skipped (so each block's cells are one run), then place each point in its
+ * cell's run and widen the cell's bounds in the same pass. `cells` (total)
+ * and `key_of` (rows) are scratch. Runs without the GIL; -1 when out of
+ * memory. */
+static int build_dense(CloudObject *c, const double *in, Py_ssize_t rows, uint32_t *key_of,
+                       int32_t *cells, int64_t total) {
+    const uint32_t per = BLOCK * BLOCK * BLOCK, bx = (uint32_t)c->bdims[0],
+                   by = (uint32_t)c->bdims[1];
+    const Py_ssize_t blocks = (Py_ssize_t)(total / per);
+    int32_t *in_block = calloc((size_t)blocks, sizeof(int32_t));
+    if (in_block == NULL) return -1;
+    memset(cells, 0, (size_t)total * sizeof(int32_t));
+    Py_ssize_t used = 0;
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        const double *q = in + 3 * n;
+        if (!finite3(q)) {
+            key_of[n] = UINT32_MAX;
+            continue;
+        }
+        uint32_t ix = (uint32_t)cell_index(c, 0, q[0]), iy = (uint32_t)cell_index(c, 1, q[1]),
+                 iz = (uint32_t)cell_index(c, 2, q[2]);
+        uint32_t b = (iz / BLOCK * by + iy / BLOCK) * bx + ix / BLOCK;
+        uint32_t id = b * per + ((iz % BLOCK) * BLOCK + iy % BLOCK) * BLOCK + ix % BLOCK;
+        key_of[n] = id;
+        in_block[b] += 1;
+        used += cells[id]++ == 0;
+    }
+    if (alloc_cells(c, used) < 0) {
+        free(in_block);
+        return -1;
+    }
+    int32_t next = 0, s = 0;
+    for (Py_ssize_t b = 0; b < blocks; ++b) {
+        if (in_block[b] == 0) continue;
+        Py_ssize_t bslot = block_slot(c, b);
+        c->bkeys[bslot] = b;
+        c->bstart[bslot] = s;
+        int64_t x0 = b % bx * BLOCK, y0 = b / bx % by * BLOCK, z0 = b / bx / by * BLOCK;
+        int32_t *count = cells + (Py_ssize_t)b * per;
+        for (uint32_t local = 0; local < per; ++local) {
+            int32_t n = count[local];
+            if (n == 0) continue;
+            int64_t ix = x0 + local % BLOCK, iy = y0 + local / BLOCK % BLOCK,
+                    iz = z0 + local / (BLOCK * BLOCK);
+            c->bcount[bslot] += 1;
+            c->keys[s] = cell_key(c, ix, iy, iz);
+            c->start[s] = next;
+            c->count[s] = 0;
+            c->cell_xyz[3 * s] = c->bxyz[3 * s] = (int32_t)ix;
+            c->cell_xyz[3 * s + 1] = c->bxyz[3 * s + 1] = (int32_t)iy;
+            c->cell_xyz[3 * s + 2] = c->bxyz[3 * s + 2] = (int32_t)iz;
+            c->bcells[s] = s;
+            double *box = c->cell_box + 6 * (Py_ssize_t)s;
+            box[0] = box[1] = box[2] = INFINITY;
+            box[3] = box[4] = box[5] = -INFINITY;
+            count[local] = s++;
+            next += n;
+        }
+    }
+    free(in_block);
+    int32_t rank = 0;
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        uint32_t id = key_of[n];
+        if (id == UINT32_MAX) continue;
+        int32_t slot = cells[id];
+        int32_t at = c->start[slot] + c->count[slot]++;
+        const double *q = in + 3 * n;
+        double *p = c->p + 3 * (Py_ssize_t)at, *box = c->cell_box + 6 * (Py_ssize_t)slot;
+        p[0] = q[0], p[1] = q[1], p[2] = q[2];
+        c->order[at] = rank++;
+        box[0] = q[0] < box[0] ? q[0] : box[0];
+        box[1] = q[1] < box[1] ? q[1] : box[1];
+        box[2] = q[2] < box[2] ? q[2] : box[2];
+        box[3] = q[0] > box[3] ? q[0] : box[3];
+        box[4] = q[1] > box[4] ? q[1] : box[4];
+        box[5] = q[2] > box[5] ? q[2] : box[5];
+    }
+    return 0;
+}
+
+/* Bin the finite rows of `in` in the open-addressing table of occupied
+ * cells: count (the table grows with the occupied cells, not the points, so
+ * it stays small and in cache), then place. `key_of` and `slot_at` (rows)
+ * are scratch. Runs without the GIL; -1 when out of memory. */
+static int build_hashed(CloudObject *c, const double *in, Py_ssize_t rows, int64_t *key_of,
+                        int32_t *slot_at) {
+    /* The cell size aims at 32 points a cell: a table for N / 8 cells (load
+     * 1/4 at that aim) seldom grows and stays in cache. */
+    Py_ssize_t cap0 = 1024;
+    while (cap0 < c->N / 8) cap0 *= 2;
+    if (grow(c, cap0) < 0) return -1;
+    Py_ssize_t used = 0;
+    int grown = 0;
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        const double *q = in + 3 * n;
+        if (!finite3(q)) {
+            key_of[n] = -1;
+            continue;
+        }
+        int64_t key = cell_key(c, cell_index(c, 0, q[0]), cell_index(c, 1, q[1]),
+                               cell_index(c, 2, q[2]));
+        key_of[n] = key;
+        Py_ssize_t s = slot_of(c, key);
+        if (c->keys[s] == -1) {
+            if (2 * (used + 1) > c->cap) {
+                if (grow(c, 2 * c->cap) < 0) return -1;
+                grown = 1;
+                s = slot_of(c, key);
+            }
+            c->keys[s] = key;
+            ++used;
+        }
+        c->count[s] += 1;
+        slot_at[n] = (int32_t)s;
+    }
+    int32_t next = 0;
+    for (Py_ssize_t s = 0; s < c->cap; ++s) {
+        c->start[s] = next;
+        next += c->count[s];
+        c->count[s] = 0;
+    }
+    /* A point's index is its rank among the finite rows. */
+    int32_t rank = 0;
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        if (key_of[n] == -1) continue;
+        /* A slot noted before the table grew has moved: look it up. */
+        Py_ssize_t s = grown ? slot_of(c, key_of[n]) : slot_at[n];
+        int32_t at = c->start[s] + c->count[s]++;
+        memcpy(c->p + 3 * (Py_ssize_t)at, in + 3 * n, 3 * sizeof(double));
+        c->order[at] = rank++;
+    }
+    if (build_blocks(c) < 0 || cell_bounds(c) < 0) return -1;
     return 0;
 }
 
@@ -213,7 +461,7 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
     PyObject *points_o;
     double radius;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "Od", kwlist, &points_o, &radius)) return -1;
-    if (self->keys != NULL) {
+    if (self->keys != NULL || self->p != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Cloud is immutable: construct a new one");
         return -1;
     }
@@ -230,28 +478,27 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     const double *in = view.buf;
-    unsigned char *finite = malloc((size_t)(rows > 0 ? rows : 1));
-    if (finite == NULL) {
-        PyBuffer_Release(&view);
-        PyErr_NoMemory();
-        return -1;
-    }
     for (int a = 0; a < 3; ++a) {
         self->lo[a] = INFINITY;
         self->hi[a] = -INFINITY;
     }
     Py_ssize_t N = 0;
     Py_BEGIN_ALLOW_THREADS
+    double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+    double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
     for (Py_ssize_t n = 0; n < rows; ++n) {
         const double *q = in + 3 * n;
-        finite[n] = isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]);
-        if (!finite[n]) continue;
+        if (!finite3(q)) continue;
         ++N;
-        for (int a = 0; a < 3; ++a) {
-            if (q[a] < self->lo[a]) self->lo[a] = q[a];
-            if (q[a] > self->hi[a]) self->hi[a] = q[a];
-        }
+        l0 = q[0] < l0 ? q[0] : l0;
+        l1 = q[1] < l1 ? q[1] : l1;
+        l2 = q[2] < l2 ? q[2] : l2;
+        h0 = q[0] > h0 ? q[0] : h0;
+        h1 = q[1] > h1 ? q[1] : h1;
+        h2 = q[2] > h2 ? q[2] : h2;
     }
+    self->lo[0] = l0, self->lo[1] = l1, self->lo[2] = l2;
+    self->hi[0] = h0, self->hi[1] = h1, self->hi[2] = h2;
     Py_END_ALLOW_THREADS
     self->non_finite = rows - N;
     /* About 32 points a cell over the area of the bounds' two largest sides
@@ -267,77 +514,31 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
         if (ext[a] / h > 1048575.0) h = ext[a] / 1048575.0;
     self->h = h;
     self->inv_h = 1.0 / h;
-    for (int a = 0; a < 3; ++a)
+    for (int a = 0; a < 3; ++a) {
         self->dims[a] = N > 0 ? (int64_t)floor((self->hi[a] - self->lo[a]) / h) + 1 : 1;
+        self->bdims[a] = (self->dims[a] + BLOCK - 1) / BLOCK;
+    }
     self->N = N;
-    self->p = PyMem_Malloc((size_t)(N > 0 ? N : 1) * 3 * sizeof(double));
-    self->order = PyMem_Malloc((size_t)(N > 0 ? N : 1) * sizeof(int64_t));
-    int64_t *key_of = PyMem_Malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int64_t));
-    int32_t *slot_at = PyMem_Malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int32_t));
-    /* The cell size aims at 32 points a cell: a table for N / 8 cells (load
-     * 1/4 at that aim) seldom grows and stays in cache. */
-    Py_ssize_t cap0 = 1024;
-    while (cap0 < N / 8) cap0 *= 2;
-    if (!self->p || !self->order || !key_of || !slot_at || grow(self, cap0) < 0) {
-        PyMem_Free(slot_at);
-        PyMem_Free(key_of);
-        free(finite);
-        PyBuffer_Release(&view);
-        PyErr_NoMemory();
-        return -1;
-    }
-    int failed = 0;
-    Py_BEGIN_ALLOW_THREADS
-    /* Pass 1: count the points of each occupied cell; the table grows with
-     * the occupied cells (not the points), so it stays small and in cache. */
-    Py_ssize_t used = 0;
-    int grown = 0;
-    for (Py_ssize_t n = 0; n < rows && !failed; ++n) {
-        if (!finite[n]) continue;
-        const double *q = in + 3 * n;
-        int64_t key = cell_key(self, cell_index(self, 0, q[0]), cell_index(self, 1, q[1]),
-                               cell_index(self, 2, q[2]));
-        key_of[n] = key;
-        Py_ssize_t s = slot_of(self, key);
-        if (self->keys[s] == -1) {
-            if (2 * (used + 1) > self->cap) {
-                if (grow(self, 2 * self->cap) < 0) {
-                    failed = 1;
-                    break;
-                }
-                grown = 1;
-                s = slot_of(self, key);
-            }
-            self->keys[s] = key;
-            ++used;
-        }
-        self->count[s] += 1;
-        slot_at[n] = (int32_t)s;
-    }
+    /* Dense while the box's cells (whole blocks) number at most 8 a point
+     * and 2**26 (the count array 4 bytes a cell); hashed beyond. */
+    int64_t total = self->bdims[0] * self->bdims[1] * self->bdims[2] * BLOCK * BLOCK * BLOCK;
+    int dense = total <= 8 * (int64_t)N + 4096 && total <= ((int64_t)1 << 26);
+    size_t rows1 = (size_t)(rows > 0 ? rows : 1), key_size, cells_size = 0;
+    self->p = spare_take((size_t)N * 3 * sizeof(double), &self->p_size);
+    self->order = spare_take((size_t)N * sizeof(int32_t), &self->order_size);
+    void *key_of = spare_take(rows1 * (dense ? sizeof(uint32_t) : sizeof(int64_t)), &key_size);
+    void *cells = spare_take(dense ? (size_t)total * sizeof(int32_t) : rows1 * sizeof(int32_t),
+                             &cells_size);
+    int failed = !self->p || !self->order || !key_of || !cells;
     if (!failed) {
-        int32_t next = 0;
-        for (Py_ssize_t s = 0; s < self->cap; ++s) {
-            self->start[s] = next;
-            next += self->count[s];
-            self->count[s] = 0;
-        }
-        /* Pass 2: place each point in its cell's run; a point's index is its
-         * rank among the finite rows. */
-        int64_t rank = 0;
-        for (Py_ssize_t n = 0; n < rows; ++n) {
-            if (!finite[n]) continue;
-            /* A slot noted before the table grew has moved: look it up. */
-            Py_ssize_t s = grown ? slot_of(self, key_of[n]) : slot_at[n];
-            int32_t at = self->start[s] + self->count[s]++;
-            memcpy(self->p + 3 * at, in + 3 * n, 3 * sizeof(double));
-            self->order[at] = rank++;
-        }
-        if (build_blocks(self) < 0 || cell_bounds(self) < 0) failed = 1;
+        Py_BEGIN_ALLOW_THREADS
+        self->dense = dense;
+        failed = (dense ? build_dense(self, in, rows, key_of, cells, total)
+                        : build_hashed(self, in, rows, key_of, cells)) < 0;
+        Py_END_ALLOW_THREADS
     }
-    Py_END_ALLOW_THREADS
-    PyMem_Free(slot_at);
-    PyMem_Free(key_of);
-    free(finite);
+    spare_give(cells, cells_size);
+    spare_give(key_of, key_size);
     PyBuffer_Release(&view);
     if (failed) {
         PyErr_NoMemory();
@@ -880,43 +1081,70 @@ static PyObject *cloud_without(CloudObject *self, PyObject *args) {
     c->h = self->h;
     c->inv_h = self->inv_h;
     c->cap = self->cap;
+    c->used = self->used;
+    c->bcap = self->bcap;
     for (int a = 0; a < 3; ++a) {
         c->lo[a] = self->lo[a];
         c->hi[a] = self->hi[a];
         c->dims[a] = self->dims[a];
+        c->bdims[a] = self->bdims[a];
     }
-    c->p = PyMem_Malloc((size_t)(kept > 0 ? kept : 1) * 3 * sizeof(double));
-    c->order = PyMem_Malloc((size_t)(kept > 0 ? kept : 1) * sizeof(int64_t));
-    c->keys = malloc((size_t)c->cap * sizeof(int64_t));
-    c->start = malloc((size_t)c->cap * sizeof(int32_t));
-    c->count = malloc((size_t)c->cap * sizeof(int32_t));
-    if (!c->p || !c->order || !c->keys || !c->start || !c->count) {
+    /* The same cells in the same slots and blocks: the tables are copied, and
+     * only the points, the runs and the cells' bounds are new. */
+    size_t cap = (size_t)c->cap, used = (size_t)(c->used > 0 ? c->used : 1),
+           bcap = (size_t)c->bcap;
+    c->p = spare_take((size_t)kept * 3 * sizeof(double), &c->p_size);
+    c->order = spare_take((size_t)kept * sizeof(int32_t), &c->order_size);
+    c->keys = malloc(cap * sizeof(int64_t));
+    c->start = malloc(cap * sizeof(int32_t));
+    c->count = malloc(cap * sizeof(int32_t));
+    c->cell_xyz = malloc(cap * 3 * sizeof(int32_t));
+    c->cell_box = malloc(cap * 6 * sizeof(double));
+    c->bkeys = malloc(bcap * sizeof(int64_t));
+    c->bstart = malloc(bcap * sizeof(int32_t));
+    c->bcount = malloc(bcap * sizeof(int32_t));
+    c->bcells = malloc(used * sizeof(int32_t));
+    c->bxyz = malloc(used * 3 * sizeof(int32_t));
+    if (!c->p || !c->order || !c->keys || !c->start || !c->count || !c->cell_xyz ||
+        !c->cell_box || !c->bkeys || !c->bstart || !c->bcount || !c->bcells || !c->bxyz) {
         PyBuffer_Release(&drop);
         PyBuffer_Release(&rank);
         Py_DECREF(c);
         return PyErr_NoMemory();
     }
-    memcpy(c->keys, self->keys, (size_t)c->cap * sizeof(int64_t));
+    memcpy(c->keys, self->keys, cap * sizeof(int64_t));
+    memcpy(c->cell_xyz, self->cell_xyz, cap * 3 * sizeof(int32_t));
+    memcpy(c->bkeys, self->bkeys, bcap * sizeof(int64_t));
+    memcpy(c->bstart, self->bstart, bcap * sizeof(int32_t));
+    memcpy(c->bcount, self->bcount, bcap * sizeof(int32_t));
+    memcpy(c->bcells, self->bcells, used * sizeof(int32_t));
+    memcpy(c->bxyz, self->bxyz, used * 3 * sizeof(int32_t));
     int32_t next = 0;
     for (Py_ssize_t s = 0; s < c->cap; ++s) {
         c->start[s] = next;
+        double *b = c->cell_box + 6 * s;
+        double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+        double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
         for (int32_t m = 0; m < self->count[s]; ++m) {
             Py_ssize_t n = self->start[s] + m;
             if (gone[self->order[n]]) continue;
-            memcpy(c->p + 3 * next, self->p + 3 * n, 3 * sizeof(double));
-            c->order[next] = to[self->order[n]];
+            const double *q = self->p + 3 * n;
+            memcpy(c->p + 3 * (Py_ssize_t)next, q, 3 * sizeof(double));
+            c->order[next] = (int32_t)to[self->order[n]];
             ++next;
+            l0 = q[0] < l0 ? q[0] : l0;
+            l1 = q[1] < l1 ? q[1] : l1;
+            l2 = q[2] < l2 ? q[2] : l2;
+            h0 = q[0] > h0 ? q[0] : h0;
+            h1 = q[1] > h1 ? q[1] : h1;
+            h2 = q[2] > h2 ? q[2] : h2;
         }
+        /* An emptied cell keeps its slot with no points: lookups skip it. */
         c->count[s] = next - c->start[s];
-        /* An emptied cell stays in the table with no points: lookups skip it. */
+        b[0] = l0, b[1] = l1, b[2] = l2, b[3] = h0, b[4] = h1, b[5] = h2;
     }
     c->non_finite = self->non_finite;
-    if (build_blocks(c) < 0 || cell_bounds(c) < 0) {
-        PyBuffer_Release(&drop);
-        PyBuffer_Release(&rank);
-        Py_DECREF(c);
-        return PyErr_NoMemory();
-    }
+    c->dense = self->dense;
     PyBuffer_Release(&drop);
     PyBuffer_Release(&rank);
     return (PyObject *)c;
@@ -936,7 +1164,7 @@ static PyObject *cloud_points(CloudObject *self, PyObject *unused) {
     if (out == NULL) return NULL;
     double *p = (double *)PyBytes_AS_STRING(out);
     for (Py_ssize_t n = 0; n < self->N; ++n)
-        memcpy(p + 3 * self->order[n], self->p + 3 * n, 3 * sizeof(double));
+        memcpy(p + 3 * (Py_ssize_t)self->order[n], self->p + 3 * n, 3 * sizeof(double));
     return out;
 }
 
@@ -946,11 +1174,37 @@ static PyObject *cloud_bounds(CloudObject *self, void *closure) {
                          self->hi[1], self->hi[2]);
 }
 
+static PyObject *cloud_dense(CloudObject *self, void *closure) {
+    return PyBool_FromLong(self->dense);
+}
+
 static PyObject *cloud_cell(CloudObject *self, void *closure) {
     return PyFloat_FromDouble(self->h);
 }
 
+/* non_finite_rows(points (N, 3) float64) -> int: the rows with a NaN or an
+ * infinity, counted in one pass (no (N, 3) mask of flags). */
+static PyObject *cloud_non_finite_rows(PyObject *unused, PyObject *points_o) {
+    Py_buffer view;
+    if (gc_get_buffer(points_o, &view, 'd', -1, "points") < 0) return NULL;
+    Py_ssize_t rows = view.len / 24;
+    if (view.len != rows * 24) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "points must have shape (N, 3)");
+        return NULL;
+    }
+    const double *in = view.buf;
+    Py_ssize_t bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t n = 0; n < rows; ++n) bad += !finite3(in + 3 * n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(bad);
+}
+
 static PyMethodDef cloud_methods[] = {
+    {"non_finite_rows", (PyCFunction)cloud_non_finite_rows, METH_O | METH_STATIC,
+     "non_finite_rows(points (N, 3) float64) -> int: rows holding a NaN or an infinity"},
     {"any_within", (PyCFunction)cloud_any_within, METH_VARARGS,
      "any_within(model, X_WF (K,F,4,4), F, geometries int32 (R,), thresholds (R,)) -> bytes\n"
      "(K,): 1 where some geometry r has a point at signed distance <= thresholds[r]"},
@@ -973,6 +1227,10 @@ static PyGetSetDef cloud_getset[] = {
     {"size", (getter)cloud_size, NULL, "number of points", NULL},
     {"non_finite", (getter)cloud_non_finite, NULL, "rows skipped: a NaN or an infinity", NULL},
     {"cell", (getter)cloud_cell, NULL, "cell size used (metres)", NULL},
+    {"dense", (getter)cloud_dense, NULL,
+     "True when the points were counted in a dense array over the box's cells; False\n"
+     "when the box holds too many cells for that (a far outlier) and a table of the\n"
+     "occupied cells counted them (the same cells, the same answers)", NULL},
     {"bounds", (getter)cloud_bounds, NULL,
      "((low x, y, z), (high x, y, z)) of the finite points given, None when there are none",
      NULL},
