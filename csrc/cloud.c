@@ -54,6 +54,7 @@ typedef struct {
                          * query scans a block's cells in one run of memory */
     double *cell_box;   /* (cap, 6) tight bounds of each cell's points */
     Py_ssize_t non_finite; /* rows skipped */
+    Py_ssize_t self_filtered; /* points the construction's self filter took out */
     int dense;          /* counted in the dense array over the box, not the table */
 } CloudObject;
 
@@ -456,11 +457,19 @@ static int build_hashed(CloudObject *c, const double *in, Py_ssize_t rows, int64
     return 0;
 }
 
+static int self_filter(CloudObject *self, PyObject *model_o, PyObject *xwf_o, Py_ssize_t F,
+                       PyObject *geoms_o, PyObject *thr_o);
+
 static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"points", "radius", NULL};
-    PyObject *points_o;
+    static char *kwlist[] = {"points", "radius", "model", "X_WF", "F", "geometries",
+                             "thresholds", NULL};
+    PyObject *points_o, *model_o = Py_None, *xwf_o = Py_None, *geoms_o = Py_None,
+             *thr_o = Py_None;
+    Py_ssize_t F = 0;
     double radius;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Od", kwlist, &points_o, &radius)) return -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Od|OOnOO", kwlist, &points_o, &radius,
+                                     &model_o, &xwf_o, &F, &geoms_o, &thr_o))
+        return -1;
     if (self->keys != NULL || self->p != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Cloud is immutable: construct a new one");
         return -1;
@@ -544,6 +553,7 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
         PyErr_NoMemory();
         return -1;
     }
+    if (model_o != Py_None) return self_filter(self, model_o, xwf_o, F, geoms_o, thr_o);
     return 0;
 }
 
@@ -591,6 +601,22 @@ static double lower_bound(const gc_shape *shape, const double *box_G, const doub
     }
     h -= 1e-12 * (1.0 + fabs(h));
     return h > low ? h : low;
+}
+
+/* Whether the point kernel's answer for a Convex at Q (in G) is known from
+ * its face planes alone: when Q is on or below every plane, the kernel
+ * (convex_in_G, inside or on the boundary) answers the greatest height,
+ * computed here by the same operations; *h is set to it. 0 as soon as Q is
+ * above a plane: the kernel then looks for the nearest boundary point. */
+static int convex_inside(const gc_shape *shape, const double p[3], double *h) {
+    double top = 0.0;
+    for (int t = 0; t < shape->nt; ++t) {
+        double height = gc_dot(shape->tri_n + 3 * t, p) - shape->tri_d[t];
+        if (height > 0.0) return 0;
+        if (t == 0 || height > top) top = height;
+    }
+    *h = top;
+    return 1;
 }
 
 /* A lower bound on the distance from the geometry to any point of a cell
@@ -968,6 +994,67 @@ static PyObject *cloud_nearest(CloudObject *self, PyObject *args) {
     return Py_BuildValue("(NNNNNN)", dist, index, pgn, grad, uniq, pwp);
 }
 
+/* Mark in `mask` (N, by input index) the points some listed geometry of `a`
+ * (one configuration) comes within its threshold of. Runs without the GIL.
+ * Returns -1 when done, -2 when out of memory, or the geometry the point
+ * kernel handles no such shape of. */
+static int within_mask(const CloudObject *self, const query_args *a, unsigned char *mask) {
+    const int *geoms = a->geoms.buf;
+    const double *thr = a->thresholds.buf;
+    for (Py_ssize_t r = 0; r < a->R; ++r) {
+        int g = geoms[r];
+        double X_WG[16], center[3], half[3];
+        const double *X_WF = (const double *)a->xwf.buf;
+        gc_compose(X_WF + 16 * a->model.frame_slot[g], a->model.X_FG + 16 * g, X_WG);
+        const gc_shape *shape = &a->model.shapes[g];
+        const double *box_G = a->model.box_G + 6 * g;
+        double bound = thr[r];
+        if (shape->kind == GC_HALFSPACE) {
+            /* Every point. */
+            for (Py_ssize_t s = 0; s < self->cap; ++s)
+                for (int32_t m = 0; m < self->count[s]; ++m) {
+                    Py_ssize_t n = self->start[s] + m;
+                    gc_point_result pr;
+                    if (gc_point_distance(shape, X_WG, self->p + 3 * n, &pr) != GC_OK) return g;
+                    if (pr.distance <= bound) mask[self->order[n]] = 1;
+                }
+            continue;
+        }
+        if (self->N == 0) continue;
+        world_box(X_WG, box_G, center, half);
+        cell_ref *cells;
+        Py_ssize_t count = cells_near(self, center, half, bound, 0, &cells);
+        if (count < 0) return -2;
+        for (Py_ssize_t k = 0; k < count; ++k) {
+            Py_ssize_t s = cells[k].slot;
+            if (cell_lower_bound(shape, box_G, X_WG, self->cell_box + 6 * s) > bound) continue;
+            for (int32_t m = 0; m < self->count[s]; ++m) {
+                Py_ssize_t n = self->start[s] + m;
+                const double *q = self->p + 3 * n;
+                if (mask[self->order[n]] || lower_bound(shape, box_G, X_WG, q, bound) > bound)
+                    continue;
+                if (shape->kind == GC_CONVEX && shape->nt > 0) {
+                    /* Inside the hull the verdict needs no nearest boundary point. */
+                    double p_GQ[3], h;
+                    gc_to_local(X_WG, q, p_GQ);
+                    if (convex_inside(shape, p_GQ, &h)) {
+                        if (h <= bound) mask[self->order[n]] = 1;
+                        continue;
+                    }
+                }
+                gc_point_result pr;
+                if (gc_point_distance(shape, X_WG, q, &pr) != GC_OK) {
+                    free(cells);
+                    return g;
+                }
+                if (pr.distance <= bound) mask[self->order[n]] = 1;
+            }
+        }
+        free(cells);
+    }
+    return -1;
+}
+
 /* within(model, X_WF (1 configuration), F, geometries, thresholds) -> bytes (N,) of 0/1
  * in input order: whether some listed geometry is within its threshold of the point. */
 static PyObject *cloud_within(CloudObject *self, PyObject *args) {
@@ -988,57 +1075,9 @@ static PyObject *cloud_within(CloudObject *self, PyObject *args) {
     }
     unsigned char *mask = (unsigned char *)PyBytes_AS_STRING(out);
     memset(mask, 0, (size_t)self->N);
-    const int *geoms = a.geoms.buf;
-    const double *thr = a.thresholds.buf;
-    int bad = -1;
+    int bad;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < a.R && bad == -1; ++r) {
-        int g = geoms[r];
-        double X_WG[16], center[3], half[3];
-        const double *X_WF = (const double *)a.xwf.buf;
-        gc_compose(X_WF + 16 * a.model.frame_slot[g], a.model.X_FG + 16 * g, X_WG);
-        const gc_shape *shape = &a.model.shapes[g];
-        double bound = thr[r];
-        if (self->N == 0 || shape->kind == GC_HALFSPACE) {
-            /* Every point, in order. */
-            for (Py_ssize_t n = 0; n < self->N; ++n) {
-                gc_point_result pr;
-                if (gc_point_distance(shape, X_WG, self->p + 3 * n, &pr) != GC_OK) {
-                    bad = g;
-                    break;
-                }
-                if (pr.distance <= bound) mask[self->order[n]] = 1;
-            }
-            continue;
-        }
-        world_box(X_WG, a.model.box_G + 6 * g, center, half);
-        cell_ref *cells;
-        Py_ssize_t count = cells_near(self, center, half, bound, 0, &cells);
-        if (count < 0) {
-            bad = -2;
-            break;
-        }
-        for (Py_ssize_t k = 0; k < count && bad == -1; ++k) {
-            Py_ssize_t s = cells[k].slot;
-            if (cell_lower_bound(shape, a.model.box_G + 6 * g, X_WG, self->cell_box + 6 * s) >
-                bound)
-                continue;
-            for (int32_t m = 0; m < self->count[s]; ++m) {
-                Py_ssize_t n = self->start[s] + m;
-                const double *q = self->p + 3 * n;
-                if (mask[self->order[n]] ||
-                    lower_bound(shape, a.model.box_G + 6 * g, X_WG, q, bound) > bound)
-                    continue;
-                gc_point_result pr;
-                if (gc_point_distance(shape, X_WG, q, &pr) != GC_OK) {
-                    bad = g;
-                    break;
-                }
-                if (pr.distance <= bound) mask[self->order[n]] = 1;
-            }
-        }
-        free(cells);
-    }
+    bad = within_mask(self, &a, mask);
     Py_END_ALLOW_THREADS
     release_args(&a);
     if (bad != -1) {
@@ -1048,106 +1087,79 @@ static PyObject *cloud_within(CloudObject *self, PyObject *args) {
     return out;
 }
 
-static PyTypeObject CloudType;
-
-/* without(drop bytes (N,) in input order, rank int64 (N,)) -> Cloud of the points not
- * dropped, each point's input index replaced by rank[index]: no re-binning. */
-static PyObject *cloud_without(CloudObject *self, PyObject *args) {
-    PyObject *drop_o, *rank_o;
-    if (!PyArg_ParseTuple(args, "OO", &drop_o, &rank_o)) return NULL;
-    Py_buffer drop, rank;
-    if (PyObject_GetBuffer(drop_o, &drop, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (gc_get_buffer(rank_o, &rank, 'q', self->N, "rank") < 0) {
-        PyBuffer_Release(&drop);
-        return NULL;
+/* The self filter of a construction: the points within the listed geometries'
+ * thresholds leave the cloud before anyone sees it. Each cell keeps its
+ * slot and the start of its run; the points kept move up within the run
+ * (the rest of the run is left unused), their input indices renumbered to
+ * their ranks among the points kept, and a cell that lost points gets its
+ * bounds again. 0, or -1 with an exception set. */
+static int self_filter(CloudObject *self, PyObject *model_o, PyObject *xwf_o, Py_ssize_t F,
+                       PyObject *geoms_o, PyObject *thr_o) {
+    query_args a;
+    if (parse_args(model_o, xwf_o, F, geoms_o, thr_o, &a) < 0) return -1;
+    if (a.K != 1) {
+        release_args(&a);
+        PyErr_SetString(PyExc_ValueError, "the self filter takes the poses of one configuration");
+        return -1;
     }
-    if (drop.len != self->N) {
-        PyBuffer_Release(&drop);
-        PyBuffer_Release(&rank);
-        PyErr_Format(PyExc_ValueError, "drop must hold %zd bytes", self->N);
-        return NULL;
+    Py_ssize_t N = self->N;
+    unsigned char *mask = calloc((size_t)(N > 0 ? N : 1), 1);
+    int32_t *rank = malloc((size_t)(N > 0 ? N : 1) * sizeof(int32_t));
+    if (mask == NULL || rank == NULL) {
+        free(mask);
+        free(rank);
+        release_args(&a);
+        PyErr_NoMemory();
+        return -1;
     }
-    CloudObject *c = (CloudObject *)CloudType.tp_alloc(&CloudType, 0);
-    if (c == NULL) {
-        PyBuffer_Release(&drop);
-        PyBuffer_Release(&rank);
-        return NULL;
-    }
-    const unsigned char *gone = drop.buf;
-    const int64_t *to = rank.buf;
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t n = 0; n < self->N; ++n) kept += !gone[n];
-    c->N = kept;
-    c->h = self->h;
-    c->inv_h = self->inv_h;
-    c->cap = self->cap;
-    c->used = self->used;
-    c->bcap = self->bcap;
-    for (int a = 0; a < 3; ++a) {
-        c->lo[a] = self->lo[a];
-        c->hi[a] = self->hi[a];
-        c->dims[a] = self->dims[a];
-        c->bdims[a] = self->bdims[a];
-    }
-    /* The same cells in the same slots and blocks: the tables are copied, and
-     * only the points, the runs and the cells' bounds are new. */
-    size_t cap = (size_t)c->cap, used = (size_t)(c->used > 0 ? c->used : 1),
-           bcap = (size_t)c->bcap;
-    c->p = spare_take((size_t)kept * 3 * sizeof(double), &c->p_size);
-    c->order = spare_take((size_t)kept * sizeof(int32_t), &c->order_size);
-    c->keys = malloc(cap * sizeof(int64_t));
-    c->start = malloc(cap * sizeof(int32_t));
-    c->count = malloc(cap * sizeof(int32_t));
-    c->cell_xyz = malloc(cap * 3 * sizeof(int32_t));
-    c->cell_box = malloc(cap * 6 * sizeof(double));
-    c->bkeys = malloc(bcap * sizeof(int64_t));
-    c->bstart = malloc(bcap * sizeof(int32_t));
-    c->bcount = malloc(bcap * sizeof(int32_t));
-    c->bcells = malloc(used * sizeof(int32_t));
-    c->bxyz = malloc(used * 3 * sizeof(int32_t));
-    if (!c->p || !c->order || !c->keys || !c->start || !c->count || !c->cell_xyz ||
-        !c->cell_box || !c->bkeys || !c->bstart || !c->bcount || !c->bcells || !c->bxyz) {
-        PyBuffer_Release(&drop);
-        PyBuffer_Release(&rank);
-        Py_DECREF(c);
-        return PyErr_NoMemory();
-    }
-    memcpy(c->keys, self->keys, cap * sizeof(int64_t));
-    memcpy(c->cell_xyz, self->cell_xyz, cap * 3 * sizeof(int32_t));
-    memcpy(c->bkeys, self->bkeys, bcap * sizeof(int64_t));
-    memcpy(c->bstart, self->bstart, bcap * sizeof(int32_t));
-    memcpy(c->bcount, self->bcount, bcap * sizeof(int32_t));
-    memcpy(c->bcells, self->bcells, used * sizeof(int32_t));
-    memcpy(c->bxyz, self->bxyz, used * 3 * sizeof(int32_t));
-    int32_t next = 0;
-    for (Py_ssize_t s = 0; s < c->cap; ++s) {
-        c->start[s] = next;
-        double *b = c->cell_box + 6 * s;
-        double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
-        double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
-        for (int32_t m = 0; m < self->count[s]; ++m) {
-            Py_ssize_t n = self->start[s] + m;
-            if (gone[self->order[n]]) continue;
-            const double *q = self->p + 3 * n;
-            memcpy(c->p + 3 * (Py_ssize_t)next, q, 3 * sizeof(double));
-            c->order[next] = (int32_t)to[self->order[n]];
-            ++next;
-            l0 = q[0] < l0 ? q[0] : l0;
-            l1 = q[1] < l1 ? q[1] : l1;
-            l2 = q[2] < l2 ? q[2] : l2;
-            h0 = q[0] > h0 ? q[0] : h0;
-            h1 = q[1] > h1 ? q[1] : h1;
-            h2 = q[2] > h2 ? q[2] : h2;
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = within_mask(self, &a, mask);
+    if (bad == -1) {
+        int32_t kept = 0;
+        for (Py_ssize_t i = 0; i < N; ++i) rank[i] = mask[i] ? -1 : kept++;
+        if (kept < N) {
+            for (Py_ssize_t s = 0; s < self->cap; ++s) {
+                int32_t from = self->start[s], to = from;
+                int lost = 0;
+                for (int32_t m = 0; m < self->count[s]; ++m) {
+                    Py_ssize_t n = from + m;
+                    int32_t i = self->order[n];
+                    if (mask[i]) {
+                        lost = 1;
+                        continue;
+                    }
+                    if (to != n) memcpy(self->p + 3 * (Py_ssize_t)to, self->p + 3 * n,
+                                        3 * sizeof(double));
+                    self->order[to++] = rank[i];
+                }
+                self->count[s] = to - from;
+                if (!lost) continue;
+                double *b = self->cell_box + 6 * s;
+                b[0] = b[1] = b[2] = INFINITY;
+                b[3] = b[4] = b[5] = -INFINITY;
+                for (int32_t n = from; n < to; ++n) {
+                    const double *q = self->p + 3 * (Py_ssize_t)n;
+                    for (int c = 0; c < 3; ++c) {
+                        b[c] = q[c] < b[c] ? q[c] : b[c];
+                        b[3 + c] = q[c] > b[3 + c] ? q[c] : b[3 + c];
+                    }
+                }
+            }
+            self->self_filtered = N - kept;
+            self->N = kept;
         }
-        /* An emptied cell keeps its slot with no points: lookups skip it. */
-        c->count[s] = next - c->start[s];
-        b[0] = l0, b[1] = l1, b[2] = l2, b[3] = h0, b[4] = h1, b[5] = h2;
     }
-    c->non_finite = self->non_finite;
-    c->dense = self->dense;
-    PyBuffer_Release(&drop);
-    PyBuffer_Release(&rank);
-    return (PyObject *)c;
+    Py_END_ALLOW_THREADS
+    free(mask);
+    free(rank);
+    release_args(&a);
+    if (bad != -1) {
+        if (bad == -2) PyErr_NoMemory();
+        else not_handled(bad);
+        return -1;
+    }
+    return 0;
 }
 
 static PyObject *cloud_size(CloudObject *self, void *closure) {
@@ -1163,8 +1175,11 @@ static PyObject *cloud_points(CloudObject *self, PyObject *unused) {
     PyObject *out = PyBytes_FromStringAndSize(NULL, self->N * 24);
     if (out == NULL) return NULL;
     double *p = (double *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t n = 0; n < self->N; ++n)
-        memcpy(p + 3 * (Py_ssize_t)self->order[n], self->p + 3 * n, 3 * sizeof(double));
+    for (Py_ssize_t s = 0; s < self->cap; ++s)
+        for (int32_t m = 0; m < self->count[s]; ++m) {
+            Py_ssize_t n = self->start[s] + m;
+            memcpy(p + 3 * (Py_ssize_t)self->order[n], self->p + 3 * n, 3 * sizeof(double));
+        }
     return out;
 }
 
@@ -1172,6 +1187,10 @@ static PyObject *cloud_bounds(CloudObject *self, void *closure) {
     if (self->N == 0) Py_RETURN_NONE;
     return Py_BuildValue("(ddd)(ddd)", self->lo[0], self->lo[1], self->lo[2], self->hi[0],
                          self->hi[1], self->hi[2]);
+}
+
+static PyObject *cloud_self_filtered(CloudObject *self, void *closure) {
+    return PyLong_FromSsize_t(self->self_filtered);
 }
 
 static PyObject *cloud_dense(CloudObject *self, void *closure) {
@@ -1217,9 +1236,6 @@ static PyMethodDef cloud_methods[] = {
      "order: 1 where a geometry is within its threshold of the point"},
     {"points", (PyCFunction)cloud_points, METH_NOARGS,
      "points() -> bytes (N, 3) float64: the points kept, in the order given"},
-    {"without", (PyCFunction)cloud_without, METH_VARARGS,
-     "without(drop bytes (N,), rank int64 (N,)) -> Cloud of the points not dropped, their\n"
-     "input indices renumbered by rank, in the same cells"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1227,6 +1243,8 @@ static PyGetSetDef cloud_getset[] = {
     {"size", (getter)cloud_size, NULL, "number of points", NULL},
     {"non_finite", (getter)cloud_non_finite, NULL, "rows skipped: a NaN or an infinity", NULL},
     {"cell", (getter)cloud_cell, NULL, "cell size used (metres)", NULL},
+    {"self_filtered", (getter)cloud_self_filtered, NULL,
+     "points the construction's self filter took out (0 without one)", NULL},
     {"dense", (getter)cloud_dense, NULL,
      "True when the points were counted in a dense array over the box's cells; False\n"
      "when the box holds too many cells for that (a far outlier) and a table of the\n"
@@ -1243,9 +1261,12 @@ static PyTypeObject CloudType = {
     .tp_basicsize = sizeof(CloudObject),
     .tp_dealloc = (destructor)cloud_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Cloud(points (N,3) float64, radius): the finite points binned in a grid of\n"
-              "cells sized from their extent and count (rows with a NaN or an infinity\n"
-              "skipped and counted in non_finite).",
+    .tp_doc = "Cloud(points (N,3) float64, radius[, model, X_WF (1,F,4,4), F, geometries,\n"
+              "thresholds]): the finite points binned in a grid of cells sized from their\n"
+              "extent and count (rows with a NaN or an infinity skipped and counted in\n"
+              "non_finite); with a model, the points within some geometry's threshold (as\n"
+              "within() finds them) are left out, counted in self_filtered, and the others'\n"
+              "indices are their ranks among the points kept.",
     .tp_methods = cloud_methods,
     .tp_getset = cloud_getset,
     .tp_init = (initproc)cloud_init,
