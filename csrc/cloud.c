@@ -265,10 +265,8 @@ static int build_blocks(CloudObject *c) {
     return 0;
 }
 
-/* Tight bounds of each cell's points, (cap, 6): low x y z, high x y z. */
-static int cell_bounds(CloudObject *c) {
-    c->cell_box = malloc((size_t)c->cap * 6 * sizeof(double));
-    if (c->cell_box == NULL) return -1;
+/* Tight bounds of each cell's points into cell_box (cap, 6): low x y z, high x y z. */
+static void fill_bounds(CloudObject *c) {
     for (Py_ssize_t s = 0; s < c->cap; ++s) {
         double *b = c->cell_box + 6 * s;
         double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
@@ -284,6 +282,12 @@ static int cell_bounds(CloudObject *c) {
         }
         b[0] = l0, b[1] = l1, b[2] = l2, b[3] = h0, b[4] = h1, b[5] = h2;
     }
+}
+
+static int cell_bounds(CloudObject *c) {
+    c->cell_box = malloc((size_t)c->cap * 6 * sizeof(double));
+    if (c->cell_box == NULL) return -1;
+    fill_bounds(c);
     return 0;
 }
 
@@ -322,8 +326,10 @@ static int alloc_cells(CloudObject *c, Py_ssize_t used) {
  * box, `total` of them numbered block by block (x fastest), and within a
  * block x fastest too: count (noting each row's cell, and each block's
  * points), number the occupied cells in that order, the empty blocks
- * skipped (so each block's cells are one run), then place each point in its
- * cell's run and widen the cell's bounds in the same pass. `cells` (total)
+ * skipped (so each block's cells are one run), each cell's count replaced by
+ * where its run starts, then place each point at its cell's next place (one
+ * read and write of the count array a point), then take the cells' bounds
+ * in one pass over the runs. `cells` (total)
  * and `key_of` (rows) are scratch. Runs without the GIL; -1 when out of
  * memory. */
 static int build_dense(CloudObject *c, const double *in, Py_ssize_t rows, uint32_t *key_of,
@@ -369,36 +375,29 @@ static int build_dense(CloudObject *c, const double *in, Py_ssize_t rows, uint32
             c->bcount[bslot] += 1;
             c->keys[s] = cell_key(c, ix, iy, iz);
             c->start[s] = next;
-            c->count[s] = 0;
+            c->count[s] = n;
             c->cell_xyz[3 * s] = c->bxyz[3 * s] = (int32_t)ix;
             c->cell_xyz[3 * s + 1] = c->bxyz[3 * s + 1] = (int32_t)iy;
             c->cell_xyz[3 * s + 2] = c->bxyz[3 * s + 2] = (int32_t)iz;
             c->bcells[s] = s;
-            double *box = c->cell_box + 6 * (Py_ssize_t)s;
-            box[0] = box[1] = box[2] = INFINITY;
-            box[3] = box[4] = box[5] = -INFINITY;
-            count[local] = s++;
+            count[local] = next;
+            ++s;
             next += n;
         }
     }
     free(in_block);
+    /* cells[id]: where the cell's next point goes. */
     int32_t rank = 0;
     for (Py_ssize_t n = 0; n < rows; ++n) {
         uint32_t id = key_of[n];
         if (id == UINT32_MAX) continue;
-        int32_t slot = cells[id];
-        int32_t at = c->start[slot] + c->count[slot]++;
+        int32_t at = cells[id]++;
         const double *q = in + 3 * n;
-        double *p = c->p + 3 * (Py_ssize_t)at, *box = c->cell_box + 6 * (Py_ssize_t)slot;
+        double *p = c->p + 3 * (Py_ssize_t)at;
         p[0] = q[0], p[1] = q[1], p[2] = q[2];
         c->order[at] = rank++;
-        box[0] = q[0] < box[0] ? q[0] : box[0];
-        box[1] = q[1] < box[1] ? q[1] : box[1];
-        box[2] = q[2] < box[2] ? q[2] : box[2];
-        box[3] = q[0] > box[3] ? q[0] : box[3];
-        box[4] = q[1] > box[4] ? q[1] : box[4];
-        box[5] = q[2] > box[5] ? q[2] : box[5];
     }
+    fill_bounds(c);
     return 0;
 }
 
