@@ -189,21 +189,41 @@ class BatchQuery:
         poses and answers every configuration, on ``parallelize`` native
         threads; the pairs are the same for any number of threads.
         """
-        threads = num_threads(parallelize)
+        num_threads(parallelize)  # checked even where no thread runs
         if self._chain is None:
             return [signed_distance.compute_signed_distance_pairwise_closest_points(
                 s, max_distance) for s in self._scenes]
         max_distance = float(max_distance)
+        answers = self.chain_pair_answers(max_distance, parallelize)
+        return [self.pairs_of_answer(k, answer, max_distance)
+                for k, answer in enumerate(answers)]
+
+    def chain_pair_answers(self, max_distance: float, parallelize=1) -> list[tuple]:
+        """The compiled answers of a chain batch's pairs within ``max_distance``, as columns.
+
+        One tuple per configuration, in candidate order (by geometry
+        index): ``(vectors, i, j, status, distance, unique, not_ok,
+        searched)``, ``vectors`` holding per pair the witnesses in each
+        geometry's frame and ``nhat_BA_W`` (9 floats). Where ``not_ok`` or
+        ``searched`` is non-zero, :meth:`pairs_of_answer` completes it.
+        """
+        if self._chain is None:
+            raise ValueError("chain_pair_answers needs a chain batch (of_chain)")
+        threads = num_threads(parallelize)
+        max_distance = float(max_distance)
         if math.isnan(max_distance):
             raise ValueError("max_distance must be a number, got NaN")
         chain, qs, X_PF, link_slot, parent_slot = self._chain
-        answers = ModelCache.of(self._model).native.chain_pairs(
+        return ModelCache.of(self._model).native.chain_pairs(
             chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
             False, True, threads)
-        return [signed_distance.pairs_from_answers(
-                    self._model, settle_searched(self._model, specs.PairAnswers(answer)),
-                    max_distance, lambda k=k: self._scene(k))
-                for k, answer in enumerate(answers)]
+
+    def pairs_of_answer(self, k: int, answer: tuple,
+                        max_distance: float) -> list[SignedDistancePair]:
+        """Configuration k's pairs from its :meth:`chain_pair_answers` tuple."""
+        return signed_distance.pairs_from_answers(
+            self._model, settle_searched(self._model, specs.PairAnswers(answer)),
+            max_distance, lambda: self._scene(k))
 
     def compute_min_distance(self, max_distance: float = math.inf,
                              parallelize=1) -> np.ndarray:
