@@ -41,6 +41,8 @@ class CheckerQueries:
     #: (world, pose writes, X_PF, link slots, parent slots) last read for
     #: :meth:`_chain_batch`, replaced whole (threads see one tree or another).
     _pose_tree_of: tuple | None = None
+    #: (B,) int32 chain link of each body (-1: not the robot's), made once.
+    _link_of_body: np.ndarray | None = None
 
     def _positions(self, qs, name: str, batch: bool) -> np.ndarray:
         try:
@@ -305,9 +307,9 @@ class CheckerQueries:
         """Return :meth:`calc_robot_clearance` for K configurations in one call.
 
         ``parallelize`` (as :meth:`check_configs_collision_free`): native
-        threads pose the configurations and find their pairs; the tables are
-        then assembled in Python. The tables are the same for any number of
-        threads. ``num_closest_pairs`` as in :meth:`calc_robot_clearance`,
+        threads pose the configurations, find their pairs and compute their
+        rows (padding, filters, Jacobians); the table objects are then made
+        in Python. The tables are the same for any number of threads. ``num_closest_pairs`` as in :meth:`calc_robot_clearance`,
         for each table.
 
         Raises
@@ -333,27 +335,50 @@ class CheckerQueries:
             return [self._table(world, X_WL[k], *_columns_of_rows(world, config),
                                 influence_distance, limit)
                     for k, config in enumerate(rows)]
-        batch = self._chain_batch(qs, world)
-        answers = batch.chain_pair_answers(reach, parallelize)
-        _, X_WL = self._chain.frame_poses(qs)
+        if self._link_of_body is None:
+            B = len(self._is_robot)
+            self._link_of_body = np.where(self._is_robot, np.arange(B) - 1, -1).astype(np.int32)
+        n = self.num_positions
+        # Rows, padding, filters, the k closest and Jacobians in the compiled
+        # loop, on the native threads.
+        answers = self._chain_batch(qs, world).chain_clearance_rows(
+            reach, world.index_bodies, self._link_of_body,
+            np.ascontiguousarray(self._filtered).view(np.uint8),
+            np.ascontiguousarray(self._padding, dtype=np.float64), influence_distance,
+            limit or 0, n, parallelize)
         ids = world.model.geometry_ids
-        index_rows = world.index_rows
         out = []
         for k, answer in enumerate(answers):
-            vectors, i, j, _, distance, _, not_ok, searched = answer
-            if not_ok or searched:
-                # A pair the kernels left to Python (or answered by the
-                # direction search): its records, as every query reads them.
-                columns = _columns_of_pairs(world, batch.pairs_of_answer(k, answer, reach))
-            else:
-                i, j = np.array(i, dtype=np.intp), np.array(j, dtype=np.intp)
-                columns = (index_rows[i], index_rows[j], np.array(distance, dtype=float),
-                           np.frombuffer(vectors, dtype=np.float64).reshape(-1, 3, 3),
-                           lambda keep, i=i, j=j: list(zip(
-                               map(ids.__getitem__, i[keep].tolist()),
-                               map(ids.__getitem__, j[keep].tolist()))))
-            out.append(self._table(world, X_WL[k], *columns, influence_distance, limit))
+            if answer is None:
+                out.append(self._python_table(qs[k:k + 1], world, reach, influence_distance,
+                                              limit))
+                continue
+            pairs, bodies, distances, jacobians = answer
+            if not distances:
+                out.append(RobotClearance(n))
+                continue
+            ij = np.frombuffer(pairs, dtype=np.int32).tolist()
+            ab = np.frombuffer(bodies, dtype=np.int32).reshape(-1, 2)
+            a_is_robot = self._is_robot[ab]
+            robot = np.where(a_is_robot[:, 0], ab[:, 0], ab[:, 1]).tolist()
+            other = np.where(a_is_robot[:, 0], ab[:, 1], ab[:, 0]).tolist()
+            types = [_SELF if both else _ENVIRONMENT
+                     for both in a_is_robot.all(axis=1).tolist()]
+            out.append(RobotClearance._from_rows(
+                n, robot, other, types, np.frombuffer(distances, dtype=np.float64),
+                np.frombuffer(jacobians, dtype=np.float64).reshape(-1, n),
+                list(zip(map(ids.__getitem__, ij[0::2]), map(ids.__getitem__, ij[1::2])))))
         return out
+
+    def _python_table(self, q: np.ndarray, world: World, reach: float,
+                      influence_distance: float, limit: int | None) -> RobotClearance:
+        """One configuration's table from its pair records (a pair left to Python)."""
+        batch = self._chain_batch(q, world)
+        (answer,) = batch.chain_pair_answers(reach)
+        _, X_WL = self._chain.frame_poses(q)
+        return self._table(world, X_WL[0],
+                           *_columns_of_pairs(world, batch.pairs_of_answer(0, answer, reach)),
+                           influence_distance, limit)
 
     def _table(self, world: World, X_WL: np.ndarray, row_A: np.ndarray, row_B: np.ndarray,
                distance: np.ndarray, vectors: np.ndarray, id_pairs, influence_distance: float,

@@ -223,7 +223,8 @@ class RobotClearance:
                    types: list[RobotCollisionType], distances: np.ndarray,
                    jacobians: np.ndarray, geometry_ids: list[tuple]) -> RobotClearance:
         """A table of rows the checker computed (checked types, finite values), in one step."""
-        table = cls(num_positions)
+        table = cls.__new__(cls)   # the checks and empty arrays of __init__ are not needed
+        table._num_positions = num_positions
         table._robot, table._other, table._types = robot, other, types
         table._geometry_ids = geometry_ids
         table._distances = np.array(distances, dtype=float)

@@ -218,6 +218,32 @@ class BatchQuery:
             chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
             False, True, threads)
 
+    def chain_clearance_rows(self, max_distance: float, body_of: np.ndarray,
+                             link_of: np.ndarray, filtered: np.ndarray, padding: np.ndarray,
+                             influence: float, limit: int, positions: int,
+                             parallelize=1) -> list[tuple | None]:
+        """Clearance-table rows of a chain batch, made in the compiled loop.
+
+        The pairs within ``max_distance`` (witnesses in the world) grouped
+        into bodies: geometry g on body ``body_of[g]`` (int32; -1: none),
+        body b on chain link ``link_of[b]`` (int32; -1: not the robot's).
+        A pair of bodies a, b is dropped where ``filtered[a, b]`` (uint8)
+        and its distance less ``padding[a, b]`` is its row's distance, kept
+        up to ``influence``; ``limit`` > 0 keeps the rows of that many
+        smallest distances, in order of distance (ties in pair order).
+        Per configuration ``(pairs, bodies, distances, jacobians)`` as bytes
+        (int32 (R, 2) geometry indices and bodies, float64 (R,) and (R,
+        ``positions``) rows ``nhat_BA_W . (J(Ca) - J(Cb))``), or None where
+        a pair was left to Python (:meth:`chain_pair_answers` answers it).
+        """
+        if self._chain is None:
+            raise ValueError("chain_clearance_rows needs a chain batch (of_chain)")
+        threads = num_threads(parallelize)
+        chain, qs, X_PF, link_slot, parent_slot = self._chain
+        return ModelCache.of(self._model).native.chain_clearance(
+            chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
+            threads, body_of, link_of, filtered, padding, influence, limit, positions)
+
     def pairs_of_answer(self, k: int, answer: tuple,
                         max_distance: float) -> list[SignedDistancePair]:
         """Configuration k's pairs from its :meth:`chain_pair_answers` tuple."""
