@@ -898,6 +898,79 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
     return best;
 }
 
+/* Pruning the k closest rows follows the k smallest padded distances so far
+ * up to this k; a larger limit measures every pair within reach. */
+#define CLEARANCE_PRUNE_MAX 64
+
+/* A clearance batch's records of the candidates `keys` (witnesses in W, raw
+ * distances): pairs of filtered bodies are skipped unmeasured, and a pair
+ * is measured only up to the influence distance plus its bodies' padding.
+ * With a limit k, a pair also need not be nearer than the k-th smallest
+ * padded distance found so far: it could not be among the k closest (its
+ * outer spheres are tested first, then the kernels stop once they prove
+ * it farther). A pair of a geometry with no body, or one the kernels did
+ * not answer, is recorded as it is and ends the configuration (Python then
+ * answers it, clearance_of). */
+static void clearance_pairs(const batch_job *job, const double *X_WG, const key_list *keys,
+                            pair_record *records, Py_ssize_t *count) {
+    const ModelObject *m = job->m;
+    const clearance_spec *t = job->clearance;
+    Py_ssize_t B = t->B, k = t->limit;
+    int prune = k > 0 && k <= CLEARANCE_PRUNE_MAX;
+    double best[CLEARANCE_PRUNE_MAX];   /* the k smallest padded distances, ascending */
+    Py_ssize_t found = 0;
+    for (Py_ssize_t c = 0; c < keys->size; ++c) {
+        int i = (int)(keys->keys[c] / m->G), j = (int)(keys->keys[c] % m->G);
+        int a = t->body_of[i], b = t->body_of[j];
+        pair_record *out = &records[*count];
+        memset(out, 0, sizeof(*out));
+        out->i = i;
+        out->j = j;
+        if (a < 0 || b < 0) {
+            out->status = GC_NOT_HANDLED;
+            ++*count;
+            return;
+        }
+        if (t->filtered[a * B + b]) continue;
+        double pad = t->padding[a * B + b];
+        double reach = t->influence;
+        if (prune && found == k && best[k - 1] < reach) reach = best[k - 1];
+        reach += pad;
+        if (prune && found == k && outer_gap(m, X_WG, i, j) > reach) continue;
+        const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+        gc_pair_result r;
+        memset(&r, 0, sizeof(r));
+        int status = gc_pair_within(&m->shapes[i], Xi, &m->shapes[j], Xj, reach, &r);
+        if (status == GC_BEYOND) continue;
+        if (status != GC_OK) {
+            out->status = status;
+            ++*count;
+            return;
+        }
+        if (!(r.distance <= reach)) continue;
+        out->status = GC_OK;
+        out->unique = r.unique;
+        out->distance = r.distance;
+        gc_copy(r.p_WCa, out->pa);
+        gc_copy(r.p_WCb, out->pb);
+        gc_copy(r.nhat_BA_W, out->n);
+        ++*count;
+        if (prune) {
+            /* Insert the padded distance into the k smallest so far. */
+            double d = r.distance - pad;
+            Py_ssize_t at;
+            if (found < k) at = found++;
+            else if (d < best[k - 1]) at = k - 1;
+            else continue;
+            while (at > 0 && best[at - 1] > d) {
+                best[at] = best[at - 1];
+                --at;
+            }
+            best[at] = d;
+        }
+    }
+}
+
 /* The answers pairs() gives for one configuration (world frame poses X_WF)
  * into a new array *records of *count records; -1 when out of memory. */
 static int pairs_of(const batch_job *job, const double *X_WF, batch_scratch *w,
@@ -914,7 +987,10 @@ static int pairs_of(const batch_job *job, const double *X_WF, batch_scratch *w,
     pair_record *out = malloc((size_t)(w->keys.size + 1) * sizeof(pair_record));
     if (out == NULL) return -1;
     *records = out;
-    answer_pairs(m, X_WG, &w->keys, job->report_max, job->strict, job->local, out, count);
+    if (job->clearance != NULL)
+        clearance_pairs(job, X_WG, &w->keys, out, count);
+    else
+        answer_pairs(m, X_WG, &w->keys, job->report_max, job->strict, job->local, out, count);
     return 0;
 }
 
@@ -1034,36 +1110,55 @@ static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
     }
 }
 
+/* A list of count Python ints. */
+static PyObject *long_list(Py_ssize_t count, const int *values) {
+    PyObject *list = PyList_New(count);
+    for (Py_ssize_t k = 0; list != NULL && k < count; ++k) {
+        PyObject *item = PyLong_FromLong(values[k]);
+        if (item == NULL) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, k, item);
+    }
+    return list;
+}
+
 /* One configuration's table rows: None where Python answers it, else
- * (geometry pairs int32 (R, 2) bytes, bodies int32 (R, 2) bytes, padded
- * distances float64 (R,) bytes, Jacobian rows float64 (R, positions) bytes). */
+ * (robot bodies, other bodies, 1 for a self row / 0, geometry index of A, of
+ * B: lists of ints; padded distances float64 (R,) and Jacobian rows float64
+ * (R, positions): bytearrays, which numpy views writable without a copy). */
 static PyObject *clearance_to_python(const batch_job *job, unsigned char python,
                                      const pair_record *r, Py_ssize_t count,
                                      const double *jacobians) {
     if (python) Py_RETURN_NONE;
     const clearance_spec *t = job->clearance;
-    PyObject *pairs = PyBytes_FromStringAndSize(NULL, count * 2 * (Py_ssize_t)sizeof(int32_t));
-    PyObject *bodies = PyBytes_FromStringAndSize(NULL, count * 2 * (Py_ssize_t)sizeof(int32_t));
-    PyObject *distances = PyBytes_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
-    PyObject *rows = PyBytes_FromStringAndSize(
+    int *columns = malloc((size_t)(5 * count + 1) * sizeof(int));
+    if (columns == NULL) return PyErr_NoMemory();
+    int *robot = columns, *other = columns + count, *self_row = columns + 2 * count;
+    int *gi = columns + 3 * count, *gj = columns + 4 * count;
+    PyObject *distances = PyByteArray_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    PyObject *rows = PyByteArray_FromStringAndSize(
         (const char *)jacobians, count * t->positions * (Py_ssize_t)sizeof(double));
-    if (pairs == NULL || bodies == NULL || distances == NULL || rows == NULL) {
-        Py_XDECREF(pairs);
-        Py_XDECREF(bodies);
-        Py_XDECREF(distances);
-        Py_XDECREF(rows);
-        return NULL;
+    if (distances != NULL) {
+        double *d = (double *)PyByteArray_AS_STRING(distances);
+        for (Py_ssize_t k = 0; k < count; ++k) {
+            int a = t->body_of[r[k].i], b = t->body_of[r[k].j];
+            int a_robot = t->link_of[a] >= 0, b_robot = t->link_of[b] >= 0;
+            robot[k] = a_robot ? a : b;
+            other[k] = a_robot ? b : a;
+            self_row[k] = a_robot && b_robot;
+            gi[k] = r[k].i;
+            gj[k] = r[k].j;
+            d[k] = r[k].distance;
+        }
     }
-    int32_t *ij = (int32_t *)PyBytes_AS_STRING(pairs), *ab = (int32_t *)PyBytes_AS_STRING(bodies);
-    double *d = (double *)PyBytes_AS_STRING(distances);
-    for (Py_ssize_t k = 0; k < count; ++k) {
-        ij[2 * k] = r[k].i;
-        ij[2 * k + 1] = r[k].j;
-        ab[2 * k] = t->body_of[r[k].i];
-        ab[2 * k + 1] = t->body_of[r[k].j];
-        d[k] = r[k].distance;
-    }
-    return Py_BuildValue("(NNNN)", pairs, bodies, distances, rows);
+    PyObject *out = NULL;
+    if (distances != NULL && rows != NULL)
+        out = Py_BuildValue("(NNNNNOO)", long_list(count, robot), long_list(count, other),
+                            long_list(count, self_row), long_list(count, gi),
+                            long_list(count, gj), distances, rows);
+    free(columns);
+    Py_XDECREF(distances);
+    Py_XDECREF(rows);
+    return out;
 }
 
 /* Runs a batch of K configurations on `threads` workers (GIL released) and
@@ -1423,8 +1518,9 @@ static PyMethodDef model_methods[] = {
     {"chain_clearance", (PyCFunction)model_chain_clearance, METH_VARARGS,
      "chain_clearance(chain, qs (K,n), X_PF, link_slot, parent_slot, margin, report_max,\n"
      "threads, body_of (G,) int32, link_of (B,) int32, filtered (B,B) uint8, padding (B,B),\n"
-     "influence, limit, positions) -> [None (left to Python) or (geometry pairs, bodies,\n"
-     "padded distances, Jacobian rows) as bytes, per configuration]"},
+     "influence, limit, positions) -> [None (left to Python) or (robot, other, self row,\n"
+     "geometry i, geometry j: lists; distances, Jacobian rows: bytearrays), per\n"
+     "configuration]"},
     {"points", (PyCFunction)model_points, METH_VARARGS,
      "points(X_WG, (x, y, z), threshold) -> (vectors, g, status, distance, unique, "
      "count not OK)"},

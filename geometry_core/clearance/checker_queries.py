@@ -33,6 +33,8 @@ __all__ = ["CheckerQueries"]
 
 _SELF = RobotCollisionType.SELF_COLLISION
 _ENVIRONMENT = RobotCollisionType.ENVIRONMENT_COLLISION
+#: A compiled row's type by its self flag.
+_TYPES = (_ENVIRONMENT, _SELF)
 
 
 class CheckerQueries:
@@ -41,8 +43,10 @@ class CheckerQueries:
     #: (world, pose writes, X_PF, link slots, parent slots) last read for
     #: :meth:`_chain_batch`, replaced whole (threads see one tree or another).
     _pose_tree_of: tuple | None = None
-    #: (B,) int32 chain link of each body (-1: not the robot's), made once.
+    #: (B,) int32 chain link of each body (-1: not the robot's), made once,
+    #: and the filter table as uint8 (a view: the setters write through it).
     _link_of_body: np.ndarray | None = None
+    _filters_u8: np.ndarray | None = None
 
     def _positions(self, qs, name: str, batch: bool) -> np.ndarray:
         try:
@@ -309,8 +313,9 @@ class CheckerQueries:
         ``parallelize`` (as :meth:`check_configs_collision_free`): native
         threads pose the configurations, find their pairs and compute their
         rows (padding, filters, Jacobians); the table objects are then made
-        in Python. The tables are the same for any number of threads. ``num_closest_pairs`` as in :meth:`calc_robot_clearance`,
-        for each table.
+        in Python. The tables are the same for any number of threads.
+        ``num_closest_pairs`` as in :meth:`calc_robot_clearance`, for each
+        table.
 
         Raises
         ------
@@ -335,17 +340,17 @@ class CheckerQueries:
             return [self._table(world, X_WL[k], *_columns_of_rows(world, config),
                                 influence_distance, limit)
                     for k, config in enumerate(rows)]
-        if self._link_of_body is None:
+        if self._filters_u8 is None or self._filters_u8.base is not self._filtered:
             B = len(self._is_robot)
             self._link_of_body = np.where(self._is_robot, np.arange(B) - 1, -1).astype(np.int32)
+            # Views of the tables the setters change in place.
+            self._filters_u8 = self._filtered.view(np.uint8)
         n = self.num_positions
         # Rows, padding, filters, the k closest and Jacobians in the compiled
         # loop, on the native threads.
         answers = self._chain_batch(qs, world).chain_clearance_rows(
-            reach, world.index_bodies, self._link_of_body,
-            np.ascontiguousarray(self._filtered).view(np.uint8),
-            np.ascontiguousarray(self._padding, dtype=np.float64), influence_distance,
-            limit or 0, n, parallelize)
+            reach, world.index_bodies, self._link_of_body, self._filters_u8, self._padding,
+            influence_distance, limit or 0, n, parallelize)
         ids = world.model.geometry_ids
         out = []
         for k, answer in enumerate(answers):
@@ -353,21 +358,11 @@ class CheckerQueries:
                 out.append(self._python_table(qs[k:k + 1], world, reach, influence_distance,
                                               limit))
                 continue
-            pairs, bodies, distances, jacobians = answer
-            if not distances:
-                out.append(RobotClearance(n))
-                continue
-            ij = np.frombuffer(pairs, dtype=np.int32).tolist()
-            ab = np.frombuffer(bodies, dtype=np.int32).reshape(-1, 2)
-            a_is_robot = self._is_robot[ab]
-            robot = np.where(a_is_robot[:, 0], ab[:, 0], ab[:, 1]).tolist()
-            other = np.where(a_is_robot[:, 0], ab[:, 1], ab[:, 0]).tolist()
-            types = [_SELF if both else _ENVIRONMENT
-                     for both in a_is_robot.all(axis=1).tolist()]
+            robot, other, self_rows, i, j, distances, jacobians = answer
             out.append(RobotClearance._from_rows(
-                n, robot, other, types, np.frombuffer(distances, dtype=np.float64),
-                np.frombuffer(jacobians, dtype=np.float64).reshape(-1, n),
-                list(zip(map(ids.__getitem__, ij[0::2]), map(ids.__getitem__, ij[1::2])))))
+                n, robot, other, [_TYPES[row] for row in self_rows],
+                np.frombuffer(distances), np.frombuffer(jacobians).reshape(-1, n),
+                list(zip(map(ids.__getitem__, i), map(ids.__getitem__, j))), copy=False))
         return out
 
     def _python_table(self, q: np.ndarray, world: World, reach: float,
