@@ -31,7 +31,8 @@ Pinocchio + coal on the arm's own URDF with its meshes as convex hulls (as
 each pair within the influence distance its Jacobian row
 ``n · (J(p2) - J(p1))`` from ``computeJointJacobians``, the witnesses and
 the normal (a Pinocchio user's clearance table). The row count and smallest
-distance of its tables are compared with ours before timing.
+distance of its tables, and the Jacobian of the nearest row, are compared
+with ours before timing.
 
 Every timed call runs once per round, the rounds alternate between the
 checkers, and each figure is the median of the rounds. Every verdict is
@@ -150,7 +151,13 @@ def bench_arm(name: str, folder: Path, K: int, edges: int, influences: list[floa
         notes.append(f"{name}: Pinocchio + coal not installed ({err}): no third column")
     qs = robots.random_configurations(ours, K, 3)
     qd = np.array([drake.q(q) for q in qs])
-    qp = pinocchio.convert(qs) if pinocchio is not None else None
+    qp = pin_of_q = None
+    if pinocchio is not None:
+        qp = pinocchio.convert(qs)
+        # Pinocchio's positions are linear in ours: d q_pin / d q, column by column.
+        unit = np.eye(ours.num_positions)
+        pin_of_q = np.stack([pinocchio.convert(qs[:1] + unit[k])[0] - qp[0]
+                             for k in range(ours.num_positions)], axis=1)
     serial = Parallelism(False)
     mine = ours.check_configs_collision_free(qs)
     theirs = np.array(drake.checker.CheckConfigsCollisionFree(list(qd), serial), dtype=bool)
@@ -166,12 +173,20 @@ def bench_arm(name: str, folder: Path, K: int, edges: int, influences: list[floa
                      f"(most {max(sizes)}); Drake's row count equal on {same}/{K}, smallest "
                      f"distances within {gap * 1e3:.3f} mm")
         if pinocchio is not None:
-            theirs = [pinocchio.table(q, influence)[0] for q in qp]
-            same = sum(t.size() == len(d) for t, d in zip(tables, theirs))
+            theirs = [pinocchio.table(q, influence) for q in qp]
+            same = sum(t.size() == len(d) for t, (d, _) in zip(tables, theirs))
             gap = max((abs(t.distances().min() - d.min())
-                       for t, d in zip(tables, theirs) if t.size() and len(d)), default=0.0)
+                       for t, (d, _) in zip(tables, theirs) if t.size() and len(d)),
+                      default=0.0)
+            # The nearest row's Jacobian, in our columns (dq_pin/dq is linear).
+            nearest = ours.calc_robot_clearances(qs, influence, num_closest_pairs=1)
+            errors = [np.abs(J[np.argmin(d)] @ pin_of_q - t.jacobians()[0]).max()
+                      for t, (d, J) in zip(nearest, theirs)
+                      if t.size() and len(d) and abs(d.min() - t.distances()[0]) < 1e-6]
             notes.append(f"{name}, influence {influence} m: Pinocchio + coal's row count "
-                         f"equal on {same}/{K}, smallest distances within {gap * 1e3:.3f} mm")
+                         f"equal on {same}/{K}, smallest distances within {gap * 1e3:.3f} mm; "
+                         f"the nearest row's Jacobian (where its distance agrees to 1e-6 m, "
+                         f"{len(errors)}/{K}) within {max(errors, default=0.0):.1e}")
     starts = qs[mine][:edges + 1]
     ends = starts[1:] + 0.0
     starts = starts[:-1]
