@@ -443,7 +443,10 @@ static int cmp_sweep(const void *a, const void *b) {
 /* Add the unfiltered pair i < j unless the prefilter proves it apart. */
 static int consider_unfiltered(const ModelObject *m, const double *X_WG, int i, int j,
                                double margin, key_list *out) {
-    if (isfinite(margin) && provably_apart(m, X_WG, i, j, margin)) return 0;
+    /* The outer spheres first: a few flops where the support search walks hulls. */
+    if (isfinite(margin) && (outer_gap(m, X_WG, i, j) > margin ||
+                             provably_apart(m, X_WG, i, j, margin)))
+        return 0;
     return key_push(out, (int64_t)i * m->G + j);
 }
 
