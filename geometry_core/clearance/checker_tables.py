@@ -54,6 +54,8 @@ class World(NamedTuple):
     clouds: tuple                 # PointCloud of every group with one
     robot_geometries: np.ndarray  # (R,) int32 model indices of robot geometry a cloud can hit
     robot_bodies: np.ndarray      # (R,) their bodies
+    index_rows: np.ndarray        # (G,) row of each model geometry index (-1: none)
+    index_bodies: np.ndarray      # (G,) int32 body of each model geometry index (-1: none)
 
 
 class CheckerTables:
@@ -160,11 +162,14 @@ class CheckerTables:
         robot = [(model.index_of(g), body) for g, body in self._body_of.items()
                  if self._is_robot[body] and not self._filtered[body, 0]]
         robot.sort()
+        index_rows = np.array([row_of.get(g, -1) for g in model.geometry_ids], dtype=np.intp)
+        index_bodies = np.where(index_rows >= 0, body_rows[index_rows], -1).astype(np.int32)
         return World(model, ModelCache.of(model).native if clouds else None,
                      self._sg.frame_slot_map(), row_of, body_rows, X_BG_rows,
                      link_radius, clouds,
                      np.array([m for m, _ in robot], dtype=np.int32),
-                     np.array([b for _, b in robot], dtype=np.intp))
+                     np.array([b for _, b in robot], dtype=np.intp), index_rows,
+                     index_bodies)
 
     # ---------------------------------------------------------------- filters
 
