@@ -25,9 +25,10 @@ __all__ = ["GeometryFrame", "GeometryInstance", "GeometrySet"]
 def _checked_name(kind: str, name: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"{kind} name must be a str, got {type(name).__name__}")
-    if not name.strip():
+    stripped = name.strip()
+    if not stripped:
         raise ValueError(f"{kind} name must not be empty or whitespace, got {name!r}")
-    return name.strip()
+    return stripped
 
 
 class GeometryFrame:
