@@ -169,3 +169,24 @@ def test_the_tables_of_a_long_chain_hold_a_pair_per_joint(tmp_path):
     assert checker.is_collision_filtered_between("l10", "l11")
     assert not checker.is_collision_filtered_between("l10", "l12")
     assert checker._padding_bounds() == (0.0, 0.0)
+
+
+def test_four_times_the_links_take_less_than_twice_the_checker_memory(tmp_path):
+    """Peak traced memory of from_urdf at 1 000 and 4 000 links (dense tables: 3.4 times)."""
+    import tracemalloc
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench.many_links import chain_urdf
+
+    peak = {}
+    for n in (1000, 4000):
+        path = tmp_path / f"chain{n}.urdf"
+        path.write_text(chain_urdf(n))
+        CollisionChecker.from_urdf(path)  # imports and caches out of the count
+        tracemalloc.start()
+        try:
+            CollisionChecker.from_urdf(path)
+            peak[n] = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak[4000] < 2 * peak[1000], peak
