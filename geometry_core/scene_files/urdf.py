@@ -132,6 +132,8 @@ _SCHEMA = {
     "mimic": ({"joint", "multiplier", "offset"}, set()),
 }
 _MAX_UNKNOWN_WARNINGS = 20
+_IDENTITY4 = np.eye(4)
+_IDENTITY4.setflags(write=False)  # shared by every geometry without an <origin>
 #: Elements up to which the checks walk an ElementTree copy (a 10 000-link robot
 #: has about 120 000): past it, lxml's own tree, slower but three times smaller.
 _MAX_COPIED_ELEMENTS = 1_000_000
@@ -1031,13 +1033,18 @@ class _UrdfBuilder:
                 if shape is None:
                     continue
                 # An origin's pose comes from checked finite numbers through the
-                # rotation formula: a rigid transform by construction, not re-checked.
-                X_FG = RigidTransform() if item.origin < 0 else \
-                    RigidTransform._from_trusted_matrix4(X_origin[item.origin].copy())
-                instance = GeometryInstance(X_FG, shape, name)
-                if kind == "collision":
+                # rotation formula: a rigid transform by construction, not re-checked
+                # (the scene graph copies it at registration).
+                X_FG = RigidTransform._from_trusted_matrix4(
+                    _IDENTITY4 if item.origin < 0 else X_origin[item.origin])
+                if kind == "collision" and name.strip() == name and name:
+                    instance = GeometryInstance._of_trusted(X_FG, shape, name,
+                                                            ProximityProperties())
+                elif kind == "collision":
+                    instance = GeometryInstance(X_FG, shape, name)
                     instance.set_proximity_properties(ProximityProperties())
                 else:
+                    instance = GeometryInstance(X_FG, shape, name)
                     illustration, perception = IllustrationProperties(), PerceptionProperties()
                     rgba = self._color(item.element, what)
                     if rgba is not None:
@@ -1145,33 +1152,40 @@ class _UrdfBuilder:
 
     def _filter_adjacent(self, scene: LoadedScene, robot: _Robot) -> None:
         """Filter joined links, except to the world, and groups welded by fixed joints."""
-        world_geometry = [scene.geometries[key] for key in scene.geometries
-                          if key.startswith(f"{_WORLD}::")]
-        group_of = {link.name: link.name for link in robot.links}
+        group_of: dict[str, str] = {}  # links joined by fixed joints only: most are alone
 
         def find(link: str) -> str:
-            while group_of[link] != link:
+            while group_of.setdefault(link, link) != link:
                 group_of[link] = link = group_of[group_of[link]]  # path halving
             return link
 
         # One declaration, applied at once: a statement per joint costs its own pairs.
         declaration = CollisionFilterDeclaration()
         sets: dict[str, GeometrySet] = {}  # a link is the parent of its children's joints
+        frames = scene.frames
+        has_world = any(link.name == _WORLD for link in robot.links)
         for joint in robot.joints:
-            if joint.parent != _WORLD:
-                for link in (joint.parent, joint.child):
-                    if link not in sets:
-                        sets[link] = GeometrySet(scene.frames[link])
-                declaration.exclude_between(sets[joint.parent], sets[joint.child])
-            if joint.type == "fixed" and joint.parent in group_of:
-                group_of[find(joint.child)] = find(joint.parent)
+            parent, child = joint.parent, joint.child
+            if parent != _WORLD:
+                set_parent = sets.get(parent)
+                if set_parent is None:
+                    set_parent = sets[parent] = GeometrySet(frames[parent])
+                set_child = sets.get(child)
+                if set_child is None:
+                    set_child = sets[child] = GeometrySet(frames[child])
+                declaration.exclude_between(set_parent, set_child)
+            if joint.type == "fixed" and (parent in frames or (parent == _WORLD and has_world)):
+                group_of[find(child)] = find(parent)
         groups: dict[str, list] = {}
         for link in group_of:
             groups.setdefault(find(link), []).append(link)
+        if has_world and _WORLD not in groups:
+            groups[_WORLD] = [_WORLD]
         for root, members in groups.items():
-            ids = [scene.frames[m] for m in members if m != _WORLD]
+            ids = [frames[m] for m in members if m != _WORLD]
             if root == _WORLD:
-                ids += world_geometry
+                ids += [scene.geometries[key] for key in scene.geometries
+                        if key.startswith(f"{_WORLD}::")]
             if len(ids) > 1:
                 declaration.exclude_within(GeometrySet(ids))
         scene.scene_graph.collision_filter_manager().apply(declaration)

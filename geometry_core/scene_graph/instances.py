@@ -90,6 +90,21 @@ class GeometryInstance:
         self._illustration: IllustrationProperties | None = None
         self._perception: PerceptionProperties | None = None
 
+    @classmethod
+    def _of_trusted(cls, X_PG: RigidTransform, shape: Shape, name: str,
+                    proximity: ProximityProperties | None = None) -> GeometryInstance:
+        # Hot-path constructor for library loaders: ``X_PG`` is a rigid transform
+        # the instance takes over (not copied), ``shape`` a Shape, ``name`` a
+        # non-empty stripped str, ``proximity`` properties it takes over.
+        instance = object.__new__(cls)
+        instance._id = GeometryId.get_new_id()
+        instance._X_PG = X_PG
+        instance._shape = shape
+        instance._name = name
+        instance._proximity = proximity
+        instance._illustration = instance._perception = None
+        return instance
+
     def id(self) -> GeometryId:
         return self._id
 
