@@ -670,7 +670,9 @@ class _UrdfBuilder:
         geometry = element.find("geometry")
         if geometry is None:
             self.fail(element, f"{what}: <{element.tag}> needs a <geometry>")
-        shapes = [child for child in geometry if isinstance(child.tag, str)]
+        shapes = list(geometry) if len(geometry) == 1 else None
+        if shapes is None or not isinstance(shapes[0].tag, str):
+            shapes = [child for child in geometry if isinstance(child.tag, str)]
         if len(shapes) != 1:
             self.fail(geometry, f"{what}: <geometry> needs exactly one of "
                                 f"{', '.join(_GEOMETRY_TAGS)}, got "
@@ -730,9 +732,20 @@ class _UrdfBuilder:
         origin = element.find("origin")
         if origin is None:
             return -1
-        key = (1,) + key[1:]  # yourdfpy's origins were read after everything else
-        self._xyz.append(self._numbers(origin, "xyz", what, 3, default="0 0 0", key=key, sub=0))
-        self._rpy.append(self._numbers(origin, "rpy", what, 3, default="0 0 0", key=key, sub=1))
+        # _numbers' first test, inline: an origin is two of a robot's commonest values.
+        rows = []
+        for attribute in ("xyz", "rpy"):
+            try:
+                values = list(map(float, origin.get(attribute, "0 0 0").split()))
+            except ValueError:
+                values = None
+            if values is None or len(values) != 3 or not math.isfinite(sum(values)):
+                # yourdfpy's origins were read after everything else: phase 1.
+                values = self._numbers(origin, attribute, what, 3, default="0 0 0",
+                                       key=(1,) + key[1:], sub=len(rows))
+            rows.append(values)
+        self._xyz.append(rows[0])
+        self._rpy.append(rows[1])
         return len(self._xyz) - 1
 
     def _origin_poses(self) -> np.ndarray:

@@ -281,7 +281,10 @@ class Registration:
             if next_id is not frame_id:  # a frame's geometries usually come together
                 if not isinstance(next_id, FrameId):
                     raise TypeError(f"parent_id must be a FrameId, got {next_id!r}")
-                frame_id, frame = next_id, self._own_frame(source_id, next_id)
+                frame = self._frames.get(next_id)
+                if frame is None or frame.source_id != source_id:
+                    frame = self._own_frame(source_id, next_id)  # raises, naming the fault
+                frame_id = next_id
             # The instance's fields, read directly: this loop runs once per geometry
             # of a robot (tens of thousands).
             geometry_id, name = geometry._id, geometry._name
@@ -484,9 +487,9 @@ class Registration:
     def _expand(self, geometry_set: GeometrySet) -> set[int]:
         """Id values of every geometry in the set (a frame stands for its geometries)."""
         values = set()
-        for frame_id in geometry_set.frames():
-            values.update(g.get_value() for g in self._frame(frame_id).geometry_ids)
-        for geometry_id in geometry_set.geometries():
+        for frame_id in geometry_set._frames:  # read, not copied
+            values.update([g._value for g in self._frame(frame_id).geometry_ids])
+        for geometry_id in geometry_set._geometries:
             values.add(self._geometry(geometry_id).id.get_value())
         return values
 
