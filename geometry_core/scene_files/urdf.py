@@ -147,8 +147,12 @@ def _on_schema(root) -> bool:
     would warn about nothing. Sets of name pairs, built at C speed, make it
     a fraction of the walk's cost on a large robot.
     """
-    attributes = {(e.tag, a) for e in root.iter() for a in e.attrib}
-    children = {(e.tag, c.tag) for e in root.iter() if len(e) for c in e}
+    # One tuple per element (its tag and attribute names, or its tag and its
+    # children's tags), few of them distinct, then the pairs of those.
+    signatures = {(e.tag, *e.attrib) for e in root.iter()}
+    families = {(e.tag, *[c.tag for c in e]) for e in root.iter() if len(e)}
+    attributes = {(s[0], a) for s in signatures for a in s[1:]}
+    children = {(f[0], c) for f in families for c in f[1:]}
     return all(tag not in _SCHEMA or tag in _EXTENSIONS or a in _SCHEMA[tag][0]
                for tag, a in attributes) \
         and all(parent not in _SCHEMA or parent in _EXTENSIONS or parent == "geometry"
@@ -431,8 +435,11 @@ class _UrdfBuilder:
         So is a tree of very many elements (whatever its links): the copy's
         Python objects take several times lxml's memory.
         """
-        if root.xpath("boolean(//processing-instruction())") \
-                or root.xpath("count(//*)") > _MAX_COPIED_ELEMENTS:
+        # The serialized text has '<?' only where a processing instruction is, and
+        # at least one '<' per element: the walks of the tree only when they may tell.
+        if (b"<?" in text and root.xpath("boolean(//processing-instruction())")) \
+                or (text.count(b"<") > _MAX_COPIED_ELEMENTS
+                    and root.xpath("count(//*)") > _MAX_COPIED_ELEMENTS):
             return root
         try:
             return ElementTree.fromstring(text)
