@@ -38,6 +38,10 @@ _ENVIRONMENT = RobotCollisionType.ENVIRONMENT_COLLISION
 class CheckerQueries:
     """Queries of a collision checker (a base of ``CollisionChecker``)."""
 
+    #: (world, pose writes, X_PF, link slots, parent slots) last read for
+    #: :meth:`_chain_batch`, replaced whole (threads see one tree or another).
+    _pose_tree_of: tuple | None = None
+
     def _positions(self, qs, name: str, batch: bool) -> np.ndarray:
         try:
             qs = np.array(qs, dtype=float)
@@ -59,10 +63,16 @@ class CheckerQueries:
         Its ``X_WF`` (every frame's world pose) is computed when read.
         """
         world = self._world if world is None else world
-        X_PF, parents, slots = self._sg.pose_tree(self._source, self._frame_ids)
+        writes = self._sg.pose_writes
+        tree = self._pose_tree_of
+        if tree is None or tree[0] is not world or tree[1] != writes:
+            # The frame tree changes only with the world or a pose write, so
+            # a run of single calls reads it once (a third of their cost).
+            X_PF, parents, slots = self._sg.pose_tree(self._source, self._frame_ids)
+            tree = self._pose_tree_of = (world, writes, np.ascontiguousarray(X_PF), slots,
+                                         parents)
         return BatchQuery.of_chain(world.model, world.slot_of, self._chain.arrays,
-                                   np.ascontiguousarray(qs, dtype=np.float64), X_PF, slots,
-                                   parents)
+                                   np.ascontiguousarray(qs, dtype=np.float64), *tree[2:])
 
     def _pairs_within(self, qs: np.ndarray, max_distance: float, parallelize=1):
         """Per configuration: unfiltered pairs as (body_a, body_b, padded distance, pair)."""

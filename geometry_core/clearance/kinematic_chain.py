@@ -34,6 +34,8 @@ from geometry_core.scene_files.kinematics import KinematicTree
 from geometry_core.scene_graph import FrameId
 from geometry_core.tolerances import JOINT_LIMIT_SLACK
 
+_INF = float("inf")
+
 __all__ = ["KinematicChain"]
 
 _WORLD = "world"
@@ -90,6 +92,8 @@ class KinematicChain:
         self.upper = np.array([tree.joint(n).upper for n in self.position_names])
         self._lowest = self.lower - JOINT_LIMIT_SLACK   # what check_positions accepts
         self._highest = self.upper + JOINT_LIMIT_SLACK
+        self._lowest_list = self._lowest.tolist()
+        self._highest_list = self._highest.tolist()
         for k, link in enumerate(order):
             joint = joint_of.get(link)
             if joint is None:
@@ -261,7 +265,13 @@ class KinematicChain:
         ValueError
             Naming the first bad entry's joint and value.
         """
-        if ((qs >= self._lowest) & (qs <= self._highest)).all() and np.isfinite(qs).all():
+        if qs.shape[0] == 1:
+            # One configuration (a planner's single call): plain floats cost
+            # a fifth of numpy's per-call overhead. NaN fails a comparison.
+            if all(lo <= v <= hi and -_INF < v < _INF
+                   for lo, v, hi in zip(self._lowest_list, qs[0].tolist(), self._highest_list)):
+                return qs
+        elif ((qs >= self._lowest) & (qs <= self._highest)).all() and np.isfinite(qs).all():
             return qs
         bad = ~np.isfinite(qs)
         if bad.any():

@@ -466,6 +466,11 @@ class GeometryState(Registration):
         """
         return self._poses.world_poses_batch(self._slots_for(source_id, frame_ids), X_PF)
 
+    @property
+    def pose_writes(self) -> int:
+        """How many times a frame pose (or the frame tree) has changed: equal, nothing moved."""
+        return self._poses.writes
+
     def pose_tree(self, source_id: SourceId, frame_ids: Iterable[FrameId]
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The frame tree for a compiled loop that poses ``frame_ids`` itself.

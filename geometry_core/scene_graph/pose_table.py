@@ -41,6 +41,8 @@ class PoseTable:
         # Whether every slot has a pose; False after a new frame until the
         # next check finds them all posed (frames never lose their pose).
         self._all_posed = True
+        #: Times any row or the tree changed: a cache of what was read keys on it.
+        self.writes = 0
 
     def __len__(self) -> int:
         return self._size
@@ -60,6 +62,7 @@ class PoseTable:
         self._size = start + count
         self._parent_slot32 = None
         self._all_posed = self._all_posed and count == 0
+        self.writes += 1
 
     def _grow_frames(self, needed: int) -> None:
         capacity = len(self._X_PF)
@@ -77,6 +80,7 @@ class PoseTable:
     def copy_rows(self, slots: list[int], matrices: list[np.ndarray]) -> None:
         """Set the rows ``slots`` to ``matrices``: valid 4x4 poses (a RigidTransform's own)."""
         if slots:
+            self.writes += 1
             native.copy_poses(self._X_PF, slots, matrices)
             self._has_pose[slots] = True
 
@@ -88,6 +92,7 @@ class PoseTable:
         or a value is not exactly ``transform_type``; the caller then checks
         every item itself and raises the error that names it.
         """
+        self.writes += 1
         return native.set_pose_items(self._X_PF, self._has_pose, poses, slot_of,
                                      transform_type) is not None
 
@@ -103,6 +108,7 @@ class PoseTable:
         if X_PF.shape != (len(slots), 4, 4):
             raise ValueError(f"X_PF must have shape ({len(slots)}, 4, 4), got {X_PF.shape}")
         self._validate_pose_rows(X_PF, slots)
+        self.writes += 1
         native.set_pose_rows(self._X_PF, self._has_pose,
                              np.ascontiguousarray(slots, dtype=np.int64),
                              np.ascontiguousarray(X_PF))

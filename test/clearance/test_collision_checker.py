@@ -365,3 +365,34 @@ def test_environment_from_a_urdf_keeps_its_link_names():
     others = {checker.body_name(o) for o, kind in kinds
               if kind == RobotCollisionType.ENVIRONMENT_COLLISION}
     assert {"environment::base", "link1"} <= others
+
+
+def test_single_and_batch_positions_are_checked_alike(tmp_path):
+    """One configuration is validated by a plain-float path, a batch by numpy: same verdicts."""
+    urdf = tmp_path / "wheel.urdf"
+    urdf.write_text("""<robot name="wheel">
+  <link name="base"/>
+  <link name="spoke"><collision><geometry><box size="0.1 0.02 0.02"/></geometry></collision></link>
+  <link name="arm"><collision><geometry><sphere radius="0.01"/></geometry></collision></link>
+  <joint name="spin" type="continuous"><parent link="base"/><child link="spoke"/>
+    <axis xyz="0 0 1"/></joint>
+  <joint name="lift" type="revolute"><parent link="spoke"/><child link="arm"/>
+    <origin xyz="0.3 0 0"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>""")
+    checker = CollisionChecker.from_urdf(urdf)
+    for q in ([math.inf, 0.0], [-math.inf, 0.0], [0.0, math.nan], [math.nan, math.nan]):
+        with pytest.raises(ValueError, match=r"q\[\d\] \(\w+\) must be finite"):
+            checker.check_config_collision_free(q)
+        with pytest.raises(ValueError, match=r"qs\[0\]\[\d\] \(\w+\) must be finite"):
+            checker.check_configs_collision_free([q, [0.0, 0.0]])
+    slack = checker._chain._highest[1] - 1.0
+    assert slack >= 0.0
+    for lift in (1.0, 1.0 + slack, -1.0 - slack, 1e6 * 2.0 ** -20):
+        assert checker.check_config_collision_free([1e9, lift]) == \
+            bool(checker.check_configs_collision_free([[1e9, lift], [0.0, 0.0]])[0])
+    beyond = np.nextafter(1.0 + slack, 2.0)
+    with pytest.raises(ValueError, match=r"q\[1\] = 1 is outside the limits of joint 'lift'"):
+        checker.check_config_collision_free([0.0, beyond])
+    with pytest.raises(ValueError, match=r"qs\[0\]\[1\] = 1 is outside"):
+        checker.check_configs_collision_free([[0.0, beyond], [0.0, 0.0]])
