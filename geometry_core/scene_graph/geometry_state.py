@@ -343,7 +343,16 @@ class GeometryState(Registration):
 
     def _apply_filter_declaration(self, declaration: CollisionFilterDeclaration) -> None:
         with self._lock:
-            expanded = [(kind, self._expand(a), None if b is None else self._expand(b))
+            # A set in several statements (a link between its two joints) is expanded once.
+            sets: dict[int, set[int]] = {}
+
+            def expand(geometry_set: GeometrySet) -> set[int]:
+                values = sets.get(id(geometry_set))
+                if values is None:
+                    values = sets[id(geometry_set)] = self._expand(geometry_set)
+                return values
+
+            expanded = [(kind, expand(a), None if b is None else expand(b))
                         for kind, a, b in declaration.statements]
             self._filters.apply(expanded)
             self._topology_changed()
