@@ -36,6 +36,7 @@ __all__ = [
     "MARKER_NAMESPACES",
     "CachedMessageType",
     "GeometryNames",
+    "WorldPoses",
     "MessageType",
     "clearance_color",
     "clearance_table_to_msg",
@@ -209,6 +210,48 @@ class GeometryNames:
         return pose
 
 
+    def poses_in_world(self, query: Any) -> WorldPoses:
+        """:meth:`pose_of` ``query.get_pose_in_world``, also asked for many poses at once."""
+        return WorldPoses(query, self.clouds)
+
+
+class WorldPoses:
+    """Poses in W of a query's geometries (a cloud's: its frame's), one or many at once.
+
+    Called with a GeometryId, it is ``query.get_pose_in_world`` (a
+    RigidTransform); :meth:`matrices34` gives the top three rows of many
+    poses from one ``query.get_poses_in_world`` call, the same numbers.
+
+    Parameters
+    ----------
+    query : QueryObject
+    clouds : mapping
+        ``{GeometryId: PointCloudRecord}`` of the scene's point clouds.
+    """
+
+    def __init__(self, query: Any, clouds: Mapping[GeometryId, Any]) -> None:
+        self._query = query
+        self._clouds = clouds
+
+    def _posed(self, geometry_id: GeometryId) -> Any:
+        cloud = self._clouds.get(geometry_id) if self._clouds else None
+        return cloud.frame_id if cloud is not None else geometry_id
+
+    def __call__(self, geometry_id: GeometryId) -> RigidTransform:
+        return self._query.get_pose_in_world(self._posed(geometry_id))
+
+    def matrices34(self, geometry_ids: Sequence[GeometryId]) -> list[list[list[float]]]:
+        """``X_WG`` of each geometry as three rows of four floats (a list per pose).
+
+        Raises
+        ------
+        KeyError
+            If the query does not know a geometry.
+        """
+        ids = [self._posed(g) for g in geometry_ids] if self._clouds else geometry_ids
+        return self._query.get_poses_in_world(ids)[:, :3].tolist()
+
+
 class CachedMessageType:
     """``message_type`` that remembers each class it returned.
 
@@ -364,7 +407,7 @@ def witness_points(distances: Sequence[SignedDistancePair],
     distances : sequence of SignedDistancePair
     X_WG : callable
         Pose of a geometry's frame G in W (``query_object.get_pose_in_world``),
-        asked once per geometry.
+        asked once per geometry; a :class:`WorldPoses` is asked once for all.
 
     Returns
     -------
@@ -373,7 +416,12 @@ def witness_points(distances: Sequence[SignedDistancePair],
         (and for B). Plain Python: a result message holds a few pairs, for
         which numpy's per-call cost exceeds the arithmetic.
     """
-    matrices: dict[GeometryId, list[list[float]]] = {}
+    many = getattr(X_WG, "matrices34", None)
+    if many is not None and distances:
+        ids = list(dict.fromkeys(g for d in distances for g in (d.id_A, d.id_B)))
+        matrices: dict[GeometryId, list[list[float]]] = dict(zip(ids, many(ids)))
+    else:
+        matrices = {}
     points = []
     for d in distances:
         X_WA = matrices.get(d.id_A)
