@@ -40,7 +40,6 @@ from cyclonedds.core import (
     WaitSet,
 )
 from cyclonedds.domain import Domain, DomainParticipant
-from cyclonedds.internal import dds_c_t
 from cyclonedds.pub import DataWriter
 from cyclonedds.qos import Policy, Qos
 from cyclonedds.sub import DataReader
@@ -86,7 +85,6 @@ _TAKE_BATCH = 64
 # in its history before write() fails, instead of hanging the node.
 _MAX_BLOCKING_TIME_NS = duration(milliseconds=100)
 _NOT_READ = SampleState.NotRead | ViewState.Any | InstanceState.Any
-publication_matched_status = dds_c_t.publication_matched_status
 
 # Domains created with an explicit configuration, kept alive for the process:
 # Cyclone allows one configuration per domain id per process.
@@ -186,11 +184,6 @@ class _DdsPublisher(Publisher):
         self._writer = writer
         self.msg_type = msg_type
         self.topic = topic
-        # A node asks for the matched count before every result it writes:
-        # one status struct, filled in place by Cyclone's own call.
-        self._matched = publication_matched_status()
-        self._matched_ref = ct.byref(self._matched)
-        self._get_matched = writer._get_publication_matched_status
 
     def publish(self, msg: Any) -> None:
         if not isinstance(msg, self.msg_type):
@@ -214,10 +207,7 @@ class _DdsPublisher(Publisher):
             raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
 
     def get_subscription_count(self) -> int:
-        ret = self._get_matched(self._writer._ref, self._matched_ref)
-        if ret != 0:
-            raise DDSException(ret, f"Occurred while reading the matched readers of {self.topic}")
-        return self._matched.current_count
+        return self._writer.get_publication_matched_status().current_count
 
 
 class _DdsSubscription(Subscription):
