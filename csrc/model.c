@@ -42,6 +42,11 @@ typedef struct {
     Py_ssize_t nbounded;
     int *halfspaces;
     Py_ssize_t nhalfspaces;
+    /* (nlive, 2): the unfiltered pairs of bounded geometries, in the order
+     * the all-pairs broadphase visits them; NULL above
+     * GC_BROADPHASE_ALL_PAIRS_MAX bounded geometries (the sweep runs then). */
+    int *live;
+    Py_ssize_t nlive;
     Py_buffer *hull_views; /* GC_HULL_VIEWS per convex shape, kept for the model's life */
     Py_ssize_t nhull_views;
 } ModelObject;
@@ -74,6 +79,7 @@ static void model_dealloc(ModelObject *self) {
     PyMem_Free(self->filtered);
     PyMem_Free(self->bounded);
     PyMem_Free(self->halfspaces);
+    PyMem_Free(self->live);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -145,6 +151,8 @@ static int inner_spheres_overlap(const ModelObject *m, const double *X_WG, int i
     *depth = -gap;
     return 1;
 }
+
+static int is_filtered(const ModelObject *m, int i, int j);
 
 static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"kinds", "sizes", "local_boxes", "frame_slot", "X_FG",
@@ -259,6 +267,23 @@ static int model_init(ModelObject *self, PyObject *args, PyObject *kwds) {
                    ? INFINITY
                    : sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2]) * (1.0 + 1e-9) + 1e-12;
         if (!isfinite(o[3])) o[3] = INFINITY;
+    }
+    if (self->nbounded <= GC_BROADPHASE_ALL_PAIRS_MAX) {
+        Py_ssize_t nb = self->nbounded;
+        self->live = PyMem_Malloc((size_t)(nb * (nb - 1) / 2 + 1) * 2 * sizeof(int));
+        if (self->live == NULL) {
+            PyErr_NoMemory();
+            goto release;
+        }
+        for (Py_ssize_t a = 0; a < nb; ++a)
+            for (Py_ssize_t b = a + 1; b < nb; ++b) {
+                /* bounded is ascending: i < j, as is_filtered's keys. */
+                int i = self->bounded[a], j = self->bounded[b];
+                if (is_filtered(self, i, j)) continue;
+                self->live[2 * self->nlive] = i;
+                self->live[2 * self->nlive + 1] = j;
+                ++self->nlive;
+            }
     }
     rc = 0;
 release:
@@ -415,6 +440,16 @@ static int cmp_sweep(const void *a, const void *b) {
     return (x->g > y->g) - (x->g < y->g);
 }
 
+/* Add the unfiltered pair i < j unless the prefilter proves it apart. */
+static int consider_unfiltered(const ModelObject *m, const double *X_WG, int i, int j,
+                               double margin, key_list *out) {
+    /* The outer spheres first: a few flops where the support search walks hulls. */
+    if (isfinite(margin) && (outer_gap(m, X_WG, i, j) > margin ||
+                             provably_apart(m, X_WG, i, j, margin)))
+        return 0;
+    return key_push(out, (int64_t)i * m->G + j);
+}
+
 /* Add (min, max) of i, j unless filtered; then the prefilter. */
 static int consider(const ModelObject *m, const double *X_WG, int i, int j, double margin,
                     key_list *out) {
@@ -424,8 +459,7 @@ static int consider(const ModelObject *m, const double *X_WG, int i, int j, doub
         j = t;
     }
     if (is_filtered(m, i, j)) return 0;
-    if (isfinite(margin) && provably_apart(m, X_WG, i, j, margin)) return 0;
-    return key_push(out, (int64_t)i * m->G + j);
+    return consider_unfiltered(m, X_WG, i, j, margin, out);
 }
 
 static int boxes_meet(const double *lo, const double *hi, int a, int b) {
@@ -455,13 +489,14 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin, k
     }
     int rc = 0;
     Py_ssize_t nb = m->nbounded;
-    if (nb <= GC_BROADPHASE_ALL_PAIRS_MAX) {
-        for (Py_ssize_t a = 0; a < nb && rc == 0; ++a)
-            for (Py_ssize_t b = a + 1; b < nb && rc == 0; ++b) {
-                int i = m->bounded[a], j = m->bounded[b];
-                if (isfinite(margin) && !boxes_meet(lo, hi, i, j)) continue;
-                rc = consider(m, X_WG, i, j, margin, out);
-            }
+    if (m->live != NULL) {
+        /* The unfiltered pairs alone, in the all-pairs order. */
+        int bounded_margin = isfinite(margin);
+        for (Py_ssize_t p = 0; p < m->nlive && rc == 0; ++p) {
+            int i = m->live[2 * p], j = m->live[2 * p + 1];
+            if (bounded_margin && !boxes_meet(lo, hi, i, j)) continue;
+            rc = consider_unfiltered(m, X_WG, i, j, margin, out);
+        }
     } else {
         sweep_item *items = malloc((size_t)nb * sizeof(sweep_item));
         if (items == NULL) {

@@ -384,15 +384,20 @@ static int convex_in_G(const gc_shape *G, const double p[3], gc_point_result *ou
     }
     int status = GC_OK;
     if (h_max > tol) {
-        /* Outside: the nearest point of a convex body is on its boundary. */
-        double best_N[3] = {0.0, 0.0, 0.0}, best_d2 = 0.0;
+        /* Outside: the nearest point of a convex body is on its boundary, on
+         * a facet Q is above (Q - N lies in the normal cone at N, so one
+         * facet through N has Q on its outer side); facets Q is clearly
+         * below are skipped, the others searched in order. */
+        double best_N[3] = {0.0, 0.0, 0.0}, best_d2 = INFINITY;
+        double below = -(tol + 1024.0 * GC_EPS * (gc_norm(p) + G->size));
         for (int t = 0; t < G->nt; ++t) {
+            if (gc_dot(G->tri_n + 3 * t, p) - G->tri_d[t] < below) continue;
             const int *f = G->tri + 3 * t;
             double N[3], NQ[3];
             closest_point_on_triangle(p, G->v + 3 * f[0], G->v + 3 * f[1], G->v + 3 * f[2], N);
             gc_sub(p, N, NQ);
             double d2 = gc_dot(NQ, NQ);
-            if (t == 0 || d2 < best_d2) {
+            if (d2 < best_d2) {
                 best_d2 = d2;
                 gc_copy(N, best_N);
             }

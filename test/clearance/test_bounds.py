@@ -76,3 +76,36 @@ def test_smallest_distance_skips_only_pairs_that_cannot_be_nearest(name):
     assert np.array_equal(batch.compute_min_distance(np.inf, parallelize=2), expected)
     near = batch.compute_min_distance(0.05)
     assert np.array_equal(near, np.where(expected <= 0.05, expected, np.inf))
+
+
+@pytest.mark.parametrize("link", ["link0", "link4", "hand"])
+def test_sphere_hull_bound_never_skips_a_pair_within_reach(link):
+    """A sphere beside a hull is skipped only when the unbounded kernel finds it farther.
+
+    The batch kernels skip a sphere-hull pair whose highest face plane (less
+    the radius) is beyond the caller's bound; ``specs.pair`` runs the exact
+    kernel with no bound, so it is the reference for each of 4000 random
+    placements and several bounds.
+    """
+    from geometry_core import Convex, Sphere
+    from geometry_core.proximity import specs
+
+    hull = Convex(robots.ROBOTS / "panda_description" / "meshes" / "collision" / f"{link}.stl")
+    rng = np.random.default_rng(7)
+    shapes = [hull, Sphere(0.05)]
+    model = specs.build_model(shapes, np.array([1, 2], dtype=np.int32),
+                              np.tile(np.eye(4), (2, 1, 1)), np.zeros(0, dtype=np.int64))
+    K = 4000
+    X_WF = np.tile(np.eye(4), (K, 3, 1, 1))
+    X_WF[:, 2, :3, 3] = rng.uniform(-0.25, 0.25, (K, 3))
+    exact = np.array([specs.pair(hull, np.eye(4), shapes[1], X_WF[k, 2])[1].distance
+                      for k in range(K)])
+    assert (exact < 0).any() and (exact > 0.1).any()
+    for beyond in (0.0, 0.01, 0.05):
+        found, python = model.min_distances(np.ascontiguousarray(X_WF), 3, beyond, False)
+        found = np.frombuffer(found, dtype=np.float64)
+        assert python == []
+        within = exact <= beyond
+        assert within.any() and (~within).any()
+        assert np.array_equal(found[within], exact[within])
+        assert np.all(np.isinf(found[exact > beyond + 1e-7]))
