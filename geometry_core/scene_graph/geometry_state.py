@@ -508,9 +508,14 @@ class GeometryState(Registration):
     def _slots_for(self, source_id: SourceId, frame_ids: Iterable[FrameId]) -> np.ndarray:
         """Slots of ``frame_ids`` (all of ``source_id``); the last lookup is cached."""
         source = self._source(source_id)
+        cache = self._slot_cache
+        # The same tuple again (a caller that poses the same frames every
+        # cycle): no id compared.
+        if cache is not None and cache[0][1] is frame_ids and cache[0][0] == source_id:
+            return cache[1]
         key = (source_id, tuple(frame_ids))
-        if self._slot_cache is not None and self._slot_cache[0] == key:
-            return self._slot_cache[1]
+        if cache is not None and cache[0] == key:
+            return cache[1]
         slot_of = self._slots_of_source(source_id)
         slots = np.empty(len(key[1]), dtype=np.intp)
         for n, frame_id in enumerate(key[1]):
