@@ -35,6 +35,9 @@ _SELF = RobotCollisionType.SELF_COLLISION
 _ENVIRONMENT = RobotCollisionType.ENVIRONMENT_COLLISION
 #: A compiled row's type by its self flag.
 _TYPES = (_ENVIRONMENT, _SELF)
+#: Above this many bodies the clearance table is built from pair records
+#: instead of in the compiled loop, which reads dense (B, B) tables.
+_DENSE_BODIES_MAX = 1024
 
 
 class CheckerQueries:
@@ -45,8 +48,8 @@ class CheckerQueries:
     _pose_tree_of: tuple | None = None
     #: (B,) int32 chain link of each body (-1: not the robot's), made once,
     #: and the filter table as uint8 (a view: the setters write through it).
-    _link_of_body: np.ndarray | None = None
-    _filters_u8: np.ndarray | None = None
+    #: (table versions, dense tables) of :meth:`_dense_tables`, replaced whole.
+    _dense_of: tuple | None = None
 
     def _positions(self, qs, name: str, batch: bool) -> np.ndarray:
         try:
@@ -340,17 +343,16 @@ class CheckerQueries:
             return [self._table(world, X_WL[k], *_columns_of_rows(world, config),
                                 influence_distance, limit)
                     for k, config in enumerate(rows)]
-        if self._filters_u8 is None or self._filters_u8.base is not self._filtered:
-            B = len(self._is_robot)
-            self._link_of_body = np.where(self._is_robot, np.arange(B) - 1, -1).astype(np.int32)
-            # Views of the tables the setters change in place.
-            self._filters_u8 = self._filtered.view(np.uint8)
+        dense = self._dense_tables()
+        if dense is None:
+            # Too many bodies for dense (B, B) tables: the records' path.
+            return [self._python_table(qs[k:k + 1], world, reach, influence_distance, limit)
+                    for k in range(len(qs))]
         n = self.num_positions
         # Rows, padding, filters, the k closest and Jacobians in the compiled
         # loop, on the native threads.
         answers = self._chain_batch(qs, world).chain_clearance_rows(
-            reach, world.index_bodies, self._link_of_body, self._filters_u8, self._padding,
-            influence_distance, limit or 0, n, parallelize)
+            reach, world.index_bodies, *dense, influence_distance, limit or 0, n, parallelize)
         ids = world.model.geometry_ids
         out = []
         for k, answer in enumerate(answers):
@@ -364,6 +366,27 @@ class CheckerQueries:
                 np.frombuffer(distances), np.frombuffer(jacobians).reshape(-1, n),
                 list(zip(map(ids.__getitem__, i), map(ids.__getitem__, j))), copy=False))
         return out
+
+    def _dense_tables(self) -> tuple | None:
+        """(link of each body, filters (B, B) uint8, padding (B, B)) for the compiled table.
+
+        Made from the filter and padding tables at their current versions and
+        kept until either changes; None above ``_DENSE_BODIES_MAX`` bodies,
+        whose dense tables would cost B² memory.
+        """
+        B = len(self._is_robot)
+        if B > _DENSE_BODIES_MAX:
+            return None
+        filtered, padding = self._filtered, self._padding
+        cached = self._dense_of
+        if cached is None or not (cached[0] is filtered and cached[1] == filtered.version
+                                  and cached[2] is padding and cached[3] == padding.version):
+            link_of_body = np.where(self._is_robot, np.arange(B) - 1, -1).astype(np.int32)
+            cached = self._dense_of = (
+                filtered, filtered.version, padding, padding.version,
+                (link_of_body, np.ascontiguousarray(np.asarray(filtered), dtype=np.uint8),
+                 np.ascontiguousarray(np.asarray(padding), dtype=np.float64)))
+        return cached[4]
 
     def _python_table(self, q: np.ndarray, world: World, reach: float,
                       influence_distance: float, limit: int | None) -> RobotClearance:

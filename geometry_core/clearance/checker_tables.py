@@ -73,6 +73,8 @@ class _PairTable:
         self.size = size
         self.pairs: dict[tuple[int, int], object] = {}  # (low, high) -> value
         self._sorted: tuple[np.ndarray, np.ndarray] | None = None  # keys, values
+        #: Counts the writes: a dense copy made at one version is stale at the next.
+        self.version = 0
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -115,6 +117,7 @@ class _PairTable:
         if a != b:
             self.pairs[(a, b) if a < b else (b, a)] = self._dtype()(value).item()
             self._sorted = None
+            self.version += 1
 
     def __array__(self, dtype=None, copy=None):
         everything = np.arange(self.size)

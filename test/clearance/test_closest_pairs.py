@@ -101,3 +101,46 @@ def test_a_bad_count_is_refused_by_name(value):
         checker.calc_robot_clearance(q[0], 0.1, num_closest_pairs=value)
     with pytest.raises(ValueError, match="num_closest_pairs"):
         checker.calc_robot_clearances(q, 0.1, num_closest_pairs=value)
+
+
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_tables_of_robots_too_big_for_dense_tables_come_from_records(name, monkeypatch):
+    """Above the dense-table size the table is built from pair records: the same table.
+
+    The compiled table reads (B, B) filter and padding tables; a robot of
+    thousands of links would need B² of them, so it takes the records' path
+    instead. Forced here on the real arms (with padding and a filter edit),
+    both paths give the same rows and Jacobians.
+    """
+    from geometry_core.clearance import checker_queries
+
+    checker = checker_of(name, self_padding=0.01, environment_padding=0.02)
+    checker.set_collision_filtered_between(checker.body_names[2], checker.body_names[4], True)
+    qs = robots.random_configurations(checker, 40, 5)
+    compiled = checker.calc_robot_clearances(qs, 0.2)
+    closest = checker.calc_robot_clearances(qs, 0.2, num_closest_pairs=2)
+    monkeypatch.setattr(checker_queries, "_DENSE_BODIES_MAX", 0)
+    records = checker.calc_robot_clearances(qs, 0.2)
+    records_closest = checker.calc_robot_clearances(qs, 0.2, num_closest_pairs=2)
+    assert sum(t.size() for t in compiled) > 40
+    for a, b in zip(compiled + closest, records + records_closest):
+        assert a.robot_indices() == b.robot_indices()
+        assert a.other_indices() == b.other_indices()
+        assert a.collision_types() == b.collision_types()
+        assert a.geometry_ids() == b.geometry_ids()
+        np.testing.assert_allclose(a.distances(), b.distances(), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(a.jacobians(), b.jacobians(), rtol=0, atol=1e-9)
+
+
+def test_dense_tables_follow_filter_and_padding_edits():
+    checker = checker_of("ur5")
+    q = robots.random_configurations(checker, 1, 8)[0]
+    before = checker.calc_robot_clearance(q, 0.5)
+    pair = (before.robot_indices()[0], before.other_indices()[0])
+    names = [checker.body_names[b] for b in pair]
+    checker.set_padding_between(*names, 0.05)
+    padded = checker.calc_robot_clearance(q, 0.5)
+    assert padded.distances()[0] == pytest.approx(before.distances()[0] - 0.05, abs=1e-12)
+    checker.set_collision_filtered_between(*names, True)
+    filtered = checker.calc_robot_clearance(q, 0.5)
+    assert pair not in zip(filtered.robot_indices(), filtered.other_indices())
