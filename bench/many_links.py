@@ -3,21 +3,25 @@
 Usage::
 
     python -m bench.many_links                  # 1 000, 10 000 and 20 000 links
-    python -m bench.many_links --sizes 1000 10000 --checker
+    python -m bench.many_links --sizes 1000 10000 --checker --node --node-links 1000 10000
 
 Each size is a serial chain of revolute joints, one box per link, written
-to a temporary file and loaded with ``load_urdf`` (best of ``--repeat``
-runs, in this process, imports done first). Printed per size: wall and CPU
-seconds per load, microseconds per link, the ratio of each size's time per
-link to the smallest size's (1.0 is linear), and, when pydrake imports,
-the seconds Drake's own parser takes for the same file (``Parser`` plus
-``Finalize``, measured alternately with ours) and our time over Drake's,
-for sizes up to ``--drake-max-links`` (1 000: Drake's time grows with the
-square of the links here, 12 s and 0.9 GB at 2 000).
-``--checker`` adds ``CollisionChecker.from_urdf`` for sizes up to 5 000
-(its pair tables are dense: n² entries). ``--node`` times the ROS node's
-path for a robot description of 1 000 links, its bound
-(``nodes/limits.py``): load, copy for the clearance checker, checker.
+to a temporary file and loaded with ``load_urdf`` (``--repeat`` runs, in
+this process, imports done first). Printed per size: the median and the
+best wall seconds per load, the median CPU seconds, microseconds per link
+(median), the ratio of each size's time per link to the smallest size's
+(1.0 is linear), and, when pydrake imports, the seconds Drake's own parser
+takes for the same file (``Parser`` plus ``Finalize``, measured
+alternately with ours) and our time over Drake's, for sizes up to
+``--drake-max-links`` (1 000: Drake's time grows with the square of the
+links here, 12 s and 0.9 GB at 2 000).
+``--checker`` adds ``CollisionChecker.from_urdf`` (median seconds, and the
+peak of the memory it allocates, traced in one more, untimed run).
+``--node`` times the ROS node's path for a robot description: one load
+(``load_robot_description``), the copy the clearance checker gets, the
+checker; for each of ``--node-links`` (default 1 000, the node's bound in
+``nodes/limits.py``; a larger size is timed with the node's link, joint and
+geometry bounds raised to it for the run).
 The machine's load average is printed with the figures: on a shared
 machine the times are only comparable within one run. Nothing here
 asserts a time.
@@ -29,9 +33,11 @@ import argparse
 import copy
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 
 
 def chain_urdf(n: int) -> str:
@@ -85,15 +91,19 @@ def measure(sizes: list[int], repeat: int, drake_max_links: int = 0,
                 ours.append(_timed(load_urdf, path))
                 if drake:
                     drakes.append(drake_parse_seconds(path))
-            wall, cpu = min(ours)
-            row = {"links": n, "seconds": round(wall, 3), "cpu_seconds": round(cpu, 3),
+            wall = statistics.median(w for w, _ in ours)
+            row = {"links": n, "seconds": round(wall, 3),
+                   "best_seconds": round(min(w for w, _ in ours), 3),
+                   "cpu_seconds": round(statistics.median(c for _, c in ours), 3),
                    "us_per_link": round(1e6 * wall / n, 1)}
             if drake:
-                row["drake_seconds"] = round(min(drakes), 3)
-                row["ours_over_drake"] = round(wall / min(drakes), 2)
-            if checker and n <= 5000:
-                row["checker_seconds"] = round(
-                    min(_timed(CollisionChecker.from_urdf, path)[0] for _ in range(repeat)), 3)
+                row["drake_seconds"] = round(statistics.median(drakes), 3)
+                row["ours_over_drake"] = round(wall / statistics.median(drakes), 2)
+            if checker:
+                row["checker_seconds"] = round(statistics.median(
+                    _timed(CollisionChecker.from_urdf, path)[0] for _ in range(repeat)), 3)
+                row["checker_peak_mb"] = round(_peak_bytes(CollisionChecker.from_urdf, path)
+                                               / 2**20, 1)
             rows.append(row)
     base = rows[0]["us_per_link"]
     for row in rows:
@@ -102,24 +112,48 @@ def measure(sizes: list[int], repeat: int, drake_max_links: int = 0,
 
 
 def measure_node(repeat: int, links: int = 1000) -> dict:
-    """The node's path for a new robot_description: load, the checker's copy, the checker."""
+    """The node's path for a new robot_description: load, the checker's copy, the checker.
+
+    Above the node's bounds (``nodes/limits.py``) they are raised to ``links``
+    for the run, and put back.
+    """
     from geometry_core.clearance import CollisionChecker
+    from geometry_core_nodes import limits
     from geometry_core_nodes.scene_inputs import load_robot_description
 
     text = chain_urdf(links)
-    best: dict[str, float] = {}
-    for _ in range(repeat):
-        start = time.perf_counter()
-        robot = load_robot_description(text, {})
-        loaded = time.perf_counter()
-        shared = copy.deepcopy(robot)
-        copied = time.perf_counter()
-        CollisionChecker(shared)
-        done = time.perf_counter()
-        for key, value in (("load", loaded - start), ("copy", copied - loaded),
-                           ("checker", done - copied), ("total", done - start)):
-            best[key] = min(best.get(key, value), value)
-    return {"links": links, **{f"{key}_seconds": round(v, 3) for key, v in best.items()}}
+    bounds = ("MAX_ROBOT_LINKS", "MAX_ROBOT_JOINTS", "MAX_ROBOT_GEOMETRIES")
+    saved = {name: getattr(limits, name) for name in bounds}
+    times: dict[str, list[float]] = {}
+    try:
+        for name in bounds:
+            setattr(limits, name, max(saved[name], links))
+        for _ in range(repeat):
+            start = time.perf_counter()
+            robot = load_robot_description(text, {})
+            loaded = time.perf_counter()
+            shared = copy.deepcopy(robot)
+            copied = time.perf_counter()
+            CollisionChecker(shared)
+            done = time.perf_counter()
+            for key, value in (("load", loaded - start), ("copy", copied - loaded),
+                               ("checker", done - copied), ("total", done - start)):
+                times.setdefault(key, []).append(value)
+    finally:
+        for name, value in saved.items():
+            setattr(limits, name, value)
+    return {"links": links, "bounds_raised": links > saved["MAX_ROBOT_LINKS"],
+            **{f"{key}_seconds": round(statistics.median(v), 3) for key, v in times.items()}}
+
+
+def _peak_bytes(load, path: str) -> int:
+    """Peak of the memory traced while ``load(path)`` runs (numpy's arrays included)."""
+    tracemalloc.start()
+    try:
+        load(path)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def _timed(load, path: str) -> tuple[float, float]:
@@ -131,19 +165,22 @@ def _timed(load, path: str) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 20_000])
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--drake-max-links", type=int, default=1000,
                         help="time Drake's parser up to this size (0: never)")
     parser.add_argument("--checker", action="store_true",
-                        help="also time CollisionChecker.from_urdf (sizes up to 5 000)")
+                        help="also time CollisionChecker.from_urdf and trace its peak memory")
     parser.add_argument("--node", action="store_true",
-                        help="also time the ROS node's robot_description path (1 000 links)")
+                        help="also time the ROS node's robot_description path")
+    parser.add_argument("--node-links", type=int, nargs="+", default=[1000],
+                        help="sizes of the node's path (above 1 000 the node's bounds are "
+                             "raised for the run)")
     args = parser.parse_args(argv)
     before = os.getloadavg()
     result = {"rows": measure(args.sizes, args.repeat,
                               args.drake_max_links if _has_drake() else 0, args.checker)}
     if args.node:
-        result["node"] = measure_node(args.repeat)
+        result["node"] = [measure_node(args.repeat, n) for n in args.node_links]
     result["load_average"] = {"before": [round(v, 2) for v in before],
                               "after": [round(v, 2) for v in os.getloadavg()],
                               "cpus": os.cpu_count()}

@@ -1,15 +1,20 @@
 /* Cloud: a point cloud in a uniform grid of cells, and the exact queries of
  * a Model's geometries against it.
  *
- * Construction bins the points by cell in two passes over an open-addressing
- * table of occupied cells (linear in the number of points, no sort): the
- * points of one cell lie together, each cell's slot holds where they start
- * and how many they are. A query composes each listed geometry's world pose
- * as the Model does (X_WF[frame_slot] X_FG), visits the cells its world box
- * reaches once grown by the threshold, drops a point whose distance to that
- * box already exceeds the threshold, and answers the others with the point
- * kernel (gc_point_distance): the same number a sphere of the cloud's radius
- * at that point gets from the sphere-X pair kernel, before the radius.
+ * Construction bins the points by cell with a counting sort (linear in the
+ * number of points, no comparison sort): the points of one cell lie
+ * together, each cell's slot holds where they start and how many they are,
+ * and the cells of one block of BLOCK^3 lie together. While the grid's
+ * bounding box holds a bounded number of cells (a few per point), the count
+ * is kept in a dense array of every cell of the box, numbered block by
+ * block; a cloud spread over a larger box (a far outlier) counts in an
+ * open-addressing table of the occupied cells instead. Both give the same
+ * cells and the same answers. A query composes each listed geometry's world
+ * pose as the Model does (X_WF[frame_slot] X_FG), visits the cells its world
+ * box reaches once grown by the threshold, drops a point whose distance to
+ * that box already exceeds the threshold, and answers the others with the
+ * point kernel (gc_point_distance): the same number a sphere of the cloud's
+ * radius at that point gets from the sphere-X pair kernel, before the radius.
  *
  * A Cloud is immutable after construction; the query loops run with the GIL
  * released, so several threads may query one Cloud at once.
@@ -25,12 +30,14 @@ typedef struct {
     PyObject_HEAD
     Py_ssize_t N;
     double *p;          /* (N, 3), grouped by cell */
-    int64_t *order;     /* (N) index of each point in the input */
+    int32_t *order;     /* (N) index of each point in the input */
+    size_t p_size, order_size; /* bytes held by p and order (spares may be larger) */
     double h;           /* cell size */
     double inv_h;       /* 1 / h: cell_index multiplies (build and queries alike) */
     double lo[3], hi[3];/* bounds of the points */
     int64_t dims[3];    /* cells along each axis */
-    Py_ssize_t cap;     /* table slots, a power of two */
+    Py_ssize_t cap;     /* cell slots (a power of two when hashed) */
+    Py_ssize_t used;    /* occupied cells */
     int64_t *keys;      /* (cap) cell key, -1 where empty */
     int32_t *start;     /* (cap) first point of the cell */
     int32_t *count;     /* (cap) points in the cell */
@@ -42,18 +49,88 @@ typedef struct {
     int64_t *bkeys;     /* (bcap) block key, -1 where empty */
     int32_t *bstart;    /* (bcap) first of the block's cells in bcells */
     int32_t *bcount;    /* (bcap) its occupied cells */
-    int32_t *bcells;    /* table slots of the occupied cells, by block */
-    int32_t *bxyz;      /* (cells, 3) their indices along x, y, z, in bcells' order: a
+    int32_t *bcells;    /* (used) table slots of the occupied cells, by block */
+    int32_t *bxyz;      /* (used, 3) their indices along x, y, z, in bcells' order: a
                          * query scans a block's cells in one run of memory */
     double *cell_box;   /* (cap, 6) tight bounds of each cell's points */
     Py_ssize_t non_finite; /* rows skipped */
+    Py_ssize_t self_filtered; /* points the construction's self filter took out */
+    int dense;          /* counted in the dense array over the box, not the table */
 } CloudObject;
 
 #define BLOCK 8
 
+/* Spare buffers: the large arrays of Clouds gone and the scratch of past
+ * builds, kept for the next build so that replacing a cloud of the same size
+ * touches memory already mapped (a fresh mapping costs a page fault per 4 KiB,
+ * about a tenth of a build). At most SPARES buffers of SPARE_BYTES in all;
+ * taken and given with the GIL held. */
+#define SPARES 6
+#define SPARE_MIN ((size_t)1 << 18)
+#define SPARE_BYTES ((size_t)256 << 20)
+static struct {
+    void *ptr;
+    size_t size;
+} spares[SPARES];
+static size_t spare_bytes;
+
+/* A buffer of at least `need` bytes (its size in *size), a spare when one
+ * fits without wasting more than half of it; NULL when out of memory. */
+static void *spare_take(size_t need, size_t *size) {
+    if (need == 0) need = 1;
+    int best = -1;
+    for (int k = 0; k < SPARES; ++k)
+        if (spares[k].ptr && spares[k].size >= need && spares[k].size / 2 <= need &&
+            (best < 0 || spares[k].size < spares[best].size))
+            best = k;
+    if (best >= 0) {
+        void *ptr = spares[best].ptr;
+        *size = spares[best].size;
+        spare_bytes -= *size;
+        spares[best].ptr = NULL;
+        return ptr;
+    }
+    *size = need;
+    return malloc(need);
+}
+
+/* Keep `ptr` (`size` bytes) for a later build, in an empty place or in
+ * place of the smallest spare when that is smaller; else free it. */
+static void spare_give(void *ptr, size_t size) {
+    if (ptr == NULL) return;
+    if (size < SPARE_MIN || size > SPARE_BYTES) {
+        free(ptr);
+        return;
+    }
+    int at = 0;
+    for (int k = 1; k < SPARES && spares[at].ptr; ++k)
+        if (spares[k].ptr == NULL || spares[k].size < spares[at].size) at = k;
+    if (spares[at].ptr) {
+        if (spares[at].size >= size) {
+            free(ptr);
+            return;
+        }
+        spare_bytes -= spares[at].size;
+        free(spares[at].ptr);
+        spares[at].ptr = NULL;
+    }
+    /* The total stays bounded: the largest spares go first. */
+    while (spare_bytes + size > SPARE_BYTES) {
+        int big = -1;
+        for (int k = 0; k < SPARES; ++k)
+            if (spares[k].ptr && (big < 0 || spares[k].size > spares[big].size)) big = k;
+        spare_bytes -= spares[big].size;
+        free(spares[big].ptr);
+        spares[big].ptr = NULL;
+    }
+    spares[at].ptr = ptr;
+    spares[at].size = size;
+    spare_bytes += size;
+}
+
 static void cloud_dealloc(CloudObject *self) {
-    PyMem_Free(self->p);
-    PyMem_Free(self->order);
+    spare_give(self->p, self->p_size);
+    spare_give(self->order, self->order_size);
     free(self->keys);
     free(self->start);
     free(self->count);
@@ -146,7 +223,7 @@ static inline int64_t block_key(const CloudObject *c, int64_t bx, int64_t by, in
 static int build_blocks(CloudObject *c) {
     Py_ssize_t used = 0;
     for (Py_ssize_t s = 0; s < c->cap; ++s) used += c->keys[s] != -1;
-    for (int a = 0; a < 3; ++a) c->bdims[a] = (c->dims[a] + BLOCK - 1) / BLOCK;
+    c->used = used;
     Py_ssize_t bcap = 16;
     while (bcap < 2 * used + 16) bcap *= 2;
     c->bcap = bcap;
@@ -188,32 +265,211 @@ static int build_blocks(CloudObject *c) {
     return 0;
 }
 
-/* Tight bounds of each cell's points, (cap, 6): low x y z, high x y z. */
+/* Tight bounds of each cell's points into cell_box (cap, 6): low x y z, high x y z. */
+static void fill_bounds(CloudObject *c) {
+    for (Py_ssize_t s = 0; s < c->cap; ++s) {
+        double *b = c->cell_box + 6 * s;
+        double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+        double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+        const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
+        for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
+            l0 = q[0] < l0 ? q[0] : l0;
+            l1 = q[1] < l1 ? q[1] : l1;
+            l2 = q[2] < l2 ? q[2] : l2;
+            h0 = q[0] > h0 ? q[0] : h0;
+            h1 = q[1] > h1 ? q[1] : h1;
+            h2 = q[2] > h2 ? q[2] : h2;
+        }
+        b[0] = l0, b[1] = l1, b[2] = l2, b[3] = h0, b[4] = h1, b[5] = h2;
+    }
+}
+
 static int cell_bounds(CloudObject *c) {
     c->cell_box = malloc((size_t)c->cap * 6 * sizeof(double));
     if (c->cell_box == NULL) return -1;
-    for (Py_ssize_t s = 0; s < c->cap; ++s) {
-        double *b = c->cell_box + 6 * s;
-        for (int a = 0; a < 3; ++a) {
-            b[a] = INFINITY;
-            b[3 + a] = -INFINITY;
-        }
-        const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
-        for (int32_t m = 0; m < c->count[s]; ++m, q += 3)
-            for (int a = 0; a < 3; ++a) {
-                if (q[a] < b[a]) b[a] = q[a];
-                if (q[a] > b[3 + a]) b[3 + a] = q[a];
-            }
-    }
+    fill_bounds(c);
     return 0;
 }
 
+/* All three coordinates finite: a product by zero is NaN only for a NaN or
+ * an infinity (one test and branch a point, not three). */
+static inline int finite3(const double *q) {
+    return q[0] * 0.0 + q[1] * 0.0 + q[2] * 0.0 == 0.0;
+}
+
+/* The tables of `used` cell slots and their blocks; -1 when out of memory. */
+static int alloc_cells(CloudObject *c, Py_ssize_t used) {
+    size_t n = (size_t)(used > 0 ? used : 1);
+    Py_ssize_t bcap = 16;
+    while (bcap < 2 * used + 16) bcap *= 2;
+    c->cap = used;
+    c->used = used;
+    c->bcap = bcap;
+    c->keys = malloc(n * sizeof(int64_t));
+    c->start = malloc(n * sizeof(int32_t));
+    c->count = malloc(n * sizeof(int32_t));
+    c->cell_xyz = malloc(n * 3 * sizeof(int32_t));
+    c->cell_box = malloc(n * 6 * sizeof(double));
+    c->bcells = malloc(n * sizeof(int32_t));
+    c->bxyz = malloc(n * 3 * sizeof(int32_t));
+    c->bkeys = malloc((size_t)bcap * sizeof(int64_t));
+    c->bstart = calloc((size_t)bcap, sizeof(int32_t));
+    c->bcount = calloc((size_t)bcap, sizeof(int32_t));
+    if (!c->keys || !c->start || !c->count || !c->cell_xyz || !c->cell_box || !c->bcells ||
+        !c->bxyz || !c->bkeys || !c->bstart || !c->bcount)
+        return -1;
+    memset(c->bkeys, 0xff, (size_t)bcap * sizeof(int64_t));
+    return 0;
+}
+
+/* Bin the finite rows of `in` with a dense count over every cell of the
+ * box, `total` of them numbered block by block (x fastest), and within a
+ * block x fastest too: count (noting each row's cell, and each block's
+ * points), number the occupied cells in that order, the empty blocks
+ * skipped (so each block's cells are one run), each cell's count replaced by
+ * where its run starts, then place each point at its cell's next place (one
+ * read and write of the count array a point), then take the cells' bounds
+ * in one pass over the runs. `cells` (total)
+ * and `key_of` (rows) are scratch. Runs without the GIL; -1 when out of
+ * memory. */
+static int build_dense(CloudObject *c, const double *in, Py_ssize_t rows, uint32_t *key_of,
+                       int32_t *cells, int64_t total) {
+    const uint32_t per = BLOCK * BLOCK * BLOCK, bx = (uint32_t)c->bdims[0],
+                   by = (uint32_t)c->bdims[1];
+    const Py_ssize_t blocks = (Py_ssize_t)(total / per);
+    int32_t *in_block = calloc((size_t)blocks, sizeof(int32_t));
+    if (in_block == NULL) return -1;
+    memset(cells, 0, (size_t)total * sizeof(int32_t));
+    Py_ssize_t used = 0;
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        const double *q = in + 3 * n;
+        if (!finite3(q)) {
+            key_of[n] = UINT32_MAX;
+            continue;
+        }
+        uint32_t ix = (uint32_t)cell_index(c, 0, q[0]), iy = (uint32_t)cell_index(c, 1, q[1]),
+                 iz = (uint32_t)cell_index(c, 2, q[2]);
+        uint32_t b = (iz / BLOCK * by + iy / BLOCK) * bx + ix / BLOCK;
+        uint32_t id = b * per + ((iz % BLOCK) * BLOCK + iy % BLOCK) * BLOCK + ix % BLOCK;
+        key_of[n] = id;
+        in_block[b] += 1;
+        used += cells[id]++ == 0;
+    }
+    if (alloc_cells(c, used) < 0) {
+        free(in_block);
+        return -1;
+    }
+    int32_t next = 0, s = 0;
+    for (Py_ssize_t b = 0; b < blocks; ++b) {
+        if (in_block[b] == 0) continue;
+        Py_ssize_t bslot = block_slot(c, b);
+        c->bkeys[bslot] = b;
+        c->bstart[bslot] = s;
+        int64_t x0 = b % bx * BLOCK, y0 = b / bx % by * BLOCK, z0 = b / bx / by * BLOCK;
+        int32_t *count = cells + (Py_ssize_t)b * per;
+        for (uint32_t local = 0; local < per; ++local) {
+            int32_t n = count[local];
+            if (n == 0) continue;
+            int64_t ix = x0 + local % BLOCK, iy = y0 + local / BLOCK % BLOCK,
+                    iz = z0 + local / (BLOCK * BLOCK);
+            c->bcount[bslot] += 1;
+            c->keys[s] = cell_key(c, ix, iy, iz);
+            c->start[s] = next;
+            c->count[s] = n;
+            c->cell_xyz[3 * s] = c->bxyz[3 * s] = (int32_t)ix;
+            c->cell_xyz[3 * s + 1] = c->bxyz[3 * s + 1] = (int32_t)iy;
+            c->cell_xyz[3 * s + 2] = c->bxyz[3 * s + 2] = (int32_t)iz;
+            c->bcells[s] = s;
+            count[local] = next;
+            ++s;
+            next += n;
+        }
+    }
+    free(in_block);
+    /* cells[id]: where the cell's next point goes. */
+    int32_t rank = 0;
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        uint32_t id = key_of[n];
+        if (id == UINT32_MAX) continue;
+        int32_t at = cells[id]++;
+        const double *q = in + 3 * n;
+        double *p = c->p + 3 * (Py_ssize_t)at;
+        p[0] = q[0], p[1] = q[1], p[2] = q[2];
+        c->order[at] = rank++;
+    }
+    fill_bounds(c);
+    return 0;
+}
+
+/* Bin the finite rows of `in` in the open-addressing table of occupied
+ * cells: count (the table grows with the occupied cells, not the points, so
+ * it stays small and in cache), then place. `key_of` and `slot_at` (rows)
+ * are scratch. Runs without the GIL; -1 when out of memory. */
+static int build_hashed(CloudObject *c, const double *in, Py_ssize_t rows, int64_t *key_of,
+                        int32_t *slot_at) {
+    /* The cell size aims at 32 points a cell: a table for N / 8 cells (load
+     * 1/4 at that aim) seldom grows and stays in cache. */
+    Py_ssize_t cap0 = 1024;
+    while (cap0 < c->N / 8) cap0 *= 2;
+    if (grow(c, cap0) < 0) return -1;
+    Py_ssize_t used = 0;
+    int grown = 0;
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        const double *q = in + 3 * n;
+        if (!finite3(q)) {
+            key_of[n] = -1;
+            continue;
+        }
+        int64_t key = cell_key(c, cell_index(c, 0, q[0]), cell_index(c, 1, q[1]),
+                               cell_index(c, 2, q[2]));
+        key_of[n] = key;
+        Py_ssize_t s = slot_of(c, key);
+        if (c->keys[s] == -1) {
+            if (2 * (used + 1) > c->cap) {
+                if (grow(c, 2 * c->cap) < 0) return -1;
+                grown = 1;
+                s = slot_of(c, key);
+            }
+            c->keys[s] = key;
+            ++used;
+        }
+        c->count[s] += 1;
+        slot_at[n] = (int32_t)s;
+    }
+    int32_t next = 0;
+    for (Py_ssize_t s = 0; s < c->cap; ++s) {
+        c->start[s] = next;
+        next += c->count[s];
+        c->count[s] = 0;
+    }
+    /* A point's index is its rank among the finite rows. */
+    int32_t rank = 0;
+    for (Py_ssize_t n = 0; n < rows; ++n) {
+        if (key_of[n] == -1) continue;
+        /* A slot noted before the table grew has moved: look it up. */
+        Py_ssize_t s = grown ? slot_of(c, key_of[n]) : slot_at[n];
+        int32_t at = c->start[s] + c->count[s]++;
+        memcpy(c->p + 3 * (Py_ssize_t)at, in + 3 * n, 3 * sizeof(double));
+        c->order[at] = rank++;
+    }
+    if (build_blocks(c) < 0 || cell_bounds(c) < 0) return -1;
+    return 0;
+}
+
+static int self_filter(CloudObject *self, PyObject *model_o, PyObject *xwf_o, Py_ssize_t F,
+                       PyObject *geoms_o, PyObject *thr_o);
+
 static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"points", "radius", NULL};
-    PyObject *points_o;
+    static char *kwlist[] = {"points", "radius", "model", "X_WF", "F", "geometries",
+                             "thresholds", NULL};
+    PyObject *points_o, *model_o = Py_None, *xwf_o = Py_None, *geoms_o = Py_None,
+             *thr_o = Py_None;
+    Py_ssize_t F = 0;
     double radius;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Od", kwlist, &points_o, &radius)) return -1;
-    if (self->keys != NULL) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Od|OOnOO", kwlist, &points_o, &radius,
+                                     &model_o, &xwf_o, &F, &geoms_o, &thr_o))
+        return -1;
+    if (self->keys != NULL || self->p != NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Cloud is immutable: construct a new one");
         return -1;
     }
@@ -230,28 +486,27 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     const double *in = view.buf;
-    unsigned char *finite = malloc((size_t)(rows > 0 ? rows : 1));
-    if (finite == NULL) {
-        PyBuffer_Release(&view);
-        PyErr_NoMemory();
-        return -1;
-    }
     for (int a = 0; a < 3; ++a) {
         self->lo[a] = INFINITY;
         self->hi[a] = -INFINITY;
     }
     Py_ssize_t N = 0;
     Py_BEGIN_ALLOW_THREADS
+    double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+    double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
     for (Py_ssize_t n = 0; n < rows; ++n) {
         const double *q = in + 3 * n;
-        finite[n] = isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]);
-        if (!finite[n]) continue;
+        if (!finite3(q)) continue;
         ++N;
-        for (int a = 0; a < 3; ++a) {
-            if (q[a] < self->lo[a]) self->lo[a] = q[a];
-            if (q[a] > self->hi[a]) self->hi[a] = q[a];
-        }
+        l0 = q[0] < l0 ? q[0] : l0;
+        l1 = q[1] < l1 ? q[1] : l1;
+        l2 = q[2] < l2 ? q[2] : l2;
+        h0 = q[0] > h0 ? q[0] : h0;
+        h1 = q[1] > h1 ? q[1] : h1;
+        h2 = q[2] > h2 ? q[2] : h2;
     }
+    self->lo[0] = l0, self->lo[1] = l1, self->lo[2] = l2;
+    self->hi[0] = h0, self->hi[1] = h1, self->hi[2] = h2;
     Py_END_ALLOW_THREADS
     self->non_finite = rows - N;
     /* About 32 points a cell over the area of the bounds' two largest sides
@@ -267,82 +522,37 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
         if (ext[a] / h > 1048575.0) h = ext[a] / 1048575.0;
     self->h = h;
     self->inv_h = 1.0 / h;
-    for (int a = 0; a < 3; ++a)
+    for (int a = 0; a < 3; ++a) {
         self->dims[a] = N > 0 ? (int64_t)floor((self->hi[a] - self->lo[a]) / h) + 1 : 1;
+        self->bdims[a] = (self->dims[a] + BLOCK - 1) / BLOCK;
+    }
     self->N = N;
-    self->p = PyMem_Malloc((size_t)(N > 0 ? N : 1) * 3 * sizeof(double));
-    self->order = PyMem_Malloc((size_t)(N > 0 ? N : 1) * sizeof(int64_t));
-    int64_t *key_of = PyMem_Malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int64_t));
-    int32_t *slot_at = PyMem_Malloc((size_t)(rows > 0 ? rows : 1) * sizeof(int32_t));
-    /* The cell size aims at 32 points a cell: a table for N / 8 cells (load
-     * 1/4 at that aim) seldom grows and stays in cache. */
-    Py_ssize_t cap0 = 1024;
-    while (cap0 < N / 8) cap0 *= 2;
-    if (!self->p || !self->order || !key_of || !slot_at || grow(self, cap0) < 0) {
-        PyMem_Free(slot_at);
-        PyMem_Free(key_of);
-        free(finite);
-        PyBuffer_Release(&view);
-        PyErr_NoMemory();
-        return -1;
-    }
-    int failed = 0;
-    Py_BEGIN_ALLOW_THREADS
-    /* Pass 1: count the points of each occupied cell; the table grows with
-     * the occupied cells (not the points), so it stays small and in cache. */
-    Py_ssize_t used = 0;
-    int grown = 0;
-    for (Py_ssize_t n = 0; n < rows && !failed; ++n) {
-        if (!finite[n]) continue;
-        const double *q = in + 3 * n;
-        int64_t key = cell_key(self, cell_index(self, 0, q[0]), cell_index(self, 1, q[1]),
-                               cell_index(self, 2, q[2]));
-        key_of[n] = key;
-        Py_ssize_t s = slot_of(self, key);
-        if (self->keys[s] == -1) {
-            if (2 * (used + 1) > self->cap) {
-                if (grow(self, 2 * self->cap) < 0) {
-                    failed = 1;
-                    break;
-                }
-                grown = 1;
-                s = slot_of(self, key);
-            }
-            self->keys[s] = key;
-            ++used;
-        }
-        self->count[s] += 1;
-        slot_at[n] = (int32_t)s;
-    }
+    /* Dense while the box's cells (whole blocks) number at most 8 a point
+     * and 2**26 (the count array 4 bytes a cell); hashed beyond. */
+    int64_t total = self->bdims[0] * self->bdims[1] * self->bdims[2] * BLOCK * BLOCK * BLOCK;
+    int dense = total <= 8 * (int64_t)N + 4096 && total <= ((int64_t)1 << 26);
+    size_t rows1 = (size_t)(rows > 0 ? rows : 1), key_size, cells_size = 0;
+    self->p = spare_take((size_t)N * 3 * sizeof(double), &self->p_size);
+    self->order = spare_take((size_t)N * sizeof(int32_t), &self->order_size);
+    void *key_of = spare_take(rows1 * (dense ? sizeof(uint32_t) : sizeof(int64_t)), &key_size);
+    void *cells = spare_take(dense ? (size_t)total * sizeof(int32_t) : rows1 * sizeof(int32_t),
+                             &cells_size);
+    int failed = !self->p || !self->order || !key_of || !cells;
     if (!failed) {
-        int32_t next = 0;
-        for (Py_ssize_t s = 0; s < self->cap; ++s) {
-            self->start[s] = next;
-            next += self->count[s];
-            self->count[s] = 0;
-        }
-        /* Pass 2: place each point in its cell's run; a point's index is its
-         * rank among the finite rows. */
-        int64_t rank = 0;
-        for (Py_ssize_t n = 0; n < rows; ++n) {
-            if (!finite[n]) continue;
-            /* A slot noted before the table grew has moved: look it up. */
-            Py_ssize_t s = grown ? slot_of(self, key_of[n]) : slot_at[n];
-            int32_t at = self->start[s] + self->count[s]++;
-            memcpy(self->p + 3 * at, in + 3 * n, 3 * sizeof(double));
-            self->order[at] = rank++;
-        }
-        if (build_blocks(self) < 0 || cell_bounds(self) < 0) failed = 1;
+        Py_BEGIN_ALLOW_THREADS
+        self->dense = dense;
+        failed = (dense ? build_dense(self, in, rows, key_of, cells, total)
+                        : build_hashed(self, in, rows, key_of, cells)) < 0;
+        Py_END_ALLOW_THREADS
     }
-    Py_END_ALLOW_THREADS
-    PyMem_Free(slot_at);
-    PyMem_Free(key_of);
-    free(finite);
+    spare_give(cells, cells_size);
+    spare_give(key_of, key_size);
     PyBuffer_Release(&view);
     if (failed) {
         PyErr_NoMemory();
         return -1;
     }
+    if (model_o != Py_None) return self_filter(self, model_o, xwf_o, F, geoms_o, thr_o);
     return 0;
 }
 
@@ -390,6 +600,22 @@ static double lower_bound(const gc_shape *shape, const double *box_G, const doub
     }
     h -= 1e-12 * (1.0 + fabs(h));
     return h > low ? h : low;
+}
+
+/* Whether the point kernel's answer for a Convex at Q (in G) is known from
+ * its face planes alone: when Q is on or below every plane, the kernel
+ * (convex_in_G, inside or on the boundary) answers the greatest height,
+ * computed here by the same operations; *h is set to it. 0 as soon as Q is
+ * above a plane: the kernel then looks for the nearest boundary point. */
+static int convex_inside(const gc_shape *shape, const double p[3], double *h) {
+    double top = 0.0;
+    for (int t = 0; t < shape->nt; ++t) {
+        double height = gc_dot(shape->tri_n + 3 * t, p) - shape->tri_d[t];
+        if (height > 0.0) return 0;
+        if (t == 0 || height > top) top = height;
+    }
+    *h = top;
+    return 1;
 }
 
 /* A lower bound on the distance from the geometry to any point of a cell
@@ -767,6 +993,67 @@ static PyObject *cloud_nearest(CloudObject *self, PyObject *args) {
     return Py_BuildValue("(NNNNNN)", dist, index, pgn, grad, uniq, pwp);
 }
 
+/* Mark in `mask` (N, by input index) the points some listed geometry of `a`
+ * (one configuration) comes within its threshold of. Runs without the GIL.
+ * Returns -1 when done, -2 when out of memory, or the geometry the point
+ * kernel handles no such shape of. */
+static int within_mask(const CloudObject *self, const query_args *a, unsigned char *mask) {
+    const int *geoms = a->geoms.buf;
+    const double *thr = a->thresholds.buf;
+    for (Py_ssize_t r = 0; r < a->R; ++r) {
+        int g = geoms[r];
+        double X_WG[16], center[3], half[3];
+        const double *X_WF = (const double *)a->xwf.buf;
+        gc_compose(X_WF + 16 * a->model.frame_slot[g], a->model.X_FG + 16 * g, X_WG);
+        const gc_shape *shape = &a->model.shapes[g];
+        const double *box_G = a->model.box_G + 6 * g;
+        double bound = thr[r];
+        if (shape->kind == GC_HALFSPACE) {
+            /* Every point. */
+            for (Py_ssize_t s = 0; s < self->cap; ++s)
+                for (int32_t m = 0; m < self->count[s]; ++m) {
+                    Py_ssize_t n = self->start[s] + m;
+                    gc_point_result pr;
+                    if (gc_point_distance(shape, X_WG, self->p + 3 * n, &pr) != GC_OK) return g;
+                    if (pr.distance <= bound) mask[self->order[n]] = 1;
+                }
+            continue;
+        }
+        if (self->N == 0) continue;
+        world_box(X_WG, box_G, center, half);
+        cell_ref *cells;
+        Py_ssize_t count = cells_near(self, center, half, bound, 0, &cells);
+        if (count < 0) return -2;
+        for (Py_ssize_t k = 0; k < count; ++k) {
+            Py_ssize_t s = cells[k].slot;
+            if (cell_lower_bound(shape, box_G, X_WG, self->cell_box + 6 * s) > bound) continue;
+            for (int32_t m = 0; m < self->count[s]; ++m) {
+                Py_ssize_t n = self->start[s] + m;
+                const double *q = self->p + 3 * n;
+                if (mask[self->order[n]] || lower_bound(shape, box_G, X_WG, q, bound) > bound)
+                    continue;
+                if (shape->kind == GC_CONVEX && shape->nt > 0) {
+                    /* Inside the hull the verdict needs no nearest boundary point. */
+                    double p_GQ[3], h;
+                    gc_to_local(X_WG, q, p_GQ);
+                    if (convex_inside(shape, p_GQ, &h)) {
+                        if (h <= bound) mask[self->order[n]] = 1;
+                        continue;
+                    }
+                }
+                gc_point_result pr;
+                if (gc_point_distance(shape, X_WG, q, &pr) != GC_OK) {
+                    free(cells);
+                    return g;
+                }
+                if (pr.distance <= bound) mask[self->order[n]] = 1;
+            }
+        }
+        free(cells);
+    }
+    return -1;
+}
+
 /* within(model, X_WF (1 configuration), F, geometries, thresholds) -> bytes (N,) of 0/1
  * in input order: whether some listed geometry is within its threshold of the point. */
 static PyObject *cloud_within(CloudObject *self, PyObject *args) {
@@ -787,57 +1074,9 @@ static PyObject *cloud_within(CloudObject *self, PyObject *args) {
     }
     unsigned char *mask = (unsigned char *)PyBytes_AS_STRING(out);
     memset(mask, 0, (size_t)self->N);
-    const int *geoms = a.geoms.buf;
-    const double *thr = a.thresholds.buf;
-    int bad = -1;
+    int bad;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < a.R && bad == -1; ++r) {
-        int g = geoms[r];
-        double X_WG[16], center[3], half[3];
-        const double *X_WF = (const double *)a.xwf.buf;
-        gc_compose(X_WF + 16 * a.model.frame_slot[g], a.model.X_FG + 16 * g, X_WG);
-        const gc_shape *shape = &a.model.shapes[g];
-        double bound = thr[r];
-        if (self->N == 0 || shape->kind == GC_HALFSPACE) {
-            /* Every point, in order. */
-            for (Py_ssize_t n = 0; n < self->N; ++n) {
-                gc_point_result pr;
-                if (gc_point_distance(shape, X_WG, self->p + 3 * n, &pr) != GC_OK) {
-                    bad = g;
-                    break;
-                }
-                if (pr.distance <= bound) mask[self->order[n]] = 1;
-            }
-            continue;
-        }
-        world_box(X_WG, a.model.box_G + 6 * g, center, half);
-        cell_ref *cells;
-        Py_ssize_t count = cells_near(self, center, half, bound, 0, &cells);
-        if (count < 0) {
-            bad = -2;
-            break;
-        }
-        for (Py_ssize_t k = 0; k < count && bad == -1; ++k) {
-            Py_ssize_t s = cells[k].slot;
-            if (cell_lower_bound(shape, a.model.box_G + 6 * g, X_WG, self->cell_box + 6 * s) >
-                bound)
-                continue;
-            for (int32_t m = 0; m < self->count[s]; ++m) {
-                Py_ssize_t n = self->start[s] + m;
-                const double *q = self->p + 3 * n;
-                if (mask[self->order[n]] ||
-                    lower_bound(shape, a.model.box_G + 6 * g, X_WG, q, bound) > bound)
-                    continue;
-                gc_point_result pr;
-                if (gc_point_distance(shape, X_WG, q, &pr) != GC_OK) {
-                    bad = g;
-                    break;
-                }
-                if (pr.distance <= bound) mask[self->order[n]] = 1;
-            }
-        }
-        free(cells);
-    }
+    bad = within_mask(self, &a, mask);
     Py_END_ALLOW_THREADS
     release_args(&a);
     if (bad != -1) {
@@ -847,79 +1086,79 @@ static PyObject *cloud_within(CloudObject *self, PyObject *args) {
     return out;
 }
 
-static PyTypeObject CloudType;
-
-/* without(drop bytes (N,) in input order, rank int64 (N,)) -> Cloud of the points not
- * dropped, each point's input index replaced by rank[index]: no re-binning. */
-static PyObject *cloud_without(CloudObject *self, PyObject *args) {
-    PyObject *drop_o, *rank_o;
-    if (!PyArg_ParseTuple(args, "OO", &drop_o, &rank_o)) return NULL;
-    Py_buffer drop, rank;
-    if (PyObject_GetBuffer(drop_o, &drop, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (gc_get_buffer(rank_o, &rank, 'q', self->N, "rank") < 0) {
-        PyBuffer_Release(&drop);
-        return NULL;
+/* The self filter of a construction: the points within the listed geometries'
+ * thresholds leave the cloud before anyone sees it. Each cell keeps its
+ * slot and the start of its run; the points kept move up within the run
+ * (the rest of the run is left unused), their input indices renumbered to
+ * their ranks among the points kept, and a cell that lost points gets its
+ * bounds again. 0, or -1 with an exception set. */
+static int self_filter(CloudObject *self, PyObject *model_o, PyObject *xwf_o, Py_ssize_t F,
+                       PyObject *geoms_o, PyObject *thr_o) {
+    query_args a;
+    if (parse_args(model_o, xwf_o, F, geoms_o, thr_o, &a) < 0) return -1;
+    if (a.K != 1) {
+        release_args(&a);
+        PyErr_SetString(PyExc_ValueError, "the self filter takes the poses of one configuration");
+        return -1;
     }
-    if (drop.len != self->N) {
-        PyBuffer_Release(&drop);
-        PyBuffer_Release(&rank);
-        PyErr_Format(PyExc_ValueError, "drop must hold %zd bytes", self->N);
-        return NULL;
+    Py_ssize_t N = self->N;
+    unsigned char *mask = calloc((size_t)(N > 0 ? N : 1), 1);
+    int32_t *rank = malloc((size_t)(N > 0 ? N : 1) * sizeof(int32_t));
+    if (mask == NULL || rank == NULL) {
+        free(mask);
+        free(rank);
+        release_args(&a);
+        PyErr_NoMemory();
+        return -1;
     }
-    CloudObject *c = (CloudObject *)CloudType.tp_alloc(&CloudType, 0);
-    if (c == NULL) {
-        PyBuffer_Release(&drop);
-        PyBuffer_Release(&rank);
-        return NULL;
-    }
-    const unsigned char *gone = drop.buf;
-    const int64_t *to = rank.buf;
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t n = 0; n < self->N; ++n) kept += !gone[n];
-    c->N = kept;
-    c->h = self->h;
-    c->inv_h = self->inv_h;
-    c->cap = self->cap;
-    for (int a = 0; a < 3; ++a) {
-        c->lo[a] = self->lo[a];
-        c->hi[a] = self->hi[a];
-        c->dims[a] = self->dims[a];
-    }
-    c->p = PyMem_Malloc((size_t)(kept > 0 ? kept : 1) * 3 * sizeof(double));
-    c->order = PyMem_Malloc((size_t)(kept > 0 ? kept : 1) * sizeof(int64_t));
-    c->keys = malloc((size_t)c->cap * sizeof(int64_t));
-    c->start = malloc((size_t)c->cap * sizeof(int32_t));
-    c->count = malloc((size_t)c->cap * sizeof(int32_t));
-    if (!c->p || !c->order || !c->keys || !c->start || !c->count) {
-        PyBuffer_Release(&drop);
-        PyBuffer_Release(&rank);
-        Py_DECREF(c);
-        return PyErr_NoMemory();
-    }
-    memcpy(c->keys, self->keys, (size_t)c->cap * sizeof(int64_t));
-    int32_t next = 0;
-    for (Py_ssize_t s = 0; s < c->cap; ++s) {
-        c->start[s] = next;
-        for (int32_t m = 0; m < self->count[s]; ++m) {
-            Py_ssize_t n = self->start[s] + m;
-            if (gone[self->order[n]]) continue;
-            memcpy(c->p + 3 * next, self->p + 3 * n, 3 * sizeof(double));
-            c->order[next] = to[self->order[n]];
-            ++next;
+    int bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = within_mask(self, &a, mask);
+    if (bad == -1) {
+        int32_t kept = 0;
+        for (Py_ssize_t i = 0; i < N; ++i) rank[i] = mask[i] ? -1 : kept++;
+        if (kept < N) {
+            for (Py_ssize_t s = 0; s < self->cap; ++s) {
+                int32_t from = self->start[s], to = from;
+                int lost = 0;
+                for (int32_t m = 0; m < self->count[s]; ++m) {
+                    Py_ssize_t n = from + m;
+                    int32_t i = self->order[n];
+                    if (mask[i]) {
+                        lost = 1;
+                        continue;
+                    }
+                    if (to != n) memcpy(self->p + 3 * (Py_ssize_t)to, self->p + 3 * n,
+                                        3 * sizeof(double));
+                    self->order[to++] = rank[i];
+                }
+                self->count[s] = to - from;
+                if (!lost) continue;
+                double *b = self->cell_box + 6 * s;
+                b[0] = b[1] = b[2] = INFINITY;
+                b[3] = b[4] = b[5] = -INFINITY;
+                for (int32_t n = from; n < to; ++n) {
+                    const double *q = self->p + 3 * (Py_ssize_t)n;
+                    for (int c = 0; c < 3; ++c) {
+                        b[c] = q[c] < b[c] ? q[c] : b[c];
+                        b[3 + c] = q[c] > b[3 + c] ? q[c] : b[3 + c];
+                    }
+                }
+            }
+            self->self_filtered = N - kept;
+            self->N = kept;
         }
-        c->count[s] = next - c->start[s];
-        /* An emptied cell stays in the table with no points: lookups skip it. */
     }
-    c->non_finite = self->non_finite;
-    if (build_blocks(c) < 0 || cell_bounds(c) < 0) {
-        PyBuffer_Release(&drop);
-        PyBuffer_Release(&rank);
-        Py_DECREF(c);
-        return PyErr_NoMemory();
+    Py_END_ALLOW_THREADS
+    free(mask);
+    free(rank);
+    release_args(&a);
+    if (bad != -1) {
+        if (bad == -2) PyErr_NoMemory();
+        else not_handled(bad);
+        return -1;
     }
-    PyBuffer_Release(&drop);
-    PyBuffer_Release(&rank);
-    return (PyObject *)c;
+    return 0;
 }
 
 static PyObject *cloud_size(CloudObject *self, void *closure) {
@@ -935,8 +1174,11 @@ static PyObject *cloud_points(CloudObject *self, PyObject *unused) {
     PyObject *out = PyBytes_FromStringAndSize(NULL, self->N * 24);
     if (out == NULL) return NULL;
     double *p = (double *)PyBytes_AS_STRING(out);
-    for (Py_ssize_t n = 0; n < self->N; ++n)
-        memcpy(p + 3 * self->order[n], self->p + 3 * n, 3 * sizeof(double));
+    for (Py_ssize_t s = 0; s < self->cap; ++s)
+        for (int32_t m = 0; m < self->count[s]; ++m) {
+            Py_ssize_t n = self->start[s] + m;
+            memcpy(p + 3 * (Py_ssize_t)self->order[n], self->p + 3 * n, 3 * sizeof(double));
+        }
     return out;
 }
 
@@ -946,11 +1188,41 @@ static PyObject *cloud_bounds(CloudObject *self, void *closure) {
                          self->hi[1], self->hi[2]);
 }
 
+static PyObject *cloud_self_filtered(CloudObject *self, void *closure) {
+    return PyLong_FromSsize_t(self->self_filtered);
+}
+
+static PyObject *cloud_dense(CloudObject *self, void *closure) {
+    return PyBool_FromLong(self->dense);
+}
+
 static PyObject *cloud_cell(CloudObject *self, void *closure) {
     return PyFloat_FromDouble(self->h);
 }
 
+/* non_finite_rows(points (N, 3) float64) -> int: the rows with a NaN or an
+ * infinity, counted in one pass (no (N, 3) mask of flags). */
+static PyObject *cloud_non_finite_rows(PyObject *unused, PyObject *points_o) {
+    Py_buffer view;
+    if (gc_get_buffer(points_o, &view, 'd', -1, "points") < 0) return NULL;
+    Py_ssize_t rows = view.len / 24;
+    if (view.len != rows * 24) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "points must have shape (N, 3)");
+        return NULL;
+    }
+    const double *in = view.buf;
+    Py_ssize_t bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t n = 0; n < rows; ++n) bad += !finite3(in + 3 * n);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(bad);
+}
+
 static PyMethodDef cloud_methods[] = {
+    {"non_finite_rows", (PyCFunction)cloud_non_finite_rows, METH_O | METH_STATIC,
+     "non_finite_rows(points (N, 3) float64) -> int: rows holding a NaN or an infinity"},
     {"any_within", (PyCFunction)cloud_any_within, METH_VARARGS,
      "any_within(model, X_WF (K,F,4,4), F, geometries int32 (R,), thresholds (R,)) -> bytes\n"
      "(K,): 1 where some geometry r has a point at signed distance <= thresholds[r]"},
@@ -963,9 +1235,6 @@ static PyMethodDef cloud_methods[] = {
      "order: 1 where a geometry is within its threshold of the point"},
     {"points", (PyCFunction)cloud_points, METH_NOARGS,
      "points() -> bytes (N, 3) float64: the points kept, in the order given"},
-    {"without", (PyCFunction)cloud_without, METH_VARARGS,
-     "without(drop bytes (N,), rank int64 (N,)) -> Cloud of the points not dropped, their\n"
-     "input indices renumbered by rank, in the same cells"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -973,6 +1242,12 @@ static PyGetSetDef cloud_getset[] = {
     {"size", (getter)cloud_size, NULL, "number of points", NULL},
     {"non_finite", (getter)cloud_non_finite, NULL, "rows skipped: a NaN or an infinity", NULL},
     {"cell", (getter)cloud_cell, NULL, "cell size used (metres)", NULL},
+    {"self_filtered", (getter)cloud_self_filtered, NULL,
+     "points the construction's self filter took out (0 without one)", NULL},
+    {"dense", (getter)cloud_dense, NULL,
+     "True when the points were counted in a dense array over the box's cells; False\n"
+     "when the box holds too many cells for that (a far outlier) and a table of the\n"
+     "occupied cells counted them (the same cells, the same answers)", NULL},
     {"bounds", (getter)cloud_bounds, NULL,
      "((low x, y, z), (high x, y, z)) of the finite points given, None when there are none",
      NULL},
@@ -985,9 +1260,12 @@ static PyTypeObject CloudType = {
     .tp_basicsize = sizeof(CloudObject),
     .tp_dealloc = (destructor)cloud_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Cloud(points (N,3) float64, radius): the finite points binned in a grid of\n"
-              "cells sized from their extent and count (rows with a NaN or an infinity\n"
-              "skipped and counted in non_finite).",
+    .tp_doc = "Cloud(points (N,3) float64, radius[, model, X_WF (1,F,4,4), F, geometries,\n"
+              "thresholds]): the finite points binned in a grid of cells sized from their\n"
+              "extent and count (rows with a NaN or an infinity skipped and counted in\n"
+              "non_finite); with a model, the points within some geometry's threshold (as\n"
+              "within() finds them) are left out, counted in self_filtered, and the others'\n"
+              "indices are their ranks among the points kept.",
     .tp_methods = cloud_methods,
     .tp_getset = cloud_getset,
     .tp_init = (initproc)cloud_init,

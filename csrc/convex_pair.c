@@ -119,11 +119,39 @@ static void newton_witnesses(const posed *A, const posed *B, const newton_answer
     }
 }
 
+/* How deep the origin lies inside GJK's tetrahedron W (its least distance
+ * to a face plane), or 0 where it is not clearly inside: each face must have
+ * the origin on the side of its opposite vertex. The tetrahedron's corners
+ * are points of the cores' Minkowski difference, so a ball of that radius
+ * about the origin lies in it: the cores overlap at least that deep. */
+static double depth_in_tetrahedron(const double W[4][3]) {
+    static const int face[4][4] = {{1, 2, 3, 0}, {0, 2, 3, 1}, {0, 1, 3, 2}, {0, 1, 2, 3}};
+    double depth = INFINITY;
+    for (int f = 0; f < 4; ++f) {
+        const double *a = W[face[f][0]], *b = W[face[f][1]], *c = W[face[f][2]];
+        const double *d = W[face[f][3]];
+        double ab[3], ac[3], n[3], ad[3];
+        gc_sub(b, a, ab);
+        gc_sub(c, a, ac);
+        gc_cross(ab, ac, n);
+        double norm = gc_norm(n);
+        if (!(norm > 0.0)) return 0.0;
+        gc_sub(d, a, ad);
+        double side_d = gc_dot(n, ad), side_o = -gc_dot(n, a);
+        if (!(side_d * side_o > 0.0)) return 0.0;
+        double h = fabs(side_o) / norm;
+        if (h < depth) depth = h;
+    }
+    return depth;
+}
+
 /* The answer for two posed cores. Returns GC_OK, GC_UNCERTIFIED when
  * EPA's pools overflowed, or GC_BEYOND when GJK proves the distance above
- * beyond. */
+ * beyond. With verdict (gc_convex_pair_verdict), a proven overlap returns
+ * GC_OK with only out->distance set, a bound of it, and *proven = 1. */
 static int signed_distance_supports(const posed *A, const posed *B, double scale,
-                                    double beyond, gc_pair_result *out) {
+                                    double beyond, int verdict, int *proven,
+                                    gc_pair_result *out) {
     double r_sum = A->radius + B->radius;
     int curved = posed_curved(A) || posed_curved(B);
     double sc = scale > 1.0 ? scale : 1.0;
@@ -140,6 +168,20 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
     cvx_gjk_run(A, B, scale, &gs, curved ? GC_CONVEX_GJK_NEWTON_HANDOFF * sc : 0.0,
                 beyond + r_sum, &gr);
     if (gr.beyond) return GC_BEYOND;
+    if (verdict && gr.overlap && gr.nW == 4) {
+        /* Deeper than GJK's own tolerances, so the proof is clear of
+         * round-off; the depth reported is shrunk by that much, since a
+         * face of the tetrahedron can lie on the Minkowski difference's own
+         * boundary (then its rounded depth may pass the true one). */
+        double depth = depth_in_tetrahedron((const double (*)[3])gr.W);
+        double margin = 1e3 * GC_CONVEX_CORE_TOUCH * sc;
+        if (depth > 2.0 * margin) {
+            memset(out, 0, sizeof(*out));
+            out->distance = -(depth - margin) - r_sum;
+            *proven = 1;
+            return GC_OK;
+        }
+    }
     int early = gr.early;
     epa_t epa;
     int have_epa = 0;
@@ -201,8 +243,23 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     return gc_convex_pair_within(A, X_WA, B, X_WB, INFINITY, out);
 }
 
+static int convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                       const double X_WB[16], double beyond, int verdict,
+                       gc_pair_result *out);
+
 int gc_convex_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                           const double X_WB[16], double beyond, gc_pair_result *out) {
+    return convex_pair(A, X_WA, B, X_WB, beyond, 0, out);
+}
+
+int gc_convex_pair_verdict(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                           const double X_WB[16], double beyond, gc_pair_result *out) {
+    return convex_pair(A, X_WA, B, X_WB, beyond, 1, out);
+}
+
+static int convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                       const double X_WB[16], double beyond, int verdict,
+                       gc_pair_result *out) {
     if (A->kind == GC_MESH || B->kind == GC_MESH) return GC_NOT_HANDLED;
     if (A->kind == GC_HALFSPACE && B->kind == GC_HALFSPACE) return GC_ERROR_HALFSPACES;
     if (A->kind == GC_HALFSPACE) return gc_halfspace_pair(X_WA, B, X_WB, out);
@@ -221,8 +278,9 @@ int gc_convex_pair_within(const gc_shape *A, const double X_WA[16], const gc_sha
     cvx_posed_init(&pb, B, X_WB);
     double ra = cvx_bounding_radius(A), rb = cvx_bounding_radius(B);
     double scale = ra > rb ? ra : rb;
-    int status = signed_distance_supports(&pa, &pb, scale, beyond, out);
-    if (status == GC_BEYOND) return status;
+    int proven = 0;
+    int status = signed_distance_supports(&pa, &pb, scale, beyond, verdict, &proven, out);
+    if (status == GC_BEYOND || proven) return status;
     if (status != GC_OK) {
         out->distance = NAN;
         return status;

@@ -41,8 +41,23 @@ int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     return gc_pair_within(A, X_WA, B, X_WB, INFINITY, out);
 }
 
+static int pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                       const double X_WB[16], double beyond, int verdict,
+                       gc_pair_result *out);
+
 int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                    const double X_WB[16], double beyond, gc_pair_result *out) {
+    return pair_within(A, X_WA, B, X_WB, beyond, 0, out);
+}
+
+int gc_pair_verdict(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                    const double X_WB[16], double beyond, gc_pair_result *out) {
+    return pair_within(A, X_WA, B, X_WB, beyond, 1, out);
+}
+
+static int pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                       const double X_WB[16], double beyond, int verdict,
+                       gc_pair_result *out) {
     if (A->kind == GC_HALFSPACE || B->kind == GC_HALFSPACE) {
         if (A->kind == GC_HALFSPACE && B->kind == GC_HALFSPACE) return GC_ERROR_HALFSPACES;
         if (A->kind == GC_HALFSPACE) return gc_halfspace_pair(X_WA, B, X_WB, out);
@@ -61,8 +76,17 @@ int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     }
     int status = gc_exact_pair(A, X_WA, B, X_WB, out);
     if (status != GC_NOT_HANDLED) return status;
-    status = gc_convex_pair_within(A, X_WA, B, X_WB, beyond + GC_PAIR_CERTIFICATE_TOLERANCE,
-                                   out);
+    if (verdict) {
+        status = gc_convex_pair_verdict(A, X_WA, B, X_WB, beyond + GC_PAIR_CERTIFICATE_TOLERANCE,
+                                        out);
+        /* A proven overlap carries no normal or witnesses: its distance is
+         * a bound, and the checks below are for answers. */
+        if (status == GC_OK && out->distance < 0.0 && gc_norm(out->nhat_BA_W) == 0.0)
+            return GC_OK;
+    } else {
+        status = gc_convex_pair_within(A, X_WA, B, X_WB,
+                                       beyond + GC_PAIR_CERTIFICATE_TOLERANCE, out);
+    }
     /* The certificate proves g(n) equals the answer; the ascent test that n
      * is a local maximum of g (an answer too deep passes the first alone). */
     if (status == GC_OK && gc_ascent_gap(A, X_WA, B, X_WB, out) > GC_PAIR_CERTIFICATE_TOLERANCE)

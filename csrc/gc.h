@@ -115,6 +115,14 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
  * of the distance, less the margins, exceeds it. */
 int gc_convex_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                           const double X_WB[16], double beyond, gc_pair_result *out);
+/* gc_convex_pair_within for a caller that needs only the sign of an
+ * overlap: where GJK's simplex holds the origin deeper than round-off, the
+ * cores overlap by at least that depth, and out->distance is set to minus
+ * that depth less the margins (at least the true distance: a bound, with no
+ * witnesses) and GC_OK returned at once. Else the same as
+ * gc_convex_pair_within. */
+int gc_convex_pair_verdict(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                           const double X_WB[16], double beyond, gc_pair_result *out);
 /* Support point of G along d (any length), in G, with deterministic tie
  * conventions (a zero component counts as positive; a cylinder's d without
  * xy part takes the rim point on +Gx; a hull a maximising vertex: the first
@@ -200,6 +208,12 @@ int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
  * error), before its refinement, certificate and ascent test. */
 int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                    const double X_WB[16], double beyond, gc_pair_result *out);
+/* gc_pair_within where only the sign of a distance below zero is wanted
+ * (yes/no checks): an overlap the convex solver's GJK proves is answered
+ * with a bound of its depth (gc_convex_pair_verdict); every other answer is
+ * gc_pair_within's. */
+int gc_pair_verdict(const gc_shape *A, const double X_WA[16], const gc_shape *B,
+                    const double X_WB[16], double beyond, gc_pair_result *out);
 
 /* ---------------------------------------------------------------- small vector helpers */
 static inline double gc_dot(const double a[3], const double b[3]) {

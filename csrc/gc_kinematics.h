@@ -40,4 +40,10 @@ int gc_chain_check_slots(const gc_chain *c, const Py_buffer *link_slot,
 void gc_chain_pose_frames(const gc_chain *c, const double *q, const int *link_slot,
                           const int *parent_slot, Py_ssize_t F, double *X_PF, double *X_WF);
 
+/* Adds sign * nhat . dp/dq of point p (W) fixed on link `link` to row (n
+ * position columns), the links posed at X_WF[link_slot[l]]. */
+void gc_chain_add_point_row(const gc_chain *c, const double *X_WF, const int *link_slot,
+                            int link, const double p[3], const double nhat[3], double sign,
+                            double *row);
+
 #endif

@@ -267,12 +267,13 @@ qs_done:
 
 /* The velocity of point p (W) per unit of joint i's position, times the
  * joint's mimic multiplier, into col; 0 when joint i moves nothing (fixed,
- * or no position). The child frame of joint i sits on its axis, so X_WL[i]
- * gives both the axis a_W = R_WL[i] axis[i] and its origin. */
-static int joint_column(const chain *c, const double *X_WL, int i, const double p[3],
+ * or no position). The child frame of joint i sits on its axis, so X, link
+ * i's world pose X_WL[i], gives both the axis a_W = R_WL[i] axis[i] and its
+ * origin. */
+static int joint_column(const chain *c, const double *X, int i, const double p[3],
                         double col[3]) {
     if (c->column[i] < 0 || c->kind[i] == JOINT_FIXED) return 0;
-    const double *X = X_WL + 16 * i, *a = c->axis + 3 * i;
+    const double *a = c->axis + 3 * i;
     double a_W[3];
     for (int r = 0; r < 3; ++r) a_W[r] = X[4 * r] * a[0] + X[4 * r + 1] * a[1] + X[4 * r + 2] * a[2];
     if (c->kind[i] == JOINT_REVOLUTE) {
@@ -285,6 +286,19 @@ static int joint_column(const chain *c, const double *X_WL, int i, const double 
     }
     for (int r = 0; r < 3; ++r) col[r] *= c->multiplier[i];
     return 1;
+}
+
+/* Adds sign * nhat . dp/dq of point p (W) fixed on link `link` to row (one
+ * entry per position column); the links' world poses are X_WF[link_slot[l]]
+ * (the frames a chain batch poses). The same sums as distance_jacobians. */
+void gc_chain_add_point_row(const gc_chain *c, const double *X_WF, const int *link_slot,
+                            int link, const double p[3], const double nhat[3], double sign,
+                            double *row) {
+    for (int i = link; i >= 0; i = c->parent[i]) {
+        double col[3];
+        if (!joint_column(c, X_WF + 16 * link_slot[i], i, p, col)) continue;
+        row[c->column[i]] += sign * (nhat[0] * col[0] + nhat[1] * col[1] + nhat[2] * col[2]);
+    }
 }
 
 /* point_jacobians(X_PJ, axis, kind, parent, column, multiplier, offset,
@@ -327,7 +341,7 @@ static PyObject *py_point_jacobians(PyObject *self, PyObject *const *args, Py_ss
     for (Py_ssize_t m = 0; m < M; ++m, p += 3, J += 3 * positions) {
         for (int i = link[m]; i >= 0; i = c.parent[i]) {
             double col[3];
-            if (!joint_column(&c, X_WL, i, p, col)) continue;
+            if (!joint_column(&c, X_WL + 16 * i, i, p, col)) continue;
             for (int r = 0; r < 3; ++r) J[r * positions + c.column[i]] += col[r];
         }
     }
@@ -400,7 +414,7 @@ static PyObject *py_distance_jacobians(PyObject *self, PyObject *const *args, Py
         double *out_row = row + positions * (k / 2);
         for (int i = link[k]; i >= 0; i = c.parent[i]) {
             double col[3];
-            if (!joint_column(&c, X_WL, i, p, col)) continue;
+            if (!joint_column(&c, X_WL + 16 * i, i, p, col)) continue;
             out_row[c.column[i]] += sign * (nk[0] * col[0] + nk[1] * col[1] + nk[2] * col[2]);
         }
     }

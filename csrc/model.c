@@ -469,9 +469,11 @@ static int consider(const ModelObject *m, const double *X_WG, int i, int j, doub
 }
 
 static int boxes_meet(const double *lo, const double *hi, int a, int b) {
-    for (int r = 0; r < 3; ++r)
-        if (!(lo[3 * a + r] <= hi[3 * b + r] && lo[3 * b + r] <= hi[3 * a + r])) return 0;
-    return 1;
+    /* All six comparisons, joined without branching: which of them fails
+     * is unpredictable, and a mispredicted branch costs more than the rest. */
+    const double *la = lo + 3 * a, *lb = lo + 3 * b, *ha = hi + 3 * a, *hb = hi + 3 * b;
+    return (la[0] <= hb[0]) & (lb[0] <= ha[0]) & (la[1] <= hb[1]) & (lb[1] <= ha[1]) &
+           (la[2] <= hb[2]) & (lb[2] <= ha[2]);
 }
 
 /* Every unfiltered pair whose boxes come within margin, minus the pairs the
@@ -846,6 +848,20 @@ static PyObject *model_points(ModelObject *self, PyObject *args) {
 
 /* ------------------------------------------------------------ batches of configurations */
 
+/* What turns a configuration's pair records into clearance-table rows:
+ * the body of each geometry, the bodies' filters and padding, and which
+ * bodies are links of the chain (chain_clearance). */
+typedef struct {
+    const int *body_of;          /* (G,) body of each geometry, -1 for none */
+    const int *link_of;          /* (B,) chain link of each body, -1 when not the robot's */
+    const unsigned char *filtered;  /* (B, B) */
+    const double *padding;       /* (B, B) */
+    Py_ssize_t B;
+    double influence;
+    Py_ssize_t limit;            /* keep the rows of the `limit` smallest distances; 0: all */
+    Py_ssize_t positions;        /* columns of a Jacobian row */
+} clearance_spec;
+
 /* One worker's scratch for a batch of configurations. */
 typedef struct {
     double *X_WG;   /* (G, 16) */
@@ -880,6 +896,10 @@ typedef struct {
     Py_ssize_t *counts;          /* (K) */
     batch_scratch *scratch;      /* one per worker */
     atomic_ptrdiff_t first;      /* first_contact: the lowest configuration found in contact */
+    /* Clearance batches (with pairs): each configuration's records become
+     * table rows (clearance_of). */
+    const clearance_spec *clearance;
+    double **jacobians;          /* (K) malloc'd (rows, positions) arrays */
 } batch_job;
 
 /* The smallest distance of one configuration (world frame poses X_WF), as
@@ -914,8 +934,10 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
         memset(&r, 0, sizeof(r));
         /* A pair proven farther than the least distance so far (or
          * report_max) cannot change the answer. */
-        int status = gc_pair_within(&m->shapes[i], X_WG + 16 * i, &m->shapes[j], X_WG + 16 * j,
-                                    fmin(report_max, best), &r);
+        /* Yes/no checks: an overlap GJK proves ends the pair (a bound of its depth). */
+        int status = (job->verdict_only && job->stop_below_zero ? gc_pair_verdict : gc_pair_within)(
+            &m->shapes[i], X_WG + 16 * i, &m->shapes[j], X_WG + 16 * j, fmin(report_max, best),
+            &r);
         if (status == GC_BEYOND) continue;
         if (status != GC_OK && status != GC_SEARCHED) {
             *python = 1;
@@ -925,6 +947,79 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
         if (job->stop_below_zero && best < 0.0) break;
     }
     return best;
+}
+
+/* Pruning the k closest rows follows the k smallest padded distances so far
+ * up to this k; a larger limit measures every pair within reach. */
+#define CLEARANCE_PRUNE_MAX 64
+
+/* A clearance batch's records of the candidates `keys` (witnesses in W, raw
+ * distances): pairs of filtered bodies are skipped unmeasured, and a pair
+ * is measured only up to the influence distance plus its bodies' padding.
+ * With a limit k, a pair also need not be nearer than the k-th smallest
+ * padded distance found so far: it could not be among the k closest (its
+ * outer spheres are tested first, then the kernels stop once they prove
+ * it farther). A pair of a geometry with no body, or one the kernels did
+ * not answer, is recorded as it is and ends the configuration (Python then
+ * answers it, clearance_of). */
+static void clearance_pairs(const batch_job *job, const double *X_WG, const key_list *keys,
+                            pair_record *records, Py_ssize_t *count) {
+    const ModelObject *m = job->m;
+    const clearance_spec *t = job->clearance;
+    Py_ssize_t B = t->B, k = t->limit;
+    int prune = k > 0 && k <= CLEARANCE_PRUNE_MAX;
+    double best[CLEARANCE_PRUNE_MAX];   /* the k smallest padded distances, ascending */
+    Py_ssize_t found = 0;
+    for (Py_ssize_t c = 0; c < keys->size; ++c) {
+        int i = (int)(keys->keys[c] / m->G), j = (int)(keys->keys[c] % m->G);
+        int a = t->body_of[i], b = t->body_of[j];
+        pair_record *out = &records[*count];
+        memset(out, 0, sizeof(*out));
+        out->i = i;
+        out->j = j;
+        if (a < 0 || b < 0) {
+            out->status = GC_NOT_HANDLED;
+            ++*count;
+            return;
+        }
+        if (t->filtered[a * B + b]) continue;
+        double pad = t->padding[a * B + b];
+        double reach = t->influence;
+        if (prune && found == k && best[k - 1] < reach) reach = best[k - 1];
+        reach += pad;
+        if (prune && found == k && outer_gap(m, X_WG, i, j) > reach) continue;
+        const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+        gc_pair_result r;
+        memset(&r, 0, sizeof(r));
+        int status = gc_pair_within(&m->shapes[i], Xi, &m->shapes[j], Xj, reach, &r);
+        if (status == GC_BEYOND) continue;
+        if (status != GC_OK) {
+            out->status = status;
+            ++*count;
+            return;
+        }
+        if (!(r.distance <= reach)) continue;
+        out->status = GC_OK;
+        out->unique = r.unique;
+        out->distance = r.distance;
+        gc_copy(r.p_WCa, out->pa);
+        gc_copy(r.p_WCb, out->pb);
+        gc_copy(r.nhat_BA_W, out->n);
+        ++*count;
+        if (prune) {
+            /* Insert the padded distance into the k smallest so far. */
+            double d = r.distance - pad;
+            Py_ssize_t at;
+            if (found < k) at = found++;
+            else if (d < best[k - 1]) at = k - 1;
+            else continue;
+            while (at > 0 && best[at - 1] > d) {
+                best[at] = best[at - 1];
+                --at;
+            }
+            best[at] = d;
+        }
+    }
 }
 
 /* The answers pairs() gives for one configuration (world frame poses X_WF)
@@ -943,8 +1038,90 @@ static int pairs_of(const batch_job *job, const double *X_WF, batch_scratch *w,
     pair_record *out = malloc((size_t)(w->keys.size + 1) * sizeof(pair_record));
     if (out == NULL) return -1;
     *records = out;
-    answer_pairs(m, X_WG, &w->keys, job->report_max, job->pair_margin, job->strict, job->local,
-                 out, count);
+    if (job->clearance != NULL)
+        clearance_pairs(job, X_WG, &w->keys, out, count);
+    else
+        answer_pairs(m, X_WG, &w->keys, job->report_max, job->pair_margin, job->strict,
+                     job->local, out, count);
+    return 0;
+}
+
+typedef struct {
+    double distance;
+    Py_ssize_t index;
+} ranked;
+
+static int by_distance_then_index(const void *a, const void *b) {
+    const ranked *x = a, *y = b;
+    if (x->distance != y->distance) return x->distance < y->distance ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* One configuration's pair records (witnesses in W) made table rows in
+ * place: each record's distance padded by its bodies' padding, records of
+ * filtered body pairs or beyond the influence distance dropped, and, with a
+ * limit, only the `limit` smallest distances kept, in order of distance
+ * (ties in record order). *jacobians receives each row's
+ * nhat . (J(Ca) - J(Cb)). A configuration with a record the kernels did
+ * not answer (status not OK) is marked for Python and left as it is.
+ * Returns -1 when out of memory. */
+static int clearance_of(const batch_job *job, const double *X_WF, pair_record *records,
+                        Py_ssize_t *count, double **jacobians, unsigned char *python) {
+    const clearance_spec *t = job->clearance;
+    Py_ssize_t kept = 0, n = t->positions, B = t->B;
+    *jacobians = NULL;
+    for (Py_ssize_t k = 0; k < *count; ++k) {
+        if (records[k].status != GC_OK) {
+            *python = 1;
+            return 0;
+        }
+    }
+    for (Py_ssize_t k = 0; k < *count; ++k) {
+        pair_record r = records[k];
+        int a = t->body_of[r.i], b = t->body_of[r.j];
+        if (a < 0 || b < 0) {   /* a geometry that is not the checker's */
+            *python = 1;
+            return 0;
+        }
+        if (t->filtered[a * B + b]) continue;
+        r.distance -= t->padding[a * B + b];
+        if (!(r.distance <= t->influence)) continue;
+        records[kept++] = r;
+    }
+    *count = kept;
+    if (t->limit > 0 && kept > 1) {
+        ranked *order = malloc((size_t)kept * sizeof(ranked));
+        pair_record *copy = malloc((size_t)kept * sizeof(pair_record));
+        if (order == NULL || copy == NULL) {
+            free(order);
+            free(copy);
+            return -1;
+        }
+        for (Py_ssize_t k = 0; k < kept; ++k) order[k] = (ranked){records[k].distance, k};
+        qsort(order, (size_t)kept, sizeof(ranked), by_distance_then_index);
+        memcpy(copy, records, (size_t)kept * sizeof(pair_record));
+        if (kept > t->limit) kept = t->limit;
+        for (Py_ssize_t k = 0; k < kept; ++k) records[k] = copy[order[k].index];
+        *count = kept;
+        free(order);
+        free(copy);
+    } else if (t->limit > 0 && kept > t->limit) {
+        *count = kept = t->limit;
+    }
+    double *rows = calloc((size_t)(kept * n + 1), sizeof(double));
+    if (rows == NULL) return -1;
+    *jacobians = rows;
+    for (Py_ssize_t k = 0; k < kept; ++k) {
+        const pair_record *r = &records[k];
+        int la = t->link_of[t->body_of[r->i]], lb = t->link_of[t->body_of[r->j]];
+        /* Witness Ca fixed on A's body, Cb on B's (none moves off the robot). */
+        if (la >= 0)
+            gc_chain_add_point_row(job->chain, X_WF, job->link_slot, la, r->pa, r->n, 1.0,
+                                   rows + k * n);
+        if (lb >= 0)
+            gc_chain_add_point_row(job->chain, X_WF, job->link_slot, lb, r->pb, r->n, -1.0,
+                                   rows + k * n);
+    }
     return 0;
 }
 
@@ -967,6 +1144,10 @@ static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
         }
         if (job->pairs) {
             if (pairs_of(job, X_WF, w, &job->records[k], &job->counts[k]) < 0) w->failed = 1;
+            else if (job->clearance != NULL &&
+                     clearance_of(job, X_WF, job->records[k], &job->counts[k],
+                                  &job->jacobians[k], &job->python[k]) < 0)
+                w->failed = 1;
             continue;
         }
         double best = min_distance_of(job, X_WF, w, &job->python[k]);
@@ -979,6 +1160,57 @@ static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
             }
         }
     }
+}
+
+/* A list of count Python ints. */
+static PyObject *long_list(Py_ssize_t count, const int *values) {
+    PyObject *list = PyList_New(count);
+    for (Py_ssize_t k = 0; list != NULL && k < count; ++k) {
+        PyObject *item = PyLong_FromLong(values[k]);
+        if (item == NULL) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, k, item);
+    }
+    return list;
+}
+
+/* One configuration's table rows: None where Python answers it, else
+ * (robot bodies, other bodies, 1 for a self row / 0, geometry index of A, of
+ * B: lists of ints; padded distances float64 (R,) and Jacobian rows float64
+ * (R, positions): bytearrays, which numpy views writable without a copy). */
+static PyObject *clearance_to_python(const batch_job *job, unsigned char python,
+                                     const pair_record *r, Py_ssize_t count,
+                                     const double *jacobians) {
+    if (python) Py_RETURN_NONE;
+    const clearance_spec *t = job->clearance;
+    int *columns = malloc((size_t)(5 * count + 1) * sizeof(int));
+    if (columns == NULL) return PyErr_NoMemory();
+    int *robot = columns, *other = columns + count, *self_row = columns + 2 * count;
+    int *gi = columns + 3 * count, *gj = columns + 4 * count;
+    PyObject *distances = PyByteArray_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(double));
+    PyObject *rows = PyByteArray_FromStringAndSize(
+        (const char *)jacobians, count * t->positions * (Py_ssize_t)sizeof(double));
+    if (distances != NULL) {
+        double *d = (double *)PyByteArray_AS_STRING(distances);
+        for (Py_ssize_t k = 0; k < count; ++k) {
+            int a = t->body_of[r[k].i], b = t->body_of[r[k].j];
+            int a_robot = t->link_of[a] >= 0, b_robot = t->link_of[b] >= 0;
+            robot[k] = a_robot ? a : b;
+            other[k] = a_robot ? b : a;
+            self_row[k] = a_robot && b_robot;
+            gi[k] = r[k].i;
+            gj[k] = r[k].j;
+            d[k] = r[k].distance;
+        }
+    }
+    PyObject *out = NULL;
+    if (distances != NULL && rows != NULL)
+        out = Py_BuildValue("(NNNNNOO)", long_list(count, robot), long_list(count, other),
+                            long_list(count, self_row), long_list(count, gi),
+                            long_list(count, gj), distances, rows);
+    free(columns);
+    Py_XDECREF(distances);
+    Py_XDECREF(rows);
+    return out;
 }
 
 /* Runs a batch of K configurations on `threads` workers (GIL released) and
@@ -1003,6 +1235,10 @@ static PyObject *run_batch(batch_job *job, Py_ssize_t K, int threads,
         job->records = calloc((size_t)K + 1, sizeof(pair_record *));
         job->counts = calloc((size_t)K + 1, sizeof(Py_ssize_t));
         failed |= job->records == NULL || job->counts == NULL;
+    }
+    if (job->clearance != NULL) {
+        job->jacobians = calloc((size_t)K + 1, sizeof(double *));
+        failed |= job->jacobians == NULL;
     }
     for (int w = 0; !failed && w < workers; ++w) {
         scratch[w].X_WG = malloc((size_t)(G + 1) * 16 * sizeof(double));
@@ -1041,11 +1277,16 @@ static PyObject *run_batch(batch_job *job, Py_ssize_t K, int threads,
         /* One pairs() answer per configuration. */
         PyObject *answers = failed ? NULL : PyList_New(K);
         for (Py_ssize_t k = 0; answers != NULL && k < K; ++k) {
-            PyObject *answer = pairs_to_python(job->records[k], job->counts[k]);
+            PyObject *answer = job->clearance == NULL
+                ? pairs_to_python(job->records[k], job->counts[k])
+                : clearance_to_python(job, python[k], job->records[k], job->counts[k],
+                                      job->jacobians[k]);
             if (answer == NULL) Py_CLEAR(answers);
             else PyList_SET_ITEM(answers, k, answer);
         }
         for (Py_ssize_t k = 0; job->records != NULL && k < K; ++k) free(job->records[k]);
+        for (Py_ssize_t k = 0; job->jacobians != NULL && k < K; ++k) free(job->jacobians[k]);
+        free(job->jacobians);
         free(job->records);
         free(job->counts);
         free(python);
@@ -1191,6 +1432,65 @@ static PyObject *model_chain_pairs(ModelObject *self, PyObject *args) {
     return out;
 }
 
+/* chain_clearance(chain, qs (K, n), X_PF, link_slot, parent_slot, margin,
+ * report_max, threads, body_of int32 (G,), link_of int32 (B,), filtered
+ * uint8 (B, B), padding float64 (B, B), influence, limit, positions) ->
+ * [clearance_to_python of each configuration]: chain_pairs' records (W
+ * witnesses) made table rows by clearance_of, on the workers. */
+static PyObject *model_chain_clearance(ModelObject *self, PyObject *args) {
+    PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o, *body_o, *link_o, *filtered_o,
+        *padding_o;
+    double margin, report_max, influence;
+    int threads;
+    Py_ssize_t limit, positions;
+    if (!PyArg_ParseTuple(args, "OOOOOddiOOOOdnn", &chain_o, &qs_o, &xpf_o, &links_o,
+                          &parents_o, &margin, &report_max, &threads, &body_o, &link_o,
+                          &filtered_o, &padding_o, &influence, &limit, &positions))
+        return NULL;
+    if (isnan(margin) || isnan(report_max) || isnan(influence)) {
+        PyErr_SetString(PyExc_ValueError, "margin, report_max and influence must be numbers");
+        return NULL;
+    }
+    if (limit < 0 || positions < 0) {
+        PyErr_SetString(PyExc_ValueError, "limit and positions must be non-negative");
+        return NULL;
+    }
+    Py_buffer body, link, filtered, padding;
+    if (gc_get_buffer(body_o, &body, 'i', self->G, "body_of") < 0) return NULL;
+    PyObject *out = NULL;
+    if (gc_get_buffer(link_o, &link, 'i', -1, "link_of") < 0) goto body_done;
+    Py_ssize_t B = link.len / 4;
+    if (gc_get_buffer(filtered_o, &filtered, 'B', B * B, "filtered") < 0) goto link_done;
+    if (gc_get_buffer(padding_o, &padding, 'd', B * B, "padding") < 0) goto filtered_done;
+    const int *bodies = body.buf, *links = link.buf;
+    for (Py_ssize_t g = 0; g < self->G; ++g) {
+        if (bodies[g] < -1 || bodies[g] >= B) {
+            PyErr_Format(PyExc_ValueError, "body_of[%zd] = %d is not a body of %zd", g,
+                         bodies[g], B);
+            goto padding_done;
+        }
+    }
+    {
+        clearance_spec spec = {.body_of = bodies, .link_of = links, .filtered = filtered.buf,
+                               .padding = padding.buf, .B = B, .influence = influence,
+                               .limit = limit, .positions = positions};
+        batch_job job = {.m = self, .report_max = report_max, .margin = margin, .pairs = 1,
+                         .strict = 0, .local = 0, .clearance = &spec};
+        /* The links and columns the rows read are checked against the chain
+         * once it is parsed (run_chain_batch). */
+        out = run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+    }
+padding_done:
+    PyBuffer_Release(&padding);
+filtered_done:
+    PyBuffer_Release(&filtered);
+link_done:
+    PyBuffer_Release(&link);
+body_done:
+    PyBuffer_Release(&body);
+    return out;
+}
+
 static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *chain_o,
                                  PyObject *qs_o, PyObject *xpf_o, PyObject *links_o,
                                  PyObject *parents_o, int threads) {
@@ -1221,6 +1521,18 @@ static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *ch
         goto done;
     }
     if (gc_chain_check_slots(&chain, &views[2], &views[3], F) < 0) goto done;
+    if (job->clearance != NULL) {
+        const clearance_spec *t = job->clearance;
+        int bad = 0;
+        for (Py_ssize_t b = 0; b < t->B && !bad; ++b)
+            bad = t->link_of[b] < -1 || t->link_of[b] >= chain.L;
+        for (Py_ssize_t l = 0; l < chain.L && !bad; ++l) bad = chain.column[l] >= t->positions;
+        if (bad) {
+            PyErr_SetString(PyExc_ValueError, "link_of must name links of the chain and "
+                                              "positions cover its columns");
+            goto done;
+        }
+    }
     Py_ssize_t n = chain.L > 0 ? gc_chain_max_column(&chain) + 1 : 0;
     Py_ssize_t K = 0, positions = 0;
     if (views[0].len > 0) {
@@ -1276,6 +1588,12 @@ static PyMethodDef model_methods[] = {
      "chain_pairs(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot, margin, report_max,\n"
      "strict, local, threads[, pair_margin (G*G) float64: each pair's own margin, at most\n"
      "margin, -inf to leave it out]) -> [pairs() answer of each configuration of the chain]"},
+    {"chain_clearance", (PyCFunction)model_chain_clearance, METH_VARARGS,
+     "chain_clearance(chain, qs (K,n), X_PF, link_slot, parent_slot, margin, report_max,\n"
+     "threads, body_of (G,) int32, link_of (B,) int32, filtered (B,B) uint8, padding (B,B),\n"
+     "influence, limit, positions) -> [None (left to Python) or (robot, other, self row,\n"
+     "geometry i, geometry j: lists; distances, Jacobian rows: bytearrays), per\n"
+     "configuration]"},
     {"points", (PyCFunction)model_points, METH_VARARGS,
      "points(X_WG, (x, y, z), threshold) -> (vectors, g, status, distance, unique, "
      "count not OK)"},

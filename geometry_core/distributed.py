@@ -168,7 +168,7 @@ class CheckerRecipe:
         return cls(urdf_text, mesh_files, srdf_text, environment,
                    sources["self_padding"], sources["environment_padding"],
                    checker.edge_step_size, list(checker.body_names),
-                   checker._filtered.copy(), checker._padding.copy(), added)
+                   np.asarray(checker._filtered), np.asarray(checker._padding), added)
 
     # ------------------------------------------------------------ building
 

@@ -86,7 +86,8 @@ class Sphere(Shape):
     type_name: ClassVar[str] = "sphere"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "radius", _positive("Sphere", "radius", self.radius))
+        if type(self.radius) is not float or not 0.0 < self.radius < math.inf:
+            object.__setattr__(self, "radius", _positive("Sphere", "radius", self.radius))
 
     def local_aabb(self) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(3), np.full(3, self.radius)
@@ -102,6 +103,10 @@ class Box(Shape):
     type_name: ClassVar[str] = "box"
 
     def __post_init__(self) -> None:
+        w, d, h = self.width, self.depth, self.height
+        if type(w) is float and type(d) is float and type(h) is float \
+                and 0.0 < w < math.inf and 0.0 < d < math.inf and 0.0 < h < math.inf:
+            return  # already positive finite floats (a loader's thousands of boxes)
         for name in ("width", "depth", "height"):
             object.__setattr__(self, name, _positive("Box", name, getattr(self, name)))
 
@@ -131,6 +136,10 @@ class Cylinder(Shape):
     type_name: ClassVar[str] = "cylinder"
 
     def __post_init__(self) -> None:
+        r, length = self.radius, self.length
+        if type(r) is float and type(length) is float \
+                and 0.0 < r < math.inf and 0.0 < length < math.inf:
+            return
         object.__setattr__(self, "radius", _positive("Cylinder", "radius", self.radius))
         object.__setattr__(self, "length", _positive("Cylinder", "length", self.length))
 

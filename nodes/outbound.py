@@ -36,6 +36,7 @@ __all__ = [
     "MARKER_NAMESPACES",
     "CachedMessageType",
     "GeometryNames",
+    "WorldPoses",
     "MessageType",
     "clearance_color",
     "clearance_table_to_msg",
@@ -47,6 +48,7 @@ __all__ = [
     "stamp_fields",
     "transform_stamped",
     "witness_points",
+    "witness_rows",
 ]
 
 #: ``message_type("pkg/msg/Name") -> class``; ``node.message_type`` or the
@@ -209,6 +211,48 @@ class GeometryNames:
         return pose
 
 
+    def poses_in_world(self, query: Any) -> WorldPoses:
+        """:meth:`pose_of` ``query.get_pose_in_world``, also asked for many poses at once."""
+        return WorldPoses(query, self.clouds)
+
+
+class WorldPoses:
+    """Poses in W of a query's geometries (a cloud's: its frame's), one or many at once.
+
+    Called with a GeometryId, it is ``query.get_pose_in_world`` (a
+    RigidTransform); :meth:`matrices34` gives the top three rows of many
+    poses from one ``query.get_poses_in_world`` call, the same numbers.
+
+    Parameters
+    ----------
+    query : QueryObject
+    clouds : mapping
+        ``{GeometryId: PointCloudRecord}`` of the scene's point clouds.
+    """
+
+    def __init__(self, query: Any, clouds: Mapping[GeometryId, Any]) -> None:
+        self._query = query
+        self._clouds = clouds
+
+    def _posed(self, geometry_id: GeometryId) -> Any:
+        cloud = self._clouds.get(geometry_id) if self._clouds else None
+        return cloud.frame_id if cloud is not None else geometry_id
+
+    def __call__(self, geometry_id: GeometryId) -> RigidTransform:
+        return self._query.get_pose_in_world(self._posed(geometry_id))
+
+    def matrices34(self, geometry_ids: Sequence[GeometryId]) -> list[list[list[float]]]:
+        """``X_WG`` of each geometry as three rows of four floats (a list per pose).
+
+        Raises
+        ------
+        KeyError
+            If the query does not know a geometry.
+        """
+        ids = [self._posed(g) for g in geometry_ids] if self._clouds else geometry_ids
+        return self._query.get_poses_in_world(ids)[:, :3].tolist()
+
+
 class CachedMessageType:
     """``message_type`` that remembers each class it returned.
 
@@ -364,17 +408,32 @@ def witness_points(distances: Sequence[SignedDistancePair],
     distances : sequence of SignedDistancePair
     X_WG : callable
         Pose of a geometry's frame G in W (``query_object.get_pose_in_world``),
-        asked once per geometry.
+        asked once per geometry; a :class:`WorldPoses` is asked once for all.
 
     Returns
     -------
     list of (p_ACa, p_BCb, nhat_BA_W, p_WCa, p_WCb)
-        Per result, five lists of three floats; ``p_WCa = R_WA p_ACa + p_WA``
-        (and for B). Plain Python: a result message holds a few pairs, for
-        which numpy's per-call cost exceeds the arithmetic.
+        Per result, five lists of three floats (:func:`witness_rows`, cut).
     """
-    matrices: dict[GeometryId, list[list[float]]] = {}
-    points = []
+    return [(row[0:3], row[3:6], row[6:9], row[9:12], row[12:15])
+            for row in witness_rows(distances, X_WG)]
+
+
+def witness_rows(distances: Sequence[SignedDistancePair],
+                 X_WG: Callable[[GeometryId], RigidTransform]) -> list[list[float]]:
+    """:func:`witness_points` as one list of 15 floats per result, in that order.
+
+    ``p_WCa = R_WA p_ACa + p_WA`` (and for B). Plain Python: a result
+    message holds a few pairs, for which numpy's per-call cost exceeds the
+    arithmetic; the result encoder packs these rows as they are.
+    """
+    many = getattr(X_WG, "matrices34", None)
+    if many is not None and distances:
+        ids = list(dict.fromkeys(g for d in distances for g in (d.id_A, d.id_B)))
+        matrices: dict[GeometryId, list[list[float]]] = dict(zip(ids, many(ids)))
+    else:
+        matrices = {}
+    rows = []
     for d in distances:
         X_WA = matrices.get(d.id_A)
         if X_WA is None:
@@ -382,16 +441,17 @@ def witness_points(distances: Sequence[SignedDistancePair],
         X_WB = matrices.get(d.id_B)
         if X_WB is None:
             X_WB = matrices[d.id_B] = X_WG(d.id_B).get_as_matrix34().tolist()
-        a0, a1, a2 = p_ACa = d.p_ACa.tolist()
-        b0, b1, b2 = p_BCb = d.p_BCb.tolist()
+        a0, a1, a2 = d.p_ACa.tolist()
+        b0, b1, b2 = d.p_BCb.tolist()
+        n0, n1, n2 = d.nhat_BA_W.tolist()
         (r00, r01, r02, t0), (r10, r11, r12, t1), (r20, r21, r22, t2) = X_WA
-        p_WCa = [r00 * a0 + r01 * a1 + r02 * a2 + t0, r10 * a0 + r11 * a1 + r12 * a2 + t1,
-                 r20 * a0 + r21 * a1 + r22 * a2 + t2]
-        (r00, r01, r02, t0), (r10, r11, r12, t1), (r20, r21, r22, t2) = X_WB
-        p_WCb = [r00 * b0 + r01 * b1 + r02 * b2 + t0, r10 * b0 + r11 * b1 + r12 * b2 + t1,
-                 r20 * b0 + r21 * b1 + r22 * b2 + t2]
-        points.append((p_ACa, p_BCb, d.nhat_BA_W.tolist(), p_WCa, p_WCb))
-    return points
+        (s00, s01, s02, u0), (s10, s11, s12, u1), (s20, s21, s22, u2) = X_WB
+        rows.append([a0, a1, a2, b0, b1, b2, n0, n1, n2,
+                     r00 * a0 + r01 * a1 + r02 * a2 + t0, r10 * a0 + r11 * a1 + r12 * a2 + t1,
+                     r20 * a0 + r21 * a1 + r22 * a2 + t2,
+                     s00 * b0 + s01 * b1 + s02 * b2 + u0, s10 * b0 + s11 * b1 + s12 * b2 + u1,
+                     s20 * b0 + s21 * b1 + s22 * b2 + u2])
+    return rows
 
 
 def clearance_table_to_msg(

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from geometry_core.math import RigidTransform
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId
-from geometry_core_nodes.outbound import GeometryNames, stamp_fields, witness_points
+from geometry_core_nodes.outbound import GeometryNames, stamp_fields, witness_rows
 from geometry_core_nodes.result_cdr import (
     PENETRATION_NUMBERS,
     SIGNED_DISTANCE_NUMBERS,
@@ -82,8 +82,10 @@ class ResultEncoder:
             If a result names a geometry the scene does not have.
         """
         pack = PENETRATION_NUMBERS.pack
-        pairs = [(self._names_of(p.id_A, p.id_B, p.point_index),
-                  pack(p.depth, *p.p_WCa, *p.p_WCb, *p.nhat_BA_W)) for p in penetrations]
+        names_of = self._names_of
+        pairs = [(names_of(p.id_A, p.id_B, p.point_index),
+                  pack(p.depth, *p.p_WCa.tolist(), *p.p_WCb.tolist(), *p.nhat_BA_W.tolist()))
+                 for p in penetrations]
         sec, nanosec = stamp_fields(stamp_ns)
         return write_penetration_array(sec, nanosec, self._names.world_frame, pairs,
                                        sorted(stale_frames), sorted(lost_frames))
@@ -100,9 +102,11 @@ class ResultEncoder:
             If a result names a geometry the scene or ``X_WG`` does not know.
         """
         pack = SIGNED_DISTANCE_NUMBERS.pack
-        pairs = [(self._names_of(d.id_A, d.id_B, d.point_index),
-                  pack(d.distance, *a, *b, *n, bool(d.is_nhat_BA_W_unique), *wa, *wb))
-                 for d, (a, b, n, wa, wb) in zip(distances, witness_points(distances, X_WG))]
+        names_of = self._names_of
+        # Each row: p_ACa, p_BCb, nhat_BA_W (nine floats), then p_WCa, p_WCb.
+        pairs = [(names_of(d.id_A, d.id_B, d.point_index),
+                  pack(d.distance, *row[:9], bool(d.is_nhat_BA_W_unique), *row[9:]))
+                 for d, row in zip(distances, witness_rows(distances, X_WG))]
         sec, nanosec = stamp_fields(stamp_ns)
         return write_signed_distance_array(sec, nanosec, self._names.world_frame,
                                            float(max_distance), pairs, sorted(stale_frames),

@@ -339,7 +339,7 @@ class SceneGraphNode(ServedNode):
         names = self.inputs.names
         # A point cloud's witness points go out in the cloud's frame.
         distances = names.cloud_pairs_in_cloud_frames(distances)
-        X_WG = names.pose_of(query.get_pose_in_world)
+        X_WG = names.poses_in_world(query)
         if self._serialized and not markers:
             # The bytes straight from the results: no message object per pair.
             encoder = self._encoder

@@ -280,6 +280,13 @@ def short_text(text: str, limit: int = 400) -> str:
     return f"{text[:limit]}... ({len(text)} characters)"
 
 
+def _as_slice(indices: list[int]) -> list[int] | slice:
+    """``indices`` as a slice when they are consecutive and ascending, else as they are."""
+    if indices and indices == list(range(indices[0], indices[0] + len(indices))):
+        return slice(indices[0], indices[0] + len(indices))
+    return indices
+
+
 def _newest_per_child(arrays: TfArrays) -> TfArrays | None:
     """The last transform of each child frame, in message order; None past the cap."""
     last: dict[str, int] = {}
@@ -374,7 +381,9 @@ class SceneInputs:
         self._applied_version = -1
         self._state: PoseState | None = None
         self._lookup_pairs: tuple[tuple[str, str], ...] = ()
-        self._by_source: list[tuple[SourceId, list[FrameId], list[int]]] = []
+        # Per source: its frames' ids, their rows in the lookup, those rows to take.
+        self._by_source: list[tuple[SourceId, tuple[FrameId, ...], list[int],
+                                    list[int] | slice]] = []
         self._layouts: dict[tuple, _Layout] = {}
 
         if self.params.robot_description and not self.params.scene_file:
@@ -549,7 +558,9 @@ class SceneInputs:
             ids, indices = by_source.setdefault(frame.source_id, ([], []))
             ids.append(frame.id)
             indices.append(n)
-        self._by_source = [(source_id, ids, indices)
+        # A source's frames one after the other (the usual case) take their
+        # poses as a slice: a view, where a list of indices copies.
+        self._by_source = [(source_id, tuple(ids), indices, _as_slice(indices))
                            for source_id, (ids, indices) in by_source.items()]
         self._layouts.clear()  # the parent checks depend on the scene
         self.buffer.protect([*index, self.params.world_frame])
@@ -755,8 +766,8 @@ class SceneInputs:
             self._drop("disconnected", str(error))
         if poses.complete:
             # Every scene frame has a pose: no masks, plain Python on a few numbers.
-            for source_id, ids, indices in self._by_source:
-                self._set_poses(source_id, ids, indices, poses)
+            for source_id, ids, _, take in self._by_source:
+                self._set_poses(source_id, ids, take, poses)
             stamp_ns = max(poses.newest_ns)
             stale = self._stale(stamp_ns, poses.oldest_dynamic_ns, range(len(frames)))
             self._state = PoseState(stamp_ns, stale, [])
@@ -767,7 +778,7 @@ class SceneInputs:
         for n, frame in enumerate(frames):
             if frame.parent_index is not None and not usable[frame.parent_index]:
                 usable[n] = False
-        for source_id, ids, indices in self._by_source:
+        for source_id, ids, indices, _ in self._by_source:
             kept = [k for k, n in enumerate(indices) if found[n]]
             if kept:
                 self._set_poses(source_id, [ids[k] for k in kept], [indices[k] for k in kept],
@@ -788,8 +799,8 @@ class SceneInputs:
         self._state = PoseState(stamp_ns, stale, missing, kept)
         return self._state
 
-    def _set_poses(self, source_id: SourceId, ids: list[FrameId], indices: list[int],
-                   poses: PoseLookup) -> None:
+    def _set_poses(self, source_id: SourceId, ids: Sequence[FrameId],
+                   indices: list[int] | slice, poses: PoseLookup) -> None:
         self.scene_graph.set_poses_array(source_id, ids, poses.X_PC_array[indices])
 
     def _stale(self, stamp_ns: int, oldest_dynamic_ns: Sequence[int],

@@ -100,9 +100,21 @@ def test_cycle_breakdown_times_every_step_and_every_peer(from_rpy):
 def test_many_links_reports_each_size_and_its_ratio_to_the_smallest():
     from bench.many_links import measure
 
-    rows = measure([10, 40], repeat=1)
+    rows = measure([10, 40], repeat=1, checker=True)
     assert [row["links"] for row in rows] == [10, 40]
     assert rows[0]["per_link_ratio"] == 1.0 and rows[1]["per_link_ratio"] > 0
+    assert all(row["checker_seconds"] > 0 and row["checker_peak_mb"] > 0 for row in rows)
+
+
+def test_many_links_times_the_node_path_above_its_bounds_and_puts_them_back():
+    from bench.many_links import measure_node
+    from geometry_core_nodes import limits
+
+    before = limits.MAX_ROBOT_LINKS
+    row = measure_node(1, links=before + 10)
+    assert row["bounds_raised"] and row["links"] == before + 10
+    assert row["total_seconds"] >= row["load_seconds"] > 0
+    assert limits.MAX_ROBOT_LINKS == before
 
 
 def test_live_world_prints_every_row_and_the_cloud_agrees_with_its_spheres(capsys):

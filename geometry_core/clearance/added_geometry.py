@@ -262,30 +262,31 @@ class AddedGeometry:
             if group_name not in self._clouds and len(self._clouds) >= MAX_CLOUD_GROUPS:
                 raise ValueError(f"adding point cloud {group_name!r} would pass the cap of "
                                  f"{MAX_CLOUD_GROUPS} clouds")
-            cloud = PointCloud.build(group_name, points, radius, GeometryId.get_new_id())
-            covered = self._self_covered(cloud, q)
-            if covered.any():
-                cloud = cloud.without(covered)
+            cloud = PointCloud.build(group_name, points, radius, GeometryId.get_new_id(),
+                                     self._self_filter(radius, q))
             self._clouds[group_name] = cloud
             self._world = self._make_world()
             return cloud.report
 
-    def _self_covered(self, cloud: PointCloud, q: np.ndarray) -> np.ndarray:
-        """(N,) bool: points within the radius plus padding of the robot's geometry at q."""
+    def _self_filter(self, radius: float, q: np.ndarray) -> tuple | None:
+        """What the self filter tests a cloud's points against at q: the robot's geometries.
+
+        ``(compiled model, X_WF (1, F, 4, 4), geometries, thresholds)``, each
+        threshold ``radius`` plus the body's environment padding; None when
+        the robot has no geometry.
+        """
         model = self._sg.collision_model()
         robot = [(model.index_of(g), body) for g, body in self._body_of.items()
                  if self._is_robot[body]]
-        if not robot or cloud.native.size == 0:
-            return np.zeros(cloud.native.size, dtype=bool)
+        if not robot:
+            return None
         geometries = np.array([m for m, _ in robot], dtype=np.int32)
         bodies = np.array([b for _, b in robot], dtype=np.intp)
-        thresholds = np.ascontiguousarray(cloud.radius + self._padding[bodies, 0])
+        thresholds = np.ascontiguousarray(radius + self._padding[bodies, 0])
         X_PF, _ = self._chain.frame_poses(q)
         X_WF = np.ascontiguousarray(
             self._sg.compute_world_poses_batch(self._source, self._frame_ids, X_PF))
-        mask = cloud.native.within(ModelCache.of(model).native, X_WF, X_WF.shape[1], geometries,
-                                   thresholds)
-        return np.frombuffer(mask, dtype=np.uint8).astype(bool)
+        return ModelCache.of(model).native, X_WF, geometries, thresholds
 
     @property
     def default_positions(self) -> np.ndarray:

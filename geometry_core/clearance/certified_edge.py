@@ -131,7 +131,7 @@ def _radii(checker, world, tables, speed, qs, margin, reach, at, settled):
         # Point clouds are not in the compiled batch (nor among the model's
         # geometries): the checker's own pair rows, within a margin that
         # holds for every unfiltered pair, the clouds' too.
-        unfiltered = ~checker._filtered
+        unfiltered = ~np.asarray(checker._filtered, dtype=bool)
         horizon = (max(checker._max_padding(), 0.0) + 2.0 * eps
                    + float(speed[unfiltered].max(initial=0.0)) * reach)
         rows, _, _ = checker._pairs_in(qs, horizon, world)   # never a batch here
@@ -176,26 +176,25 @@ class _Tables:
 
     def __init__(self, checker, world, key) -> None:
         self.key = key
-        row_of = world.row_of
-        bodies = np.array([world.body_rows[row_of[g]] for g in world.model.geometry_ids],
-                          dtype=np.intp)
+        bodies = np.asarray(world.index_bodies, dtype=np.intp)   # -1: no body
+        found = bodies >= 0
+        bodies = np.where(found, bodies, 0)
         B = len(checker.body_names)
-        has_geometry = np.zeros(B, dtype=bool)
-        has_geometry[bodies] = True
-        live = ~checker._filtered & np.outer(has_geometry, has_geometry)
         pair = (bodies[:, None], bodies[None, :])
         #: (G, G) flat index of each geometry pair's body pair in a (B, B) table.
         self.body_pair = bodies[:, None] * B + bodies[None, :]
-        self.live = live[pair]
-        self.padding = checker._padding[pair]
+        self.live = ~np.asarray(checker._filtered[pair], dtype=bool) & np.outer(found, found)
+        self.padding = np.asarray(checker._padding[pair], dtype=np.float64)
         #: padding + 2 eps of live pairs, -inf elsewhere.
         self.base = np.where(self.live, self.padding + 2.0 * CERTIFIED_EDGE_CLEARANCE, -np.inf)
 
     @classmethod
     def of(cls, checker, world) -> _Tables:
-        key = (world, checker._tables_version)
+        filtered, padding = checker._filtered, checker._padding
+        key = (world, filtered, padding, filtered.version, padding.version)
         tables = getattr(checker, "_certified_tables", None)
-        if tables is None or tables.key[0] is not world or tables.key[1] != key[1]:
+        if tables is None or any(x is not y for x, y in zip(tables.key[:3], key[:3])) \
+                or tables.key[3:] != key[3:]:
             tables = checker._certified_tables = cls(checker, world, key)
         return tables
 

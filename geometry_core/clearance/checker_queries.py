@@ -33,6 +33,11 @@ __all__ = ["CheckerQueries"]
 
 _SELF = RobotCollisionType.SELF_COLLISION
 _ENVIRONMENT = RobotCollisionType.ENVIRONMENT_COLLISION
+#: A compiled row's type by its self flag.
+_TYPES = (_ENVIRONMENT, _SELF)
+#: Above this many bodies the clearance table is built from pair records
+#: instead of in the compiled loop, which reads dense (B, B) tables.
+_DENSE_BODIES_MAX = 1024
 
 
 class CheckerQueries:
@@ -41,6 +46,10 @@ class CheckerQueries:
     #: (world, pose writes, X_PF, link slots, parent slots) last read for
     #: :meth:`_chain_batch`, replaced whole (threads see one tree or another).
     _pose_tree_of: tuple | None = None
+    #: (B,) int32 chain link of each body (-1: not the robot's), made once,
+    #: and the filter table as uint8 (a view: the setters write through it).
+    #: (table versions, dense tables) of :meth:`_dense_tables`, replaced whole.
+    _dense_of: tuple | None = None
 
     def _positions(self, qs, name: str, batch: bool) -> np.ndarray:
         try:
@@ -274,7 +283,8 @@ class CheckerQueries:
                                          np.array(pair.nhat_BA_W, dtype=float)))
         return contacts
 
-    def calc_robot_clearance(self, q, influence_distance: float) -> RobotClearance:
+    def calc_robot_clearance(self, q, influence_distance: float,
+                             num_closest_pairs: int | None = None) -> RobotClearance:
         """Return the clearance table of configuration ``q``.
 
         One row per unfiltered geometry pair (robot and anything) whose
@@ -283,22 +293,32 @@ class CheckerQueries:
         ``nhat_BA_W · (J_v(Ca) - J_v(Cb))``: witness Ca fixed on A's body,
         Cb on B's, ``J_v`` their translational Jacobians with respect to q.
 
+        ``num_closest_pairs`` (not in Drake; the option its users asked
+        for): keep only the rows of the k smallest padded distances, in
+        order of distance (ties in the table's order), and compute only
+        their Jacobians. They equal the first k rows of the whole table
+        sorted by distance (all of them where it has fewer).
+
         Raises
         ------
         ValueError
             As :meth:`check_config_collision_free`, or if
-            ``influence_distance`` is negative or NaN.
+            ``influence_distance`` is negative or NaN, or
+            ``num_closest_pairs`` is not None or a positive integer.
         """
-        return self._clearances(self._positions(q, "q", batch=False), influence_distance)[0]
+        return self._clearances(self._positions(q, "q", batch=False), influence_distance,
+                                num_closest_pairs=num_closest_pairs)[0]
 
-    def calc_robot_clearances(self, qs, influence_distance: float,
-                              parallelize=1) -> list[RobotClearance]:
+    def calc_robot_clearances(self, qs, influence_distance: float, parallelize=1,
+                              num_closest_pairs: int | None = None) -> list[RobotClearance]:
         """Return :meth:`calc_robot_clearance` for K configurations in one call.
 
         ``parallelize`` (as :meth:`check_configs_collision_free`): native
-        threads pose the configurations and find their pairs; the tables are
-        then assembled in Python. The tables are the same for any number of
-        threads.
+        threads pose the configurations, find their pairs and compute their
+        rows (padding, filters, Jacobians); the table objects are then made
+        in Python. The tables are the same for any number of threads.
+        ``num_closest_pairs`` as in :meth:`calc_robot_clearance`, for each
+        table.
 
         Raises
         ------
@@ -306,42 +326,120 @@ class CheckerQueries:
             As :meth:`check_configs_collision_free` and :meth:`calc_robot_clearance`.
         """
         return self._clearances(self._positions(qs, "qs", batch=True), influence_distance,
-                                parallelize)
+                                parallelize, num_closest_pairs)
 
-    def _clearances(self, qs: np.ndarray, influence_distance: float,
-                    parallelize=1) -> list[RobotClearance]:
+    def _clearances(self, qs: np.ndarray, influence_distance: float, parallelize=1,
+                    num_closest_pairs: int | None = None) -> list[RobotClearance]:
         """calc_robot_clearances of validated (K, n) positions."""
         influence_distance = float(influence_distance)
         if not influence_distance >= 0.0:
             raise ValueError(f"influence_distance must be non-negative, got {influence_distance!r}")
-        rows, X_WL, world = self._pairs_in(
-            qs, influence_distance + max(self._max_padding(), 0.0), parallelize=parallelize)
+        limit = _closest_limit(num_closest_pairs)
+        reach = influence_distance + max(self._max_padding(), 0.0)
+        world = self._world
+        if world.clouds:
+            # Cloud points join the compiled pairs as records, in id order.
+            rows, X_WL, world = self._pairs_in(qs, reach, world, parallelize)
+            return [self._table(world, X_WL[k], *_columns_of_rows(world, config),
+                                influence_distance, limit)
+                    for k, config in enumerate(rows)]
+        dense = self._dense_tables()
+        if dense is None:
+            # Too many bodies for dense (B, B) tables: the records' path.
+            return [self._python_table(qs[k:k + 1], world, reach, influence_distance, limit)
+                    for k in range(len(qs))]
+        n = self.num_positions
+        # Rows, padding, filters, the k closest and Jacobians in the compiled
+        # loop, on the native threads.
+        answers = self._chain_batch(qs, world).chain_clearance_rows(
+            reach, world.index_bodies, *dense, influence_distance, limit or 0, n, parallelize)
+        ids = world.model.geometry_ids
         out = []
-        for k, config in enumerate(rows):
-            config = [row for row in config if row[2] <= influence_distance]
-            if not config:
-                out.append(RobotClearance(self.num_positions))
+        for k, answer in enumerate(answers):
+            if answer is None:
+                out.append(self._python_table(qs[k:k + 1], world, reach, influence_distance,
+                                              limit))
                 continue
-            # Both witnesses of every row at once (Ca fixed on A's body, Cb on
-            # B's): their world points and Jacobian rows in one compiled pass.
-            pairs = [pair for _, _, _, pair in config]
-            bodies = np.array([[a, b] for a, b, _, _ in config]).reshape(-1)
-            rows = [world.row_of[g] for pair in pairs for g in (pair.id_A, pair.id_B)]
-            p_GQ = np.array([p for pair in pairs for p in (pair.p_ACa, pair.p_BCb)])
-            links = np.where(self._is_robot[bodies], bodies - 1, -1)
-            jacobian_rows = self._chain.distance_jacobians(
-                X_WL[k], links, world.X_BG_rows[rows], p_GQ,
-                np.array([pair.nhat_BA_W for pair in pairs]))
-            robot, other, types = [], [], []
-            is_robot = self._is_robot
-            for a, b, _, _ in config:
-                robot.append(a if is_robot[a] else b)
-                other.append(b if is_robot[a] else a)
-                types.append(_SELF if is_robot[a] and is_robot[b] else _ENVIRONMENT)
+            robot, other, self_rows, i, j, distances, jacobians = answer
             out.append(RobotClearance._from_rows(
-                self.num_positions, robot, other, types, [row[2] for row in config],
-                jacobian_rows, [(pair.id_A, pair.id_B) for pair in pairs]))
+                n, robot, other, [_TYPES[row] for row in self_rows],
+                np.frombuffer(distances), np.frombuffer(jacobians).reshape(-1, n),
+                list(zip(map(ids.__getitem__, i), map(ids.__getitem__, j))), copy=False))
         return out
+
+    def _dense_tables(self) -> tuple | None:
+        """(link of each body, filters (B, B) uint8, padding (B, B)) for the compiled table.
+
+        Made from the filter and padding tables at their current versions and
+        kept until either changes; None above ``_DENSE_BODIES_MAX`` bodies,
+        whose dense tables would cost B² memory.
+        """
+        B = len(self._is_robot)
+        if B > _DENSE_BODIES_MAX:
+            return None
+        filtered, padding = self._filtered, self._padding
+        cached = self._dense_of
+        if cached is None or not (cached[0] is filtered and cached[1] == filtered.version
+                                  and cached[2] is padding and cached[3] == padding.version):
+            link_of_body = np.where(self._is_robot, np.arange(B) - 1, -1).astype(np.int32)
+            cached = self._dense_of = (
+                filtered, filtered.version, padding, padding.version,
+                (link_of_body, np.ascontiguousarray(np.asarray(filtered), dtype=np.uint8),
+                 np.ascontiguousarray(np.asarray(padding), dtype=np.float64)))
+        return cached[4]
+
+    def _python_table(self, q: np.ndarray, world: World, reach: float,
+                      influence_distance: float, limit: int | None) -> RobotClearance:
+        """One configuration's table from its pair records (a pair left to Python)."""
+        batch = self._chain_batch(q, world)
+        (answer,) = batch.chain_pair_answers(reach)
+        _, X_WL = self._chain.frame_poses(q)
+        return self._table(world, X_WL[0],
+                           *_columns_of_pairs(world, batch.pairs_of_answer(0, answer, reach)),
+                           influence_distance, limit)
+
+    def _table(self, world: World, X_WL: np.ndarray, row_A: np.ndarray, row_B: np.ndarray,
+               distance: np.ndarray, vectors: np.ndarray, id_pairs, influence_distance: float,
+               limit: int | None) -> RobotClearance:
+        """One configuration's table from its pairs as columns.
+
+        ``row_A``, ``row_B``: each pair's geometry rows; ``distance`` the
+        unpadded distances; ``vectors`` (M, 3, 3) the witnesses Ca and Cb in
+        their geometries' frames and ``nhat_BA_W``; ``id_pairs(keep)`` the
+        geometry id pairs of the pairs ``keep`` (an index array).
+        """
+        n = self.num_positions
+        if not len(distance):
+            return RobotClearance(n)
+        if (row_A < 0).any() or (row_B < 0).any():
+            raise RuntimeError("a pair's geometry is not one of the checker's")
+        a, b = world.body_rows[row_A], world.body_rows[row_B]
+        distance = distance - self._padding[a, b]
+        keep = np.flatnonzero(~self._filtered[a, b] & (distance <= influence_distance))
+        if limit is not None and len(keep) > limit:
+            keep = keep[np.argsort(distance[keep], kind="stable")[:limit]]
+        elif limit is not None:
+            keep = keep[np.argsort(distance[keep], kind="stable")]
+        if not len(keep):
+            return RobotClearance(n)
+        a, b = a[keep], b[keep]
+        # Both witnesses of every row at once (Ca fixed on A's body, Cb on
+        # B's): their world points and Jacobian rows in one compiled pass.
+        bodies = np.stack([a, b], axis=1).reshape(-1)
+        geometry_rows = np.stack([row_A[keep], row_B[keep]], axis=1).reshape(-1)
+        is_robot = self._is_robot
+        links = np.where(is_robot[bodies], bodies - 1, -1)
+        kept = vectors[keep]
+        jacobians = self._chain.distance_jacobians(
+            X_WL, links, world.X_BG_rows[geometry_rows], kept[:, :2].reshape(-1, 3),
+            kept[:, 2])
+        a_is_robot, b_is_robot = is_robot[a], is_robot[b]
+        robot = np.where(a_is_robot, a, b).tolist()
+        other = np.where(a_is_robot, b, a).tolist()
+        types = [_SELF if both else _ENVIRONMENT
+                 for both in (a_is_robot & b_is_robot).tolist()]
+        return RobotClearance._from_rows(n, robot, other, types, distance[keep], jacobians,
+                                         id_pairs(keep))
 
     # ------------------------------------------------------------------ edges
 
@@ -391,3 +489,31 @@ class CheckerQueries:
             # One compiled call that stops at the first configuration in contact.
             return not self._chain_batch(qs, world).any_contact(threads)
         return bool(np.all(self._collision_free(qs, threads)))
+
+
+def _closest_limit(num_closest_pairs) -> int | None:
+    """``num_closest_pairs`` checked: None or a positive int."""
+    if num_closest_pairs is None:
+        return None
+    if isinstance(num_closest_pairs, bool) or not isinstance(num_closest_pairs,
+                                                             (int, np.integer)) \
+            or num_closest_pairs < 1:
+        raise ValueError(f"num_closest_pairs must be None or a positive integer, "
+                         f"got {num_closest_pairs!r}")
+    return int(num_closest_pairs)
+
+
+def _columns_of_pairs(world: World, pairs: list[SignedDistancePair]) -> tuple:
+    """:meth:`CheckerQueries._table`'s columns of signed distance records."""
+    row_of = world.row_of
+    vectors = np.array([(pair.p_ACa, pair.p_BCb, pair.nhat_BA_W) for pair in pairs],
+                       dtype=float).reshape(-1, 3, 3)
+    return (np.array([row_of.get(pair.id_A, -1) for pair in pairs], dtype=np.intp),
+            np.array([row_of.get(pair.id_B, -1) for pair in pairs], dtype=np.intp),
+            np.array([pair.distance for pair in pairs], dtype=float), vectors,
+            lambda keep: [(pairs[m].id_A, pairs[m].id_B) for m in keep.tolist()])
+
+
+def _columns_of_rows(world: World, config: list) -> tuple:
+    """The columns of the records of :meth:`CheckerQueries._pairs_in`'s rows (unpadded)."""
+    return _columns_of_pairs(world, [pair for _, _, _, pair in config])

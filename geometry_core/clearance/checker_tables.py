@@ -15,6 +15,7 @@ lcm or ROS.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import NamedTuple
 
@@ -54,13 +55,129 @@ class World(NamedTuple):
     clouds: tuple                 # PointCloud of every group with one
     robot_geometries: np.ndarray  # (R,) int32 model indices of robot geometry a cloud can hit
     robot_bodies: np.ndarray      # (R,) their bodies
+    index_rows: np.ndarray        # (G,) row of each model geometry index (-1: none)
+    index_bodies: np.ndarray      # (G,) int32 body of each model geometry index (-1: none)
+
+
+class _PairTable:
+    """A symmetric (B, B) table of body pairs: a rule plus the pairs set explicitly.
+
+    Read and written like the dense array it stands for (``t[a, b]`` with
+    indices or index arrays, ``t[a]`` a row, ``t[a, b] = v``), in memory
+    O(bodies + pairs set): a robot of 10 000 links has 10^8 pairs, of which
+    its filters name a few tens of thousands. ``numpy.asarray(t)`` is the
+    dense table (for tests and small robots).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pairs: dict[tuple[int, int], object] = {}  # (low, high) -> value
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None  # keys, values
+        #: Counts the writes: a dense copy made at one version is stale at the next.
+        self.version = 0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.size, self.size)
+
+    def _rule(self, a, b):  # vectorised; a == b is handled by the subclass
+        raise NotImplementedError
+
+    def _scalar_rule(self, a: int, b: int):
+        raise NotImplementedError
+
+    def _dtype(self):
+        raise NotImplementedError
+
+    def __getitem__(self, index):
+        if not isinstance(index, tuple):
+            return self[index, np.arange(self.size)]
+        a, b = index
+        if np.ndim(a) == 0 and np.ndim(b) == 0:
+            a, b = int(a), int(b)
+            value = self.pairs.get((a, b) if a < b else (b, a))
+            return self._dtype()(self._scalar_rule(a, b) if value is None else value)
+        a, b = np.broadcast_arrays(np.asarray(a, dtype=np.intp), np.asarray(b, dtype=np.intp))
+        out = self._rule(a, b)
+        if self.pairs and out.size:
+            if self._sorted is None:
+                keys = np.array([lo * self.size + hi for lo, hi in self.pairs], dtype=np.int64)
+                values = np.array(list(self.pairs.values()), dtype=self._dtype())
+                order = np.argsort(keys)
+                self._sorted = (keys[order], values[order])
+            keys, values = self._sorted
+            wanted = np.minimum(a, b).astype(np.int64) * self.size + np.maximum(a, b)
+            at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+            hit = (keys[at] == wanted) & (a != b)
+            out[hit] = values[at[hit]]
+        return out
+
+    def __setitem__(self, index, value) -> None:
+        a, b = (int(i) for i in index)
+        if a != b:
+            self.pairs[(a, b) if a < b else (b, a)] = self._dtype()(value).item()
+            self._sorted = None
+            self.version += 1
+
+    def __array__(self, dtype=None, copy=None):
+        everything = np.arange(self.size)
+        dense = self[everything[:, None], everything[None, :]]
+        return dense if dtype is None else dense.astype(dtype)
+
+    def copy(self):
+        new = copy.copy(self)
+        new.pairs = dict(self.pairs)
+        return new
+
+
+class _FilterTable(_PairTable):
+    """Filtered body pairs: a body with itself, two anchored bodies, two links welded
+    together (one ``group``), and the pairs set explicitly (which win over the rule)."""
+
+    def __init__(self, anchored: np.ndarray, group: np.ndarray) -> None:
+        super().__init__(len(anchored))
+        self.anchored, self.group = anchored, group
+
+    def _dtype(self):
+        return np.bool_
+
+    def _scalar_rule(self, a: int, b: int) -> bool:
+        return a == b or bool(self.anchored[a] and self.anchored[b]) \
+            or bool(self.group[a] == self.group[b])
+
+    def _rule(self, a, b):
+        return (a == b) | (self.anchored[a] & self.anchored[b]) | (self.group[a] == self.group[b])
+
+
+class _PaddingTable(_PairTable):
+    """Padding of body pairs: ``self_padding`` between two robot bodies,
+    ``environment_padding`` between a robot body and another, 0 otherwise and on
+    the diagonal, and the pairs set explicitly."""
+
+    def __init__(self, is_robot: np.ndarray, self_padding: float,
+                 environment_padding: float) -> None:
+        super().__init__(len(is_robot))
+        self.is_robot = is_robot
+        self.self_padding, self.environment_padding = self_padding, environment_padding
+
+    def _dtype(self):
+        return np.float64
+
+    def _scalar_rule(self, a: int, b: int) -> float:
+        if a == b:
+            return 0.0
+        robots = int(self.is_robot[a]) + int(self.is_robot[b])
+        return (0.0, self.environment_padding, self.self_padding)[robots]
+
+    def _rule(self, a, b):
+        robots = self.is_robot[a].astype(np.intp) + self.is_robot[b]
+        out = np.array([0.0, self.environment_padding, self.self_padding])[robots]
+        out[a == b] = 0.0
+        return out
 
 
 class CheckerTables:
     """Bodies, filters and padding of a collision checker (a base of ``CollisionChecker``)."""
-
-    #: Counts filter and padding changes (what tables derived from them are keyed on).
-    _tables_version = 0
 
     def _build_tables(self, robot: LoadedScene, srdf, srdf_is_text: bool,
                       environment: SceneGraph | LoadedScene | None, self_padding: float,
@@ -97,15 +214,13 @@ class CheckerTables:
         self._is_robot[1:1 + num_links] = True
         self._geometry_sets = self._body_geometry_sets()
         self._shape_of = {g: inspector.get_shape(g) for g in self._body_of}
+        # Both tables are a rule plus the pairs set explicitly: O(bodies + filtered
+        # pairs), where dense (B, B) arrays took 10^8 entries for 10 000 links.
         self._filtered = self._initial_filters()
-        self._padding = np.zeros((B, B))
-        robot_pair = np.outer(self._is_robot, self._is_robot)
-        env_pair = np.outer(self._is_robot, ~self._is_robot)
-        self._padding[robot_pair] = float(self_padding)
-        self._padding[env_pair | env_pair.T] = float(environment_padding)
+        self._padding = _PaddingTable(self._is_robot, float(self_padding),
+                                      float(environment_padding))
         self._padding_range: tuple[float, float] | None = None
-        np.fill_diagonal(self._padding, 0.0)
-        self._apply_filters(np.argwhere(np.triu(self._filtered, 1)), filtered=True)
+        self._apply_initial_filters()
 
     def _copy_environment(self, environment: SceneGraph | LoadedScene) -> None:
         scene = environment.scene_graph if isinstance(environment, LoadedScene) else environment
@@ -163,11 +278,14 @@ class CheckerTables:
         robot = [(model.index_of(g), body) for g, body in self._body_of.items()
                  if self._is_robot[body] and not self._filtered[body, 0]]
         robot.sort()
+        index_rows = np.array([row_of.get(g, -1) for g in model.geometry_ids], dtype=np.intp)
+        index_bodies = np.where(index_rows >= 0, body_rows[index_rows], -1).astype(np.int32)
         return World(model, ModelCache.of(model).native if clouds else None,
                      self._sg.frame_slot_map(), row_of, body_rows, X_BG_rows,
                      link_radius, clouds,
                      np.array([m for m, _ in robot], dtype=np.int32),
-                     np.array([b for _, b in robot], dtype=np.intp))
+                     np.array([b for _, b in robot], dtype=np.intp), index_rows,
+                     index_bodies)
 
     # ---------------------------------------------------------------- filters
 
@@ -178,55 +296,81 @@ class CheckerTables:
                 members[body - 1].append(g)
         return members
 
-    def _initial_filters(self) -> np.ndarray:
+    def _initial_filters(self) -> _FilterTable:
         chain = self._chain
-        B = len(self.body_names)
-        filtered = np.eye(B, dtype=bool)
+        B, L = len(self.body_names), len(chain.links)
         # Anchored bodies: the world, the environment, links welded to the world.
         anchored = ~self._is_robot.copy()
-        anchored[1:1 + len(chain.links)] = chain.anchored
-        filtered |= np.outer(anchored, anchored)
-        for k in range(len(chain.links)):
-            p = chain.parent[k]
-            if p >= 0:
-                filtered[1 + k, 1 + p] = filtered[1 + p, 1 + k] = True    # Drake's parser
-        # Links welded by fixed joints form one body as far as collisions go.
-        group = np.arange(len(chain.links))
-        for k in range(len(chain.links)):
+        anchored[1:1 + L] = chain.anchored
+        # Links welded by fixed joints form one body as far as collisions go; every
+        # other body is a group of its own.
+        group = np.arange(B) + B
+        link_group = np.arange(L)
+        for k in range(L):
             p = chain.parent[k]
             if p >= 0 and chain.kind[k] == "fixed":
-                group[k] = group[p]
-        same = group[:, None] == group[None, :]
-        filtered[1:1 + len(chain.links), 1:1 + len(chain.links)] |= same
-        # Pairs the scene graph already filters throughout (the loader's,
-        # the SRDF's): every geometry pair of the two links.
-        # All geometry pairs at once, in chunks (a pair at a time was O(n^2)
-        # Python calls: minutes for a robot of a few thousand links).
+                link_group[k] = link_group[p]
+        group[1:1 + L] = link_group
+        table = _FilterTable(anchored, group)
+        for k in range(L):
+            p = chain.parent[k]
+            if p >= 0 and not table._scalar_rule(1 + k, 1 + p):
+                table[1 + k, 1 + p] = True    # Drake's parser
+        # Pairs of links the scene graph already filters throughout (the
+        # loader's, the SRDF's): every geometry pair of the two links is among
+        # its explicitly filtered pairs (geometries of two links are on two
+        # frames). Counted from those pairs: O(filtered pairs), not O(links^2).
         members = self._link_geometries()
-        L = len(chain.links)
         model = self._sg.collision_model()
-        link_of = np.array([a for a in range(L) for _ in members[a]], dtype=np.intp)
-        index = np.array([model.index_of(g) for a in range(L) for g in members[a]],
-                         dtype=np.int64)
-        has = np.array([bool(m) for m in members], dtype=bool)
-        reported = np.zeros((L, L), dtype=bool)   # some geometry pair of the links is checked
-        G = len(index)
-        step = max(1, 2_000_000 // max(G, 1))
-        for start in range(0, G, step):
-            u, v = np.nonzero(np.triu(np.ones((min(step, G - start), G), dtype=bool),
-                                      start + 1))
-            u += start
-            la, lb = link_of[u], link_of[v]
-            wanted = la != lb
-            u, v, la, lb = u[wanted], v[wanted], la[wanted], lb[wanted]
-            i, j = np.minimum(index[u], index[v]), np.maximum(index[u], index[v])
-            keep = model.unfiltered(i, j)
-            reported[la[keep], lb[keep]] = True
-        reported |= reported.T
-        pair = np.outer(has, has) & ~reported
-        np.fill_diagonal(pair, False)
-        filtered[1:1 + L, 1:1 + L] |= pair
-        return filtered
+        G = model.size
+        link_of = np.full(G, -1, dtype=np.intp)
+        count = np.zeros(L, dtype=np.int64)
+        for a in range(L):
+            count[a] = len(members[a])
+            for g in members[a]:
+                link_of[model.index_of(g)] = a
+        keys = np.unique(model.filtered_keys)
+        la, lb = link_of[keys // max(G, 1)], link_of[keys % max(G, 1)]
+        wanted = (la >= 0) & (lb >= 0) & (la != lb)
+        lo, hi = np.minimum(la[wanted], lb[wanted]), np.maximum(la[wanted], lb[wanted])
+        pairs, filtered = np.unique(lo.astype(np.int64) * L + hi, return_counts=True)
+        lo, hi = pairs // max(L, 1), pairs % max(L, 1)
+        whole = filtered == count[lo] * count[hi]
+        for a, b in zip(lo[whole].tolist(), hi[whole].tolist()):
+            if not table._scalar_rule(1 + a, 1 + b):
+                table[1 + a, 1 + b] = True
+        return table
+
+    def _apply_initial_filters(self) -> None:
+        """Filter in the scene graph every pair the filter table filters.
+
+        One statement per pair set explicitly; the rule's cliques (the
+        anchored bodies, each group of welded links) one statement each,
+        within the geometries of their bodies (pairs within one body are on
+        one frame, never reported anyway).
+        """
+        table, sets = self._filtered, self._geometry_sets
+        declaration = CollisionFilterDeclaration()
+        count = 0
+        for (a, b), filtered in table.pairs.items():
+            if filtered and sets[a] is not None and sets[b] is not None:
+                declaration.exclude_between(sets[a], sets[b])
+                count += 1
+        cliques: dict[int, list[int]] = {}
+        for body in range(table.size):
+            if sets[body] is not None:
+                cliques.setdefault(int(table.group[body]), []).append(body)
+        anchored = [body for body in range(table.size)
+                    if table.anchored[body] and sets[body] is not None]
+        for bodies in [anchored, *cliques.values()]:
+            if len(bodies) > 1:
+                declaration.exclude_within(GeometrySet(
+                    [g for body in bodies for g in sets[body].geometries()]))
+                count += 1
+        if count:
+            self._sg.collision_filter_manager().apply(declaration)
+            if hasattr(self, "_world"):
+                self._world = self._make_world()
 
     def _apply_filters(self, pairs, filtered: bool) -> None:
         declaration = CollisionFilterDeclaration()
@@ -337,7 +481,6 @@ class CheckerTables:
                              "welded to the world: their collisions cannot be unfiltered")
         self._filtered[a, b] = self._filtered[b, a] = bool(filtered)
         self._padding_range = None
-        self._tables_version += 1
         self._apply_filters([(a, b)], bool(filtered))
 
     def get_padding_between(self, body_a: Body, body_b: Body) -> float:
@@ -365,15 +508,49 @@ class CheckerTables:
         check_padding("padding", padding)
         self._padding[a, b] = self._padding[b, a] = float(padding)
         self._padding_range = None
-        self._tables_version += 1
 
     def _padding_bounds(self) -> tuple[float, float]:
         """Smallest and largest padding of an unfiltered pair (cached until a setter runs)."""
         if self._padding_range is None:
-            live = self._padding[~self._filtered]
-            self._padding_range = ((float(live.min()), float(live.max())) if live.size
-                                   else (0.0, 0.0))
+            values = self._unfiltered_paddings()
+            self._padding_range = (min(values), max(values)) if values else (0.0, 0.0)
         return self._padding_range
+
+    def _unfiltered_paddings(self) -> set[float]:
+        """The paddings of the unfiltered body pairs, counted without listing the pairs.
+
+        Pairs fall in two kinds, robot-robot and robot-other (two other
+        bodies are anchored: always filtered). A kind's padding counts when
+        some unfiltered pair of the kind has no padding of its own: its
+        pairs, less those the rule filters, corrected for the filters set
+        explicitly, less the unfiltered pairs with a padding of their own.
+        """
+        filtered, padding, robot = self._filtered, self._padding, self._is_robot
+        n_robot = int(robot.sum())
+        n_other = len(robot) - n_robot
+        anchored_robot = filtered.anchored & robot
+        n_anchored = int(anchored_robot.sum())
+        _, sizes = np.unique(filtered.group[robot], return_counts=True)
+        _, anchored_sizes = np.unique(filtered.group[anchored_robot], return_counts=True)
+        pairs = [n_robot * (n_robot - 1) // 2, n_robot * n_other]  # robot-robot, robot-other
+        ruled = [n_anchored * (n_anchored - 1) // 2
+                 + int((sizes * (sizes - 1) // 2).sum())
+                 - int((anchored_sizes * (anchored_sizes - 1) // 2).sum()),
+                 n_anchored * n_other]
+        for (a, b), value in filtered.pairs.items():
+            if robot[a] or robot[b]:
+                ruled[int(robot[a] and robot[b]) ^ 1] += int(value) - int(
+                    filtered._scalar_rule(a, b))
+        values = set()
+        own = [0, 0]
+        for (a, b), value in padding.pairs.items():
+            if (robot[a] or robot[b]) and not filtered[a, b]:
+                values.add(float(value))
+                own[int(robot[a] and robot[b]) ^ 1] += 1
+        for kind, base in enumerate((padding.self_padding, padding.environment_padding)):
+            if pairs[kind] - ruled[kind] - own[kind] > 0:
+                values.add(float(base))
+        return values
 
     def _max_padding(self) -> float:
         return self._padding_bounds()[1]

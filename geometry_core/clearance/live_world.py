@@ -84,12 +84,23 @@ class PointCloud:
         self._points: np.ndarray | None = None
 
     @classmethod
-    def build(cls, group: str, p_WP: np.ndarray, radius: float,
-              geometry_id: GeometryId) -> PointCloud:
-        """Bin ``p_WP`` (N, 3) float64, C order; rows with a NaN or infinity are skipped."""
-        grid = native.Cloud(p_WP, radius)
+    def build(cls, group: str, p_WP: np.ndarray, radius: float, geometry_id: GeometryId,
+              self_filter: tuple | None = None) -> PointCloud:
+        """Bin ``p_WP`` (N, 3) float64, C order; rows with a NaN or infinity are skipped.
+
+        ``self_filter``: ``(model, X_WF (1, F, 4, 4), geometries, thresholds)``
+        of the compiled model; the points some listed geometry comes within
+        its threshold of are left out in the same construction (no second
+        grid), and counted in the report.
+        """
+        if self_filter is None:
+            grid = native.Cloud(p_WP, radius)
+        else:
+            model, X_WF, geometries, thresholds = self_filter
+            grid = native.Cloud(p_WP, radius, model, X_WF, X_WF.shape[1], geometries,
+                                thresholds)
         return cls(group, grid, radius, geometry_id,
-                   PointCloudReport(grid.size, grid.non_finite, 0))
+                   PointCloudReport(grid.size, grid.non_finite, grid.self_filtered))
 
     @property
     def points(self) -> np.ndarray:
@@ -98,15 +109,6 @@ class PointCloud:
             points = np.frombuffer(self.native.points()).reshape(-1, 3)
             self._points = points
         return self._points
-
-    def without(self, drop: np.ndarray) -> PointCloud:
-        """This cloud less the points where ``drop`` (N,) is True, in the same grid cells."""
-        keep = ~drop
-        rank = np.cumsum(keep, dtype=np.int64) - 1
-        kept = self.native.without(np.ascontiguousarray(drop, dtype=np.uint8), rank)
-        dropped = self.native.size - kept.size
-        return PointCloud(self.group, kept, self.radius, self.geometry_id,
-                          PointCloudReport(kept.size, self.report.non_finite, dropped))
 
     def any_within(self, model, X_WF: np.ndarray, geometries: np.ndarray,
                    thresholds: np.ndarray) -> np.ndarray:

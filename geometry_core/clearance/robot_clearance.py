@@ -221,13 +221,21 @@ class RobotClearance:
     @classmethod
     def _from_rows(cls, num_positions: int, robot: list[int], other: list[int],
                    types: list[RobotCollisionType], distances: np.ndarray,
-                   jacobians: np.ndarray, geometry_ids: list[tuple]) -> RobotClearance:
-        """A table of rows the checker computed (checked types, finite values), in one step."""
-        table = cls(num_positions)
+                   jacobians: np.ndarray, geometry_ids: list[tuple],
+                   copy: bool = True) -> RobotClearance:
+        """A table of rows the checker computed (checked types, finite values), in one step.
+
+        ``copy=False`` takes ``distances`` and ``jacobians`` as they are
+        (float64 arrays the table then owns, writable).
+        """
+        table = cls.__new__(cls)   # the checks and empty arrays of __init__ are not needed
+        table._num_positions = num_positions
         table._robot, table._other, table._types = robot, other, types
         table._geometry_ids = geometry_ids
-        table._distances = np.array(distances, dtype=float)
-        table._jacobians = np.array(jacobians, dtype=float).reshape(-1, num_positions)
+        if copy:
+            distances = np.array(distances, dtype=float)
+            jacobians = np.array(jacobians, dtype=float).reshape(-1, num_positions)
+        table._distances, table._jacobians = distances, jacobians
         table._size = len(robot)
         return table
 

@@ -189,21 +189,67 @@ class BatchQuery:
         poses and answers every configuration, on ``parallelize`` native
         threads; the pairs are the same for any number of threads.
         """
-        threads = num_threads(parallelize)
+        num_threads(parallelize)  # checked even where no thread runs
         if self._chain is None:
             return [signed_distance.compute_signed_distance_pairwise_closest_points(
                 s, max_distance) for s in self._scenes]
         max_distance = float(max_distance)
+        answers = self.chain_pair_answers(max_distance, parallelize)
+        return [self.pairs_of_answer(k, answer, max_distance)
+                for k, answer in enumerate(answers)]
+
+    def chain_pair_answers(self, max_distance: float, parallelize=1) -> list[tuple]:
+        """The compiled answers of a chain batch's pairs within ``max_distance``, as columns.
+
+        One tuple per configuration, in candidate order (by geometry
+        index): ``(vectors, i, j, status, distance, unique, not_ok,
+        searched)``, ``vectors`` holding per pair the witnesses in each
+        geometry's frame and ``nhat_BA_W`` (9 floats). Where ``not_ok`` or
+        ``searched`` is non-zero, :meth:`pairs_of_answer` completes it.
+        """
+        if self._chain is None:
+            raise ValueError("chain_pair_answers needs a chain batch (of_chain)")
+        threads = num_threads(parallelize)
+        max_distance = float(max_distance)
         if math.isnan(max_distance):
             raise ValueError("max_distance must be a number, got NaN")
         chain, qs, X_PF, link_slot, parent_slot = self._chain
-        answers = ModelCache.of(self._model).native.chain_pairs(
+        return ModelCache.of(self._model).native.chain_pairs(
             chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
             False, True, threads)
-        return [signed_distance.pairs_from_answers(
-                    self._model, settle_searched(self._model, specs.PairAnswers(answer)),
-                    max_distance, lambda k=k: self._scene(k))
-                for k, answer in enumerate(answers)]
+
+    def chain_clearance_rows(self, max_distance: float, body_of: np.ndarray,
+                             link_of: np.ndarray, filtered: np.ndarray, padding: np.ndarray,
+                             influence: float, limit: int, positions: int,
+                             parallelize=1) -> list[tuple | None]:
+        """Clearance-table rows of a chain batch, made in the compiled loop.
+
+        The pairs within ``max_distance`` (witnesses in the world) grouped
+        into bodies: geometry g on body ``body_of[g]`` (int32; -1: none),
+        body b on chain link ``link_of[b]`` (int32; -1: not the robot's).
+        A pair of bodies a, b is dropped where ``filtered[a, b]`` (uint8)
+        and its distance less ``padding[a, b]`` is its row's distance, kept
+        up to ``influence``; ``limit`` > 0 keeps the rows of that many
+        smallest distances, in order of distance (ties in pair order).
+        Per configuration ``(pairs, bodies, distances, jacobians)`` as bytes
+        (int32 (R, 2) geometry indices and bodies, float64 (R,) and (R,
+        ``positions``) rows ``nhat_BA_W . (J(Ca) - J(Cb))``), or None where
+        a pair was left to Python (:meth:`chain_pair_answers` answers it).
+        """
+        if self._chain is None:
+            raise ValueError("chain_clearance_rows needs a chain batch (of_chain)")
+        threads = num_threads(parallelize)
+        chain, qs, X_PF, link_slot, parent_slot = self._chain
+        return ModelCache.of(self._model).native.chain_clearance(
+            chain, qs, X_PF, link_slot, parent_slot, max(max_distance, 0.0), max_distance,
+            threads, body_of, link_of, filtered, padding, influence, limit, positions)
+
+    def pairs_of_answer(self, k: int, answer: tuple,
+                        max_distance: float) -> list[SignedDistancePair]:
+        """Configuration k's pairs from its :meth:`chain_pair_answers` tuple."""
+        return signed_distance.pairs_from_answers(
+            self._model, settle_searched(self._model, specs.PairAnswers(answer)),
+            max_distance, lambda: self._scene(k))
 
     def compute_pair_distances(self, max_distance: float, parallelize=1,
                                pair_margin: np.ndarray | None = None) -> tuple[np.ndarray, ...]:

@@ -14,6 +14,7 @@ Only geometries with the proximity role take part in proximity queries.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -68,6 +69,24 @@ class QueryObject:
             If the id is unknown (or the frame was registered after the snapshot).
         """
         return RigidTransform._from_trusted_matrix4(self._X_W(id))
+
+    def get_poses_in_world(self, ids: Sequence[FrameId | GeometryId]) -> np.ndarray:
+        """Return :meth:`get_pose_in_world` of each id as one ``(N, 4, 4)`` array of matrices.
+
+        The same matrices to the bit, without a RigidTransform per id: for a
+        caller that needs the poses of every geometry a result names.
+
+        Raises
+        ------
+        KeyError, TypeError
+            As :meth:`get_pose_in_world`, for the first id it refuses.
+        """
+        ids = list(ids)
+        find = self._scene.model.find_index
+        indices = [find(i) if type(i) is GeometryId else None for i in ids]
+        if None not in indices:  # proximity geometries only: one gather
+            return self._scene.X_WG[indices]
+        return np.array([self._X_W(i) for i in ids], dtype=float).reshape(len(ids), 4, 4)
 
     def get_pose_in_parent(self, frame_id: FrameId) -> RigidTransform:
         """Return ``X_PF``, the frame's pose in its parent frame, at snapshot time."""

@@ -4,14 +4,14 @@ Reading, in time linear in the size of the robot:
 
 * lxml parses the file strictly (libxml2 refuses the hostile XML of
   docs/robot-files.md) and gives every element its line;
-* a checking pass validates every element the robot is read from, so each
-  error names the file, the line and the element, e.g.
-  ``arm.urdf:23: link 'forearm', collision #1: cylinder radius must be a
-  positive number, got '-0.1'``; it walks an ``xml.etree`` copy of lxml's
-  tree, whose elements are plain Python objects (see ``_walking_tree``);
-* the robot model (links, joints, origins, axes, limits, shapes) is read
-  from the checked tree as yourdfpy (PyPI, the reference of the tests)
-  reads it, and what yourdfpy could not read is refused with its line;
+* one pass checks and reads the robot model (links, joints, origins, axes,
+  limits, shapes), each number parsed once, so each error names the file,
+  the line and the element, e.g. ``arm.urdf:23: link 'forearm', collision
+  #1: cylinder radius must be a positive number, got '-0.1'``; it walks an
+  ``xml.etree`` copy of lxml's tree, whose elements are plain Python
+  objects (see ``_walking_tree``). The model is what yourdfpy (PyPI, the
+  reference of the tests) reads, and what yourdfpy could not read is
+  refused with its line (see ``_read``);
 * frames and geometries are registered in one batch each.
 
 What the scene gets, following Drake's URDF parser:
@@ -132,6 +132,8 @@ _SCHEMA = {
     "mimic": ({"joint", "multiplier", "offset"}, set()),
 }
 _MAX_UNKNOWN_WARNINGS = 20
+_IDENTITY4 = np.eye(4)
+_IDENTITY4.setflags(write=False)  # shared by every geometry without an <origin>
 #: Elements up to which the checks walk an ElementTree copy (a 10 000-link robot
 #: has about 120 000): past it, lxml's own tree, slower but three times smaller.
 _MAX_COPIED_ELEMENTS = 1_000_000
@@ -145,8 +147,12 @@ def _on_schema(root) -> bool:
     would warn about nothing. Sets of name pairs, built at C speed, make it
     a fraction of the walk's cost on a large robot.
     """
-    attributes = {(e.tag, a) for e in root.iter() for a in e.attrib}
-    children = {(e.tag, c.tag) for e in root.iter() if len(e) for c in e}
+    # One tuple per element (its tag and attribute names, or its tag and its
+    # children's tags), few of them distinct, then the pairs of those.
+    signatures = {(e.tag, *e.attrib) for e in root.iter()}
+    families = {(e.tag, *[c.tag for c in e]) for e in root.iter() if len(e)}
+    attributes = {(s[0], a) for s in signatures for a in s[1:]}
+    children = {(f[0], c) for f in families for c in f[1:]}
     return all(tag not in _SCHEMA or tag in _EXTENSIONS or a in _SCHEMA[tag][0]
                for tag, a in attributes) \
         and all(parent not in _SCHEMA or parent in _EXTENSIONS or parent == "geometry"
@@ -415,8 +421,7 @@ class _UrdfBuilder:
         tree = self.root = self._walking_tree(root, text)
         if unexpanded:
             self._refuse_unexpanded(tree)
-        self._check(tree)
-        return self._register(self._read_robot(tree))
+        return self._register(self._read(tree))
 
     def _walking_tree(self, root, text: bytes):
         """The tree the checks walk: a plain ElementTree copy when it holds the same elements.
@@ -430,8 +435,11 @@ class _UrdfBuilder:
         So is a tree of very many elements (whatever its links): the copy's
         Python objects take several times lxml's memory.
         """
-        if root.xpath("boolean(//processing-instruction())") \
-                or root.xpath("count(//*)") > _MAX_COPIED_ELEMENTS:
+        # The serialized text has '<?' only where a processing instruction is, and
+        # at least one '<' per element: the walks of the tree only when they may tell.
+        if (b"<?" in text and root.xpath("boolean(//processing-instruction())")) \
+                or (text.count(b"<") > _MAX_COPIED_ELEMENTS
+                    and root.xpath("count(//*)") > _MAX_COPIED_ELEMENTS):
             return root
         try:
             return ElementTree.fromstring(text)
@@ -559,191 +567,32 @@ class _UrdfBuilder:
 
     # ------------------------------------------------------------------- read
 
-    def _read_robot(self, root) -> _Robot:
-        """The robot model of the checked tree, read as yourdfpy reads it.
+    def _read(self, root) -> _Robot:
+        """Check and read the robot model (links, joints, origins, shapes) in one pass.
 
-        The checks above validated every value this reads; what they accept
-        and yourdfpy's reading did not (a comma between the numbers of an
-        ``<origin>``, an ``<axis>``, a colour or a single-number attribute;
-        a calibration or safety-controller value that is not a number; a
-        processing instruction before a shape) is refused here, with its
-        line. Origins are collected as rows and turned into poses in one
-        pass at the end.
+        Two kinds of refusal, each naming the file, the line and the
+        element. What is malformed (a missing attribute, a wrong count of
+        numbers, a size that is not positive...) is refused at once, in the
+        order of the file's links, materials and joints. What yourdfpy, the
+        reference of the tests, could not read although the checks accept
+        it (a comma between the numbers of an ``<origin>``, an ``<axis>``,
+        a colour or inside a single number; a calibration or
+        safety-controller value that is not a number; a processing
+        instruction before a shape) is noted, and once nothing malformed was
+        found the first of these in yourdfpy's order of reading is refused
+        (``_note``). A malformed visual is skipped with a warning, and
+        nothing it holds is refused. Origins are collected as rows and
+        turned into poses in one pass at the end.
         """
-        self._origins: list[tuple[str, str, object]] = []
-        links = []
-        for element in root.findall("link"):
-            inertial = element.find("inertial")
-            if inertial is not None:
-                self._read_inertial(inertial)
-            visuals = [self._read_item(item) for item in element.findall("visual")
-                       if item not in self.skipped]
-            collisions = [self._read_item(item) for item in element.findall("collision")]
-            links.append(_Link(element.get("name"), element, collisions, visuals))
-        joints = [self._read_joint(element) for element in root.findall("joint")]
-        for material in root.findall("material"):
-            self._read_material(material)
-        X = self._origin_poses()
-        return _Robot(root.get("name") or _stem(self.file), links, joints, X)
-
-    def _read_item(self, element) -> _Item:
-        geometry = element.find("geometry")
-        shape = geometry[0]
-        tag = shape.tag
-        if tag == "box":
-            values = (self._float_of(shape, "size", v, plural=True)
-                      for v in shape.get("size").replace(",", " ").split())
-            shape = ("box", tuple(values))
-        elif tag == "sphere":
-            shape = ("sphere", self._float(shape, "radius"))
-        elif tag == "cylinder":
-            shape = ("cylinder", self._float(shape, "radius"), self._float(shape, "length"))
-        elif tag == "mesh":
-            scale = shape.get("scale")
-            if scale is not None:
-                values = [self._float_of(shape, "scale", v, plural=True)
-                          for v in scale.replace(",", " ").split()]
-                scale = None if not values else values[0] if len(values) == 1 else values
-            shape = ("mesh", shape.get("filename"), scale)
-        else:
-            # A processing instruction before the shape: yourdfpy reads the first node.
-            self.fail(geometry, "<geometry>: a processing instruction comes before its shape")
-        if element.tag == "visual":
-            material = element.find("material")
-            if material is not None:
-                self._read_material(material)
-        return _Item(element.get("name"), self._read_origin(element), shape, element)
-
-    def _read_joint(self, element) -> _Joint:
-        axis = element.find("axis")
-        axis = (1.0, 0.0, 0.0) if axis is None else self._vector(axis, "xyz", "1 0 0")
-        limit = element.find("limit")
-        lower = upper = None
-        if limit is not None:
-            for attribute in ("effort", "velocity"):
-                self._float(limit, attribute)
-            lower, upper = self._float(limit, "lower"), self._float(limit, "upper")
-        mimic = element.find("mimic")
-        if mimic is not None:
-            mimic = (mimic.get("joint"), self._float(mimic, "multiplier", 1.0),
-                     self._float(mimic, "offset", 0.0))
-        for tag, attributes in (("calibration", ("rising", "falling")),
-                                ("safety_controller", ("soft_lower_limit", "soft_upper_limit",
-                                                       "k_position", "k_velocity"))):
-            extra = element.find(tag)
-            if extra is not None:
-                for attribute in attributes:
-                    self._float(extra, attribute)
-        return _Joint(element.get("name"), element.get("type"),
-                      element.find("parent").get("link"), element.find("child").get("link"),
-                      self._read_origin(element), axis, lower, upper, mimic, element)
-
-    def _read_inertial(self, inertial) -> None:
-        self._read_origin(inertial)
-        mass = inertial.find("mass")
-        if mass is not None:
-            self._float(mass, "value", 0.0)
-        inertia = inertial.find("inertia")
-        if inertia is not None:
-            for attribute in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
-                self._float(inertia, attribute, 0.0)
-
-    def _read_material(self, material) -> None:
-        color = material.find("color")
-        if color is not None:
-            self._vector(color, "rgba", "1 1 1 1")
-
-    def _read_origin(self, element) -> int:
-        """The row of the element's ``<origin>`` among the poses; -1 when it has none."""
-        origin = element.find("origin")
-        if origin is None:
-            return -1
-        self._origins.append((origin.get("xyz", "0 0 0"), origin.get("rpy", "0 0 0"), origin))
-        return len(self._origins) - 1
-
-    def _origin_poses(self) -> np.ndarray:
-        """``[R(rpy) | xyz]`` of every origin, (M, 4, 4)."""
-        origins = self._origins
-        if not origins:
-            return np.zeros((0, 4, 4))
-        xyz = np.empty((len(origins), 3))
-        rpy = np.empty((len(origins), 3))
-        try:
-            # The checks saw three finite numbers in each (commas read as blanks).
-            xyz[:] = [[float(v) for v in t.split()] for t, _, _ in origins]
-            rpy[:] = [[float(v) for v in r.split()] for _, r, _ in origins]
-        except ValueError:
-            for t, r, origin in origins:  # which one: it is refused with its line
-                self._vector(origin, "xyz", t)
-                self._vector(origin, "rpy", r)
-            raise
-        X = np.zeros((len(origins), 4, 4))
-        X[:, :3, :3] = rotation_matrices_from_rpy(rpy)
-        X[:, :3, 3] = xyz
-        X[:, 3, 3] = 1.0
-        return X
-
-    def _float(self, element, attribute: str, default: float | None = None) -> float | None:
-        """One number as yourdfpy reads it (``float`` of the whole text); None when absent."""
-        text = element.get(attribute)
-        if text is None:
-            return default
-        return self._float_of(element, attribute, text)
-
-    def _float_of(self, element, attribute: str, text: str, plural: bool = False) -> float:
-        try:
-            return float(text)
-        except ValueError:
-            value = element.get(attribute)
-            wanted = "numbers separated by blanks" if plural else "a number"
-            commas = ", without commas" if "," in value else ""
-            self.fail(element, f"<{element.tag}> {attribute} must be {wanted}{commas}, got "
-                               f"{quote(value)}")
-
-    def _vector(self, element, attribute: str, default: str) -> tuple[float, ...]:
-        """Numbers separated by blanks, as yourdfpy reads them (no commas)."""
-        return tuple(self._float_of(element, attribute, v, plural=True)
-                     for v in element.get(attribute, default).split())
-
-    # ------------------------------------------------------------------ check
-
-    def _numbers(self, element, attribute: str, what: object, count: int | tuple[int, ...],
-                 default: str | None = None, positive: bool = False) -> list[float]:
-        text = element.get(attribute, default)
-        if text is None:
-            self.fail(element, f"{what}: <{element.tag}> needs the attribute {attribute!r}")
-        # Plain Python: a robot has tens of thousands of these small checks.
-        if count == 1 and not positive:
-            try:  # one number without commas: what a split would find, sooner
-                value = float(text)
-            except ValueError:
-                pass
-            else:
-                if math.isfinite(value):
-                    return [value]
-        try:
-            values = [float(v) for v in text.replace(",", " ").split()]
-        except ValueError:
-            values = None
-        if values is not None and (len(values) == count if type(count) is int
-                                   else len(values) in count) \
-                and all(map(math.isfinite, values)) \
-                and not (positive and any(v <= 0 for v in values)):
-            return values
-        counts = (count,) if isinstance(count, int) else count
-        wanted = " or ".join(str(c) for c in counts)
-        kind = "positive numbers" if positive else "finite numbers"
-        self.fail(element, f"{what}: <{element.tag}> {attribute} must have {wanted} {kind}, "
-                           f"got {quote(text)}")
-
-    def _check(self, root) -> None:
-        """Validate everything the robot is read from, so errors carry a line and an element."""
         self.unlimited: set[str] = set()  # joints whose limits bound nothing
-        self.skipped: set = set()  # <visual> elements left out
+        self._strict: list[tuple[tuple, object, str]] = []  # see _note
+        self._xyz: list[list[float]] = []  # rows of the origins
+        self._rpy: list[list[float]] = []
         self._warn_unnamed(root)
         self._warn_unknown(root)
         links: dict[str, object] = {}
-        for link in root.findall("link"):
+        robot_links = []
+        for k, link in enumerate(root.findall("link")):
             name = link.get("name")
             if not name:
                 self.fail(link, "<link> needs a 'name' attribute")
@@ -752,17 +601,27 @@ class _UrdfBuilder:
                 self.fail(link, f"link {quote(name)} is declared twice (first on line "
                                 f"{self._line(links[name])})")
             links[name] = link
+            # Keys of what is noted: (phase, links 0, link, part, item); yourdfpy
+            # reads a link's inertial (part 0), visuals (1), then collisions (2).
             inertial = link.find("inertial")
             if inertial is not None:
-                self._check_inertial(inertial, _What("link", name, "inertial"))
-            for k, element in enumerate(link.findall("collision")):
-                self._check_geometry(element, _What("link", name, "collision #", k + 1))
-            for k, element in enumerate(link.findall("visual")):
-                self._check_visual(link, element, _What("link", name, "visual #", k + 1))
-        for material in root.findall("material"):
-            self._check_material(material, f"material {quote(material.get('name'))}")
+                self._read_inertial(inertial, _What("link", name, "inertial"), (0, 0, k, 0, 0))
+            collisions = [self._read_item(element, _What("link", name, "collision #", i + 1),
+                                          (0, 0, k, 2, i))
+                          for i, element in enumerate(link.findall("collision"))]
+            visuals = []
+            for i, element in enumerate(link.findall("visual")):
+                item = self._read_visual(element, _What("link", name, "visual #", i + 1),
+                                         (0, 0, k, 1, i))
+                if item is not None:
+                    visuals.append(item)
+            robot_links.append(_Link(name, link, collisions, visuals))
+        for m, material in enumerate(root.findall("material")):
+            self._check_material(material, f"material {quote(material.get('name'))}",
+                                 (0, 2, m, 0, 0), 0)
         joints: dict[str, object] = {}
-        for joint in root.findall("joint"):
+        robot_joints = []
+        for j, joint in enumerate(root.findall("joint")):
             name = joint.get("name")
             if not name:
                 self.fail(joint, "<joint> needs a 'name' attribute")
@@ -771,24 +630,179 @@ class _UrdfBuilder:
                 self.fail(joint, f"joint {quote(name)} is declared twice (first on line "
                                  f"{self._line(joints[name])})")
             joints[name] = joint
-            self._check_joint(joint, _What("joint", name), links)
+            robot_joints.append(self._read_joint(joint, _What("joint", name), links,
+                                                 (0, 1, j, 0, 0)))
         if not links:
             hint = (" (a xacro file that only defines macros: load the file that uses them)"
                     if self.data is not None else "")
             self.fail(root, f"the robot has no <link>, as urdfdom refuses too{hint}")
-        self.link_elements = links
-        self.joint_elements = joints
+        if self._strict:
+            _, element, message = min(self._strict, key=lambda noted: noted[0])
+            self.fail(element, message)
+        return _Robot(root.get("name") or _stem(self.file), robot_links, robot_joints,
+                      self._origin_poses())
 
-    def _check_visual(self, link, element, what: object) -> None:
+    def _note(self, key: tuple, element, attribute: str | None, plural: bool = False,
+              message: str | None = None) -> None:
+        """Note a value yourdfpy could not read, refused if nothing malformed is found.
+
+        ``key`` orders the notes as yourdfpy reads: (0, links 0 / joints 1 /
+        materials 2, index, part, item, attribute), and origins after all
+        else (phase 1), as yourdfpy's origins were read last.
+        """
+        if message is None:
+            value = element.get(attribute)
+            wanted = "numbers separated by blanks" if plural else "a number"
+            commas = ", without commas" if "," in value else ""
+            message = f"<{element.tag}> {attribute} must be {wanted}{commas}, got {quote(value)}"
+        self._strict.append((key, element, message))
+
+    def _read_visual(self, element, what: object, key: tuple) -> _Item | None:
         """A visual that is malformed, empty or of zero size is skipped: only the look is lost."""
-        if self.visuals:
+        if not self.visuals:
+            return None  # neither read nor registered
+        noted, rows = len(self._strict), len(self._xyz)
+        try:
+            return self._read_item(element, what, key)
+        except SceneFileError as err:
+            del self._strict[noted:]
+            del self._xyz[rows:], self._rpy[rows:]
+            self.warn(err.line or element, f"{err.message}; this visual is skipped, as RViz "
+                                           "draws the robot without it")
+        return None
+
+    def _read_item(self, element, what: object, key: tuple) -> _Item:
+        """A ``<collision>`` or ``<visual>``: its origin row, its shape and (visual) colour."""
+        origin = self._read_origin(element, what, key)
+        geometry = element.find("geometry")
+        if geometry is None:
+            self.fail(element, f"{what}: <{element.tag}> needs a <geometry>")
+        shapes = list(geometry) if len(geometry) == 1 else None
+        if shapes is None or not isinstance(shapes[0].tag, str):
+            shapes = [child for child in geometry if isinstance(child.tag, str)]
+        if len(shapes) != 1:
+            self.fail(geometry, f"{what}: <geometry> needs exactly one of "
+                                f"{', '.join(_GEOMETRY_TAGS)}, got "
+                                f"{', '.join(c.tag for c in shapes) or 'none'}")
+        shape = shapes[0]
+        tag = shape.tag
+        if tag == "box":
+            read = ("box", tuple(self._numbers(shape, "size", what, 3, positive=True)))
+        elif tag == "sphere":
+            read = ("sphere", self._numbers(shape, "radius", what, 1, positive=True,
+                                            key=key, sub=1)[0])
+        elif tag == "cylinder":
+            read = ("cylinder",
+                    self._numbers(shape, "radius", what, 1, positive=True, key=key, sub=1)[0],
+                    self._numbers(shape, "length", what, 1, positive=True, key=key, sub=2)[0])
+        elif tag == "mesh":
+            if not shape.get("filename"):
+                self.fail(shape, f"{what}: <mesh> needs a 'filename' attribute")
+            scale = None
+            if shape.get("scale") is not None:
+                scale = self._numbers(shape, "scale", what, (1, 3))
+                if not all(scale):
+                    self.fail(shape, f"{what}: <mesh> scale must not be zero, got "
+                                     f"{quote(shape.get('scale'))}")
+                scale = scale[0] if len(scale) == 1 else scale
+            read = ("mesh", shape.get("filename"), scale)
+        else:
+            self.fail(shape, f"{what}: unsupported shape <{tag}>; URDF shapes are "
+                             f"{', '.join(_GEOMETRY_TAGS)}")
+        if not isinstance(geometry[0].tag, str):
+            # A processing instruction before the shape: yourdfpy reads the first node.
+            self._note(key + (0,), geometry, None,
+                       message="<geometry>: a processing instruction comes before its shape")
+        if element.tag == "visual":
+            material = element.find("material")
+            if material is not None:
+                self._check_material(material, what, key, 3)
+        return _Item(element.get("name"), origin, read, element)
+
+    def _read_inertial(self, inertial, what: object, key: tuple) -> None:
+        # Not used by the scene, but yourdfpy, the reference, converts it: a bad number
+        # is refused, with its line.
+        origin = inertial.find("origin")
+        if origin is not None:
+            self._numbers(origin, "xyz", what, 3, default="0 0 0", key=(1,) + key[1:], sub=0)
+            self._numbers(origin, "rpy", what, 3, default="0 0 0", key=(1,) + key[1:], sub=1)
+        mass = inertial.find("mass")
+        if mass is not None:
+            self._numbers(mass, "value", what, 1, key=key, sub=0)
+        inertia = inertial.find("inertia")
+        if inertia is not None:
+            for n, attribute in enumerate(("ixx", "ixy", "ixz", "iyy", "iyz", "izz")):
+                self._numbers(inertia, attribute, what, 1, default="0", key=key, sub=1 + n)
+
+    def _read_origin(self, element, what: object, key: tuple) -> int:
+        """The row of the element's ``<origin>`` among the poses; -1 when it has none."""
+        origin = element.find("origin")
+        if origin is None:
+            return -1
+        # _numbers' first test, inline: an origin is two of a robot's commonest values.
+        rows = []
+        for attribute in ("xyz", "rpy"):
             try:
-                self._check_geometry(element, what)
-                return
-            except SceneFileError as err:
-                self.warn(err.line or element, f"{err.message}; this visual is skipped, as RViz "
-                                               "draws the robot without it")
-        self.skipped.add(element)  # neither read nor registered
+                values = list(map(float, origin.get(attribute, "0 0 0").split()))
+            except ValueError:
+                values = None
+            if values is None or len(values) != 3 or not math.isfinite(sum(values)):
+                # yourdfpy's origins were read after everything else: phase 1.
+                values = self._numbers(origin, attribute, what, 3, default="0 0 0",
+                                       key=(1,) + key[1:], sub=len(rows))
+            rows.append(values)
+        self._xyz.append(rows[0])
+        self._rpy.append(rows[1])
+        return len(self._xyz) - 1
+
+    def _origin_poses(self) -> np.ndarray:
+        """``[R(rpy) | xyz]`` of every origin, (M, 4, 4)."""
+        if not self._xyz:
+            return np.zeros((0, 4, 4))
+        X = np.zeros((len(self._xyz), 4, 4))
+        X[:, :3, :3] = rotation_matrices_from_rpy(np.array(self._rpy, dtype=float))
+        X[:, :3, 3] = self._xyz
+        X[:, 3, 3] = 1.0
+        return X
+
+    def _numbers(self, element, attribute: str, what: object, count: int | tuple[int, ...],
+                 default: str | None = None, positive: bool = False, key: tuple | None = None,
+                 sub: int = 0) -> list[float]:
+        """The finite numbers of an attribute, ``count`` of them, or a refusal naming it.
+
+        Commas are read as blanks; with a ``key`` a comma is noted (see
+        :meth:`_note`), as yourdfpy could not read it.
+        """
+        text = element.get(attribute, default)
+        if text is None:
+            self.fail(element, f"{what}: <{element.tag}> needs the attribute {attribute!r}")
+        # Plain Python: a robot has tens of thousands of these small checks. Numbers
+        # without commas first; a sum that is not finite (an infinity, a NaN or an
+        # overflow) is looked at below, number by number.
+        try:
+            values = list(map(float, text.split()))
+        except ValueError:
+            pass
+        else:
+            if (len(values) == count if type(count) is int else len(values) in count) \
+                    and math.isfinite(sum(values)) and not (positive and min(values) <= 0):
+                return values
+        try:
+            values = [float(v) for v in text.replace(",", " ").split()]
+        except ValueError:
+            values = None
+        if values is not None and (len(values) == count if type(count) is int
+                                   else len(values) in count) \
+                and all(map(math.isfinite, values)) \
+                and not (positive and any(v <= 0 for v in values)):
+            if key is not None and "," in text:
+                self._note(key + (sub,), element, attribute, plural=count != 1)
+            return values
+        counts = (count,) if isinstance(count, int) else count
+        wanted = " or ".join(str(c) for c in counts)
+        kind = "positive numbers" if positive else "finite numbers"
+        self.fail(element, f"{what}: <{element.tag}> {attribute} must have {wanted} {kind}, "
+                           f"got {quote(text)}")
 
     def _warn_unnamed(self, root) -> None:
         if not root.get("name"):
@@ -814,88 +828,37 @@ class _UrdfBuilder:
             self.fail(element, f"{kind} name {quote(name)} is over the limit of "
                                f"{self.limits.max_name_length} characters")
 
-    def _check_inertial(self, inertial, what: object) -> None:
-        # Not used by the scene, but yourdfpy, the reference, converts it: a bad number
-        # is refused, with its line.
-        self._check_origin(inertial, what)
-        mass = inertial.find("mass")
-        if mass is not None:
-            self._numbers(mass, "value", what, 1)
-        inertia = inertial.find("inertia")
-        if inertia is not None:
-            for attribute in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
-                self._numbers(inertia, attribute, what, 1, default="0")
-
-    def _check_origin(self, element, what: object) -> None:
-        origin = element.find("origin")
-        if origin is not None:
-            self._numbers(origin, "xyz", what, 3, default="0 0 0")
-            self._numbers(origin, "rpy", what, 3, default="0 0 0")
-
-    def _check_geometry(self, element, what: object) -> None:
-        self._check_origin(element, what)
-        geometry = element.find("geometry")
-        if geometry is None:
-            self.fail(element, f"{what}: <{element.tag}> needs a <geometry>")
-        shapes = [child for child in geometry if isinstance(child.tag, str)]
-        if len(shapes) != 1:
-            self.fail(geometry, f"{what}: <geometry> needs exactly one of "
-                                f"{', '.join(_GEOMETRY_TAGS)}, got "
-                                f"{', '.join(c.tag for c in shapes) or 'none'}")
-        shape = shapes[0]
-        if shape.tag == "box":
-            self._numbers(shape, "size", what, 3, positive=True)
-        elif shape.tag == "sphere":
-            self._numbers(shape, "radius", what, 1, positive=True)
-        elif shape.tag == "cylinder":
-            self._numbers(shape, "radius", what, 1, positive=True)
-            self._numbers(shape, "length", what, 1, positive=True)
-        elif shape.tag == "mesh":
-            if not shape.get("filename"):
-                self.fail(shape, f"{what}: <mesh> needs a 'filename' attribute")
-            if shape.get("scale") is not None:
-                scale = self._numbers(shape, "scale", what, (1, 3))
-                if not all(scale):
-                    self.fail(shape, f"{what}: <mesh> scale must not be zero, got "
-                                     f"{quote(shape.get('scale'))}")
-        else:
-            self.fail(shape, f"{what}: unsupported shape <{shape.tag}>; URDF shapes are "
-                             f"{', '.join(_GEOMETRY_TAGS)}")
-        material = element.find("material") if element.tag == "visual" else None
-        if material is not None:
-            self._check_material(material, what)
-
-    def _check_material(self, material, what: object) -> None:
+    def _check_material(self, material, what: object, key: tuple, sub: int) -> None:
         color = material.find("color")
         if color is not None:
-            rgba = self._numbers(color, "rgba", what, 4)
+            rgba = self._numbers(color, "rgba", what, 4, key=key, sub=sub)
             if any(v < 0 or v > 1 for v in rgba):
                 self.fail(color, f"{what}: <color> rgba must be in [0, 1], got "
                                  f"{quote(color.get('rgba'))}")
 
-    def _check_limits(self, joint, limit, what: object, kind: str) -> None:
+    def _check_limits(self, joint, limit, what: object, kind: str, lower, upper) -> None:
         """Limits that bound nothing leave the joint unlimited (sampled over all angles)."""
         if limit is None:
             self.warn(joint, f"{what}: a {kind} joint without <limit>; it is unlimited")
             return
-        missing = [a for a in ("lower", "upper") if limit.get(a) is None]
+        missing = [a for a, v in (("lower", lower), ("upper", upper)) if v is None]
         if missing:
             self.warn(limit, f"{what}: <limit> has no {' and no '.join(missing)}; that side "
                              "is unlimited")
             return
-        lower, upper = float(limit.get("lower")), float(limit.get("upper"))
         if lower > upper:
             self.unlimited.add(joint.get("name"))
             self.warn(limit, f"{what}: <limit> lower {lower:g} is above upper {upper:g}; the "
                              "joint is unlimited")
 
-    def _check_joint(self, joint, what: object, links: dict) -> None:
+    def _read_joint(self, joint, what: object, links: dict, key: tuple) -> _Joint:
         kind = joint.get("type")
         if kind not in _JOINT_TYPES:
             extra = (" (floating and planar joints are not supported)"
                      if kind in ("floating", "planar") else "")
             self.fail(joint, f"{what}: type must be one of {', '.join(_JOINT_TYPES)}, "
                              f"got {quote(kind)}{extra}")
+        ends = []
         for end in ("parent", "child"):
             element = joint.find(end)
             if element is None or not element.get("link"):
@@ -904,26 +867,52 @@ class _UrdfBuilder:
             link = element.get("link")
             if link not in links and not (end == "parent" and link == _WORLD):
                 self.fail(element, f"{what}: {end} link {quote(link)} is not a link of the robot")
-        self._check_origin(joint, what)
+            ends.append(link)
+        origin = self._read_origin(joint, what, key)
+        # yourdfpy reads the axis (sub 0), limit (1-4), mimic (5, 6), calibration (7, 8),
+        # safety controller (9-12).
         axis = joint.find("axis")
-        if axis is not None:
-            a = self._numbers(axis, "xyz", what, 3, default="1 0 0")
-            if kind != "fixed" and not any(a):
+        if axis is None:
+            vector = (1.0, 0.0, 0.0)
+        else:
+            vector = tuple(self._numbers(axis, "xyz", what, 3, default="1 0 0", key=key))
+            if kind != "fixed" and not any(vector):
                 self.fail(axis, f"{what}: <axis> xyz must not be zero")
         limit = joint.find("limit")
+        bounds = {}
         if limit is not None:
-            for attribute in ("lower", "upper", "effort", "velocity"):
+            for attribute, sub in (("lower", 3), ("upper", 4), ("effort", 1), ("velocity", 2)):
                 if limit.get(attribute) is not None:
-                    self._numbers(limit, attribute, what, 1)
+                    bounds[attribute] = self._numbers(limit, attribute, what, 1, key=key,
+                                                      sub=sub)[0]
+        lower, upper = bounds.get("lower"), bounds.get("upper")
         if kind in ("revolute", "prismatic"):
-            self._check_limits(joint, limit, what, kind)
+            self._check_limits(joint, limit, what, kind, lower, upper)
         mimic = joint.find("mimic")
         if mimic is not None:
             if not mimic.get("joint"):
                 self.fail(mimic, f"{what}: <mimic> needs a 'joint' attribute")
-            for attribute in ("multiplier", "offset"):
+            factors = [1.0, 0.0]
+            for n, attribute in enumerate(("multiplier", "offset")):
                 if mimic.get(attribute) is not None:
-                    self._numbers(mimic, attribute, what, 1)
+                    factors[n] = self._numbers(mimic, attribute, what, 1, key=key,
+                                               sub=5 + n)[0]
+            mimic = (mimic.get("joint"), *factors)
+        for tag, attributes, first in (("calibration", ("rising", "falling"), 7),
+                                       ("safety_controller", ("soft_lower_limit",
+                                                              "soft_upper_limit", "k_position",
+                                                              "k_velocity"), 9)):
+            extra = joint.find(tag)
+            if extra is not None:
+                for n, attribute in enumerate(attributes):
+                    text = extra.get(attribute)
+                    if text is not None:
+                        try:
+                            float(text)
+                        except ValueError:
+                            self._note(key + (first + n,), extra, attribute)
+        return _Joint(joint.get("name"), kind, ends[0], ends[1], origin, vector, lower, upper,
+                      mimic, joint)
 
     # --------------------------------------------------------------- register
 
@@ -1064,13 +1053,18 @@ class _UrdfBuilder:
                 if shape is None:
                     continue
                 # An origin's pose comes from checked finite numbers through the
-                # rotation formula: a rigid transform by construction, not re-checked.
-                X_FG = RigidTransform() if item.origin < 0 else \
-                    RigidTransform._from_trusted_matrix4(X_origin[item.origin].copy())
-                instance = GeometryInstance(X_FG, shape, name)
-                if kind == "collision":
+                # rotation formula: a rigid transform by construction, not re-checked
+                # (the scene graph copies it at registration).
+                X_FG = RigidTransform._from_trusted_matrix4(
+                    _IDENTITY4 if item.origin < 0 else X_origin[item.origin])
+                if kind == "collision" and name.strip() == name and name:
+                    instance = GeometryInstance._of_trusted(X_FG, shape, name,
+                                                            ProximityProperties())
+                elif kind == "collision":
+                    instance = GeometryInstance(X_FG, shape, name)
                     instance.set_proximity_properties(ProximityProperties())
                 else:
+                    instance = GeometryInstance(X_FG, shape, name)
                     illustration, perception = IllustrationProperties(), PerceptionProperties()
                     rgba = self._color(item.element, what)
                     if rgba is not None:
@@ -1178,33 +1172,40 @@ class _UrdfBuilder:
 
     def _filter_adjacent(self, scene: LoadedScene, robot: _Robot) -> None:
         """Filter joined links, except to the world, and groups welded by fixed joints."""
-        world_geometry = [scene.geometries[key] for key in scene.geometries
-                          if key.startswith(f"{_WORLD}::")]
-        group_of = {link.name: link.name for link in robot.links}
+        group_of: dict[str, str] = {}  # links joined by fixed joints only: most are alone
 
         def find(link: str) -> str:
-            while group_of[link] != link:
+            while group_of.setdefault(link, link) != link:
                 group_of[link] = link = group_of[group_of[link]]  # path halving
             return link
 
         # One declaration, applied at once: a statement per joint costs its own pairs.
         declaration = CollisionFilterDeclaration()
         sets: dict[str, GeometrySet] = {}  # a link is the parent of its children's joints
+        frames = scene.frames
+        has_world = any(link.name == _WORLD for link in robot.links)
         for joint in robot.joints:
-            if joint.parent != _WORLD:
-                for link in (joint.parent, joint.child):
-                    if link not in sets:
-                        sets[link] = GeometrySet(scene.frames[link])
-                declaration.exclude_between(sets[joint.parent], sets[joint.child])
-            if joint.type == "fixed" and joint.parent in group_of:
-                group_of[find(joint.child)] = find(joint.parent)
+            parent, child = joint.parent, joint.child
+            if parent != _WORLD:
+                set_parent = sets.get(parent)
+                if set_parent is None:
+                    set_parent = sets[parent] = GeometrySet(frames[parent])
+                set_child = sets.get(child)
+                if set_child is None:
+                    set_child = sets[child] = GeometrySet(frames[child])
+                declaration.exclude_between(set_parent, set_child)
+            if joint.type == "fixed" and (parent in frames or (parent == _WORLD and has_world)):
+                group_of[find(child)] = find(parent)
         groups: dict[str, list] = {}
         for link in group_of:
             groups.setdefault(find(link), []).append(link)
+        if has_world and _WORLD not in groups:
+            groups[_WORLD] = [_WORLD]
         for root, members in groups.items():
-            ids = [scene.frames[m] for m in members if m != _WORLD]
+            ids = [frames[m] for m in members if m != _WORLD]
             if root == _WORLD:
-                ids += world_geometry
+                ids += [scene.geometries[key] for key in scene.geometries
+                        if key.startswith(f"{_WORLD}::")]
             if len(ids) > 1:
                 declaration.exclude_within(GeometrySet(ids))
         scene.scene_graph.collision_filter_manager().apply(declaration)

@@ -343,7 +343,16 @@ class GeometryState(Registration):
 
     def _apply_filter_declaration(self, declaration: CollisionFilterDeclaration) -> None:
         with self._lock:
-            expanded = [(kind, self._expand(a), None if b is None else self._expand(b))
+            # A set in several statements (a link between its two joints) is expanded once.
+            sets: dict[int, set[int]] = {}
+
+            def expand(geometry_set: GeometrySet) -> set[int]:
+                values = sets.get(id(geometry_set))
+                if values is None:
+                    values = sets[id(geometry_set)] = self._expand(geometry_set)
+                return values
+
+            expanded = [(kind, expand(a), None if b is None else expand(b))
                         for kind, a, b in declaration.statements]
             self._filters.apply(expanded)
             self._topology_changed()
@@ -499,9 +508,14 @@ class GeometryState(Registration):
     def _slots_for(self, source_id: SourceId, frame_ids: Iterable[FrameId]) -> np.ndarray:
         """Slots of ``frame_ids`` (all of ``source_id``); the last lookup is cached."""
         source = self._source(source_id)
+        cache = self._slot_cache
+        # The same tuple again (a caller that poses the same frames every
+        # cycle): no id compared.
+        if cache is not None and cache[0][1] is frame_ids and cache[0][0] == source_id:
+            return cache[1]
         key = (source_id, tuple(frame_ids))
-        if self._slot_cache is not None and self._slot_cache[0] == key:
-            return self._slot_cache[1]
+        if cache is not None and cache[0] == key:
+            return cache[1]
         slot_of = self._slots_of_source(source_id)
         slots = np.empty(len(key[1]), dtype=np.intp)
         for n, frame_id in enumerate(key[1]):

@@ -25,9 +25,10 @@ __all__ = ["GeometryFrame", "GeometryInstance", "GeometrySet"]
 def _checked_name(kind: str, name: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"{kind} name must be a str, got {type(name).__name__}")
-    if not name.strip():
+    stripped = name.strip()
+    if not stripped:
         raise ValueError(f"{kind} name must not be empty or whitespace, got {name!r}")
-    return name.strip()
+    return stripped
 
 
 class GeometryFrame:
@@ -88,6 +89,21 @@ class GeometryInstance:
         self._proximity: ProximityProperties | None = None
         self._illustration: IllustrationProperties | None = None
         self._perception: PerceptionProperties | None = None
+
+    @classmethod
+    def _of_trusted(cls, X_PG: RigidTransform, shape: Shape, name: str,
+                    proximity: ProximityProperties | None = None) -> GeometryInstance:
+        # Hot-path constructor for library loaders: ``X_PG`` is a rigid transform
+        # the instance takes over (not copied), ``shape`` a Shape, ``name`` a
+        # non-empty stripped str, ``proximity`` properties it takes over.
+        instance = object.__new__(cls)
+        instance._id = GeometryId.get_new_id()
+        instance._X_PG = X_PG
+        instance._shape = shape
+        instance._name = name
+        instance._proximity = proximity
+        instance._illustration = instance._perception = None
+        return instance
 
     def id(self) -> GeometryId:
         return self._id

@@ -5,7 +5,7 @@ a new record, so a snapshot taken before keeps the points it saw. The
 query engine bins a record's points (``geometry_core.proximity.clouds``)
 the first time a query reads it.
 
-Imports numpy and the identifiers; never the query engine.
+Imports numpy, the identifiers and the compiled kernels; never the query engine.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geometry_core import native
 from geometry_core.scene_graph.identifiers import FrameId, GeometryId, SourceId
 
 __all__ = ["PointCloudRecord", "MAX_SCENE_CLOUD_POINTS", "MAX_SCENE_CLOUDS", "checked_cloud",
@@ -84,7 +85,5 @@ def checked_cloud(p_FP, radius, name: str) -> tuple[np.ndarray, float, int]:
         raise ValueError(f"point cloud {name!r}: {len(points)} points exceed the cap of "
                          f"{MAX_SCENE_CLOUD_POINTS}")
     points.setflags(write=False)
-    # Rows counted only when some value is not finite (one pass otherwise).
-    non_finite = (0 if np.isfinite(points).all()
-                  else int(len(points) - np.count_nonzero(finite_rows(points))))
-    return points, radius, non_finite
+    # One compiled pass over the rows, no (N, 3) mask of flags.
+    return points, radius, native.Cloud.non_finite_rows(points)

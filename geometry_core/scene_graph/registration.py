@@ -188,7 +188,7 @@ class Registration:
                     raise ValueError(f"parent frame {parent.name!r} belongs to source "
                                      f"{self._sources[parent.source_id].name!r}, not "
                                      f"{source.name!r}")
-            frame_id, name = frame.id(), frame.name()
+            frame_id, name = frame._id, frame._name
             if frame_id in self._frames or frame_id in pending:
                 raise ValueError(f"frame {name!r} ({frame_id!r}) is already registered")
             if name in source.frame_names or name in names:
@@ -199,16 +199,17 @@ class Registration:
         # Slots are handed out in order, so a frame's slot is known before it exists.
         base = len(self._frame_by_slot)
         parent_slots = []
+        records, by_slot = self._frames, self._frame_by_slot
         for k, (frame, parent_id) in enumerate(zip(frames, parents)):
-            parent = self._frames[parent_id]  # pending parents come first: already added
-            record = _Frame(frame.id(), frame.name(), source_id, parent_id, frame.frame_group(),
+            parent = records[parent_id]  # pending parents come first: already added
+            record = _Frame(frame._id, frame._name, source_id, parent_id, frame._frame_group,
                             base + k)
-            self._frames[record.id] = record
-            self._frame_by_slot.append(record)
+            records[record.id] = record
+            by_slot.append(record)
             parent.child_ids.append(record.id)
             parent_slots.append(parent.slot)
-        self._new_frame_slots(parent_slots, [frame.name() for frame in frames],
-                              [f"{source.name}::{frame.name()}" for frame in frames])
+        names = [frame._name for frame in frames]
+        self._new_frame_slots(parent_slots, names, [f"{source.name}::{name}" for name in names])
         source.frame_ids.extend(pending)
         source.frame_names.update(names)
         self._topology_changed()
@@ -280,27 +281,38 @@ class Registration:
             if next_id is not frame_id:  # a frame's geometries usually come together
                 if not isinstance(next_id, FrameId):
                     raise TypeError(f"parent_id must be a FrameId, got {next_id!r}")
-                frame_id, frame = next_id, self._own_frame(source_id, next_id)
-            geometry_id, name = geometry.id(), geometry.name()
+                frame = self._frames.get(next_id)
+                if frame is None or frame.source_id != source_id:
+                    frame = self._own_frame(source_id, next_id)  # raises, naming the fault
+                frame_id = next_id
+            # The instance's fields, read directly: this loop runs once per geometry
+            # of a robot (tens of thousands).
+            geometry_id, name = geometry._id, geometry._name
             if geometry_id in self._geometries or geometry_id in new_ids:
                 raise ValueError(f"geometry {name!r} ({geometry_id!r}) is already registered")
-            roles = [(props, _ROLE_OF[type(props)]) for props in
-                     (geometry.proximity_properties(), geometry.illustration_properties(),
-                      geometry.perception_properties()) if props is not None]
+            roles = {_ROLE_OF[type(props)]: props for props in
+                     (geometry._proximity, geometry._illustration, geometry._perception)
+                     if props is not None}
             taken = new_names.setdefault((id(frame), name), [])
-            for _, role in roles:
-                self._check_unique_name(frame, role, name)
+            for role in roles:
+                if name in frame.name_count:
+                    self._check_unique_name(frame, role, name)
                 if role in taken:
                     raise ValueError(f"frame {frame.name!r} already has a geometry named "
                                      f"{name!r} with the {role.name.lower()} role")
                 taken.append(role)
             new_ids.add(geometry_id)
             pending.append((frame, geometry, roles))
+        geometries_by_id, source_ids = self._geometries, source.geometry_ids
         for frame, geometry, roles in pending:
-            X_FG = geometry._X_PG.get_as_matrix4()  # a copy: the instance keeps its own
-            record = _Geometry(geometry.id(), geometry.name(), source_id, frame.id, None, X_FG,
-                               X_FG, geometry.shape(), dict((role, props) for props, role in roles))
-            self._insert_geometry(record, frame, source)
+            X_FG = geometry._X_PG._X.copy()  # the instance keeps its own
+            record = _Geometry(geometry._id, geometry._name, source_id, frame.id, None, X_FG,
+                               X_FG, geometry._shape, roles)
+            # _insert_geometry, inline
+            geometries_by_id[record.id] = record
+            frame.geometry_ids.append(record.id)
+            frame.name_count[record.name] = frame.name_count.get(record.name, 0) + 1
+            source_ids.append(record.id)
         if pending:
             self._topology_changed()
         return [geometry.id() for geometry in geometries]
@@ -475,9 +487,9 @@ class Registration:
     def _expand(self, geometry_set: GeometrySet) -> set[int]:
         """Id values of every geometry in the set (a frame stands for its geometries)."""
         values = set()
-        for frame_id in geometry_set.frames():
-            values.update(g.get_value() for g in self._frame(frame_id).geometry_ids)
-        for geometry_id in geometry_set.geometries():
+        for frame_id in geometry_set._frames:  # read, not copied
+            values.update([g._value for g in self._frame(frame_id).geometry_ids])
+        for geometry_id in geometry_set._geometries:
             values.add(self._geometry(geometry_id).id.get_value())
         return values
 

@@ -109,3 +109,41 @@ def test_sphere_hull_bound_never_skips_a_pair_within_reach(link):
         assert within.any() and (~within).any()
         assert np.array_equal(found[within], exact[within])
         assert np.all(np.isinf(found[exact > beyond + 1e-7]))
+
+
+@pytest.mark.parametrize("links", [("link4", "hand"), ("link0", "link6")])
+def test_overlaps_proven_by_gjk_keep_the_sign_and_bound_the_depth(links):
+    """Yes/no checks end a hull pair where GJK's simplex holds the origin deep inside.
+
+    That answer is a bound of the depth (the tetrahedron lies in the
+    Minkowski difference), never deeper than the exact kernel's, and its sign
+    is the exact one, on 4000 random placements of two Panda hulls.
+    """
+    from geometry_core import Convex
+    from geometry_core.proximity import specs
+
+    folder = robots.ROBOTS / "panda_description" / "meshes" / "collision"
+    hulls = [Convex(folder / f"{name}.stl") for name in links]
+    rng = np.random.default_rng(11)
+    model = specs.build_model(hulls, np.array([1, 2], dtype=np.int32),
+                              np.tile(np.eye(4), (2, 1, 1)), np.zeros(0, dtype=np.int64))
+    K = 4000
+    X_WF = np.tile(np.eye(4), (K, 3, 1, 1))
+    axes = rng.normal(size=(K, 3))
+    angles = rng.uniform(0, np.pi, K)
+    for k in range(K):
+        from transforms3d.axangles import axangle2mat
+        X_WF[k, 2, :3, :3] = axangle2mat(axes[k], angles[k])
+    X_WF[:, 2, :3, 3] = rng.uniform(-0.2, 0.2, (K, 3))
+    exact = np.array([specs.pair(hulls[0], np.eye(4), hulls[1], X_WF[k, 2])[1].distance
+                      for k in range(K)])
+    found, python = model.min_distances(np.ascontiguousarray(X_WF), 3, 0.0, True, False, 1, True)
+    found = np.frombuffer(found, dtype=np.float64)
+    assert python == []
+    assert (exact < -0.01).sum() > 100 and (exact > 0.0).sum() > 100
+    assert np.array_equal(found <= 0.0, exact <= 0.0)
+    assert np.array_equal(found < 0.0, exact < 0.0)
+    below = found < 0.0
+    assert np.all(found[below] >= exact[below])
+    # The proof answered a good share of the overlaps without the exact kernel.
+    assert (found[below] > exact[below]).mean() > 0.3

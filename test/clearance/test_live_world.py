@@ -410,3 +410,82 @@ def test_self_filter_and_non_finite_points_are_counted():
     assert checker.get_all_added_point_clouds() == {}
     checker.add_point_cloud("empty", np.zeros((0, 3)), radius)
     assert checker.check_config_collision_free(q)
+
+
+# A far outlier widens the grid's box past what the dense count of cells
+# covers: the occupied cells are counted in a table instead. The answers must
+# be the same.
+FAR = np.array([[400.0, 0.0, 0.0]])
+
+
+def cloud_rows_minimum(tables, ids):
+    """Per configuration, the least distance of the rows naming one of ``ids``."""
+    return [min((d for d, pair in zip(t.distances(), t.geometry_ids()) if set(pair) & ids),
+                default=np.inf) for t in tables]
+
+
+def test_a_cloud_with_a_far_outlier_answers_as_its_points_added_as_spheres():
+    radius = 0.015
+    cloud = make("panda", environment=False)
+    spheres = make("panda", environment=False)
+    points = workspace_points(400, 2)
+    cloud.add_point_cloud("camera", np.vstack([points[:200], FAR, points[200:]]), radius)
+    assert not cloud._clouds["camera"].native.dense
+    kept, _, _ = cloud.get_all_added_point_clouds()["camera"]
+    assert any(np.array_equal(p, FAR[0]) for p in kept)
+    for p_WP in kept:
+        spheres.add_collision_shape_to_body("spheres", "world", Sphere(radius),
+                                            RigidTransform(p_WP))
+    qs = robots.random_configurations(cloud, 500, 19)
+    verdicts = cloud.check_configs_collision_free(qs)
+    assert np.array_equal(verdicts, spheres.check_configs_collision_free(qs))
+    assert 50 < verdicts.sum() < 450
+    cloud_ids = {next(iter(cloud._world.clouds)).geometry_id}
+    sphere_ids = {d.geometry_id for d in spheres.get_all_added_collision_shapes()["spheres"]}
+    near = cloud_rows_minimum(cloud.calc_robot_clearances(qs[:100], 0.05), cloud_ids)
+    reference = cloud_rows_minimum(spheres.calc_robot_clearances(qs[:100], 0.05), sphere_ids)
+    assert np.isfinite(near).sum() > 50
+    assert np.allclose(near, reference, rtol=0.0, atol=1e-12)
+
+
+def test_the_self_filter_is_the_same_with_a_far_outlier():
+    rng = np.random.default_rng(6)
+    points = rng.uniform([-0.3, -0.3, 0.0], [0.3, 0.3, 1.1], (3000, 3))
+    plain = make("panda", environment=False, environment_padding=0.005)
+    far = make("panda", environment=False, environment_padding=0.005)
+    a = plain.add_point_cloud("camera", points, 0.01)
+    b = far.add_point_cloud("camera", np.vstack([points, FAR]), 0.01)
+    assert plain._clouds["camera"].native.dense and not far._clouds["camera"].native.dense
+    assert b.self_filtered == a.self_filtered > 20 and b.kept == a.kept + 1
+    kept_a = plain.get_all_added_point_clouds()["camera"][0]
+    kept_b = far.get_all_added_point_clouds()["camera"][0]
+    assert np.array_equal(kept_b, np.vstack([kept_a, FAR]))
+    qs = robots.random_configurations(plain, 300, 29)
+    assert np.array_equal(plain.check_configs_collision_free(qs),
+                          far.check_configs_collision_free(qs))
+    ids_a = {next(iter(plain._world.clouds)).geometry_id}
+    ids_b = {next(iter(far._world.clouds)).geometry_id}
+    assert cloud_rows_minimum(plain.calc_robot_clearances(qs[:50], 0.05), ids_a) == \
+        cloud_rows_minimum(far.calc_robot_clearances(qs[:50], 0.05), ids_b)
+
+
+def test_clouds_replaced_again_and_again_answer_as_a_fresh_checker():
+    # Large enough that a replaced cloud's buffers are kept for the next one.
+    rng = np.random.default_rng(8)
+    checker = make("ur5", environment=False)
+    qs = robots.random_configurations(checker, 200, 31)
+    for count in (40_000, 25_000, 60_000, 30_000):
+        points = rng.uniform([-0.8, -0.8, 0.0], [0.8, 0.8, 0.6], (count, 3))
+        points[rng.choice(count, count // 50, replace=False), rng.integers(0, 3)] = np.nan
+        report = checker.add_point_cloud("camera", points, 0.004)
+        fresh = make("ur5", environment=False)
+        assert fresh.add_point_cloud("camera", points, 0.004) == report
+        assert report.non_finite == count // 50 and report.self_filtered > 0
+        kept = checker.get_all_added_point_clouds()["camera"][0]
+        assert np.array_equal(kept, fresh.get_all_added_point_clouds()["camera"][0])
+        assert np.array_equal(checker.check_configs_collision_free(qs),
+                              fresh.check_configs_collision_free(qs))
+    ids = {next(iter(checker._world.clouds)).geometry_id}
+    ids_fresh = {next(iter(fresh._world.clouds)).geometry_id}
+    assert cloud_rows_minimum(checker.calc_robot_clearances(qs[:30], 0.05), ids) == \
+        cloud_rows_minimum(fresh.calc_robot_clearances(qs[:30], 0.05), ids_fresh)

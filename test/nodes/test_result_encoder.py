@@ -85,6 +85,34 @@ def test_world_witness_points_are_the_geometry_poses_applied():
         assert pair.distance == d.distance and pair.is_nhat_ba_w_unique == d.is_nhat_BA_W_unique
 
 
+def test_poses_asked_all_at_once_give_the_bytes_of_poses_asked_one_by_one():
+    demo = make_demo_scene()
+    scene_graph = demo.scene_graph
+    inspector = scene_graph.model_inspector()
+    # A cloud on the gripper: its pairs' witness points go out in the cloud's frame.
+    gripper = next(f for f in inspector.get_all_frame_ids() if inspector.get_name(f) == "gripper")
+    source = next(s for s in inspector.get_all_source_ids()
+                  if gripper in inspector.frames_for_source(s))
+    cloud = scene_graph.register_point_cloud(
+        source, gripper, np.array([[0.0, 0.0, 0.05], [0.02, -0.01, 0.0], [0.3, 0.3, 0.3]]), 0.02)
+    clouds = {cloud: scene_graph.get_point_cloud(cloud)}
+    names = GeometryNames(scene_graph.model_inspector(), "world", clouds)
+    encoder = ResultEncoder(names)
+    seen_cloud = 0
+    for query in _queries(demo):
+        distances = names.cloud_pairs_in_cloud_frames(
+            query.compute_signed_distance_pairwise_closest_points(0.1))
+        seen_cloud += any(cloud in (d.id_A, d.id_B) for d in distances)
+        one_by_one = names.pose_of(query.get_pose_in_world)
+        assert encoder.signed_distances(distances, names.poses_in_world(query), 0.1, 3, [],
+                                        []) == \
+            encoder.signed_distances(distances, one_by_one, 0.1, 3, [], [])
+        assert signed_distances_to_msg(distances, names, names.poses_in_world(query), 0.1, 3,
+                                       [], T) == \
+            signed_distances_to_msg(distances, names, one_by_one, 0.1, 3, [], T)
+    assert seen_cloud
+
+
 def test_a_geometry_the_scene_does_not_have_raises_key_error():
     demo = make_demo_scene()
     encoder = ResultEncoder(GeometryNames(demo.scene_graph.model_inspector(), "world"))

@@ -124,6 +124,34 @@ def test_get_pose_in_world_and_in_parent():
                                    spec.X_WG(k), atol=1e-14)
 
 
+def test_get_poses_in_world_are_get_pose_in_world_to_the_bit():
+    spec, ours = _scene(0)
+    # A geometry without the proximity role is posed from its frame.
+    sg = ours.scene_graph
+    source = sg.register_source("visual_only")
+    frame = sg.register_frame(source, GeometryFrame("visual_frame"))
+    visual = sg.register_geometry(source, frame, GeometryInstance(
+        RigidTransform([0.1, 0.2, 0.3]), Sphere(0.1), "visual"))
+    sg.set_poses(source, {frame: RigidTransform([1.0, -2.0, 0.5])})
+    query = sg.query_object()
+    proximity = list(reversed(ours.geometry_ids))
+    mixed = [ours.frame_ids[1], visual, *ours.geometry_ids[:3], frame, ours.geometry_ids[0]]
+    for ids in (proximity, mixed, []):
+        stacked = query.get_poses_in_world(ids)
+        assert stacked.shape == (len(ids), 4, 4)
+        for X, some_id in zip(stacked, ids):
+            np.testing.assert_array_equal(X, query.get_pose_in_world(some_id).get_as_matrix4())
+    # A copy: changing it changes no later answer.
+    stacked = query.get_poses_in_world(proximity)
+    stacked[:] = 0.0
+    np.testing.assert_array_equal(query.get_poses_in_world(proximity[:1])[0],
+                                  query.get_pose_in_world(proximity[0]).get_as_matrix4())
+    with pytest.raises(KeyError, match="not a registered geometry"):
+        query.get_poses_in_world([proximity[0], GeometryId.get_new_id()])
+    with pytest.raises(TypeError, match="expected a FrameId or GeometryId"):
+        query.get_poses_in_world([proximity[0], "frame_0"])
+
+
 # ---------------------------------------------------------------------- AABB
 
 

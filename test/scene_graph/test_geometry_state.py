@@ -365,6 +365,23 @@ def test_vectorised_setter_matches_dict_setter(scene):
     assert np.array_equal(sg.compute_world_poses(), by_dict)
 
 
+def test_vectorised_setter_takes_the_same_tuple_again_and_other_orders_between(scene):
+    sg, src, base, arm, hand = scene
+    order = (hand, base, arm)
+    shifted = np.tile(np.eye(4), (3, 1, 1))
+    shifted[:, 0, 3] = [3.0, 1.0, 2.0]
+    sg.set_poses_array(src, order, shifted)
+    sg.set_poses_array(src, [base, arm, hand], np.tile(np.eye(4), (3, 1, 1)))
+    sg.set_poses_array(src, order, shifted)  # the tuple cached first: its slots, not the list's
+    X_WF = sg.compute_world_poses()
+    slot = sg.frame_slot_map()
+    # base at x=1; arm on base, hand on arm (the scene fixture's chain): 1, 3, 6.
+    assert [X_WF[slot[f], 0, 3] for f in (base, arm, hand)] == [1.0, 3.0, 6.0]
+    other = SceneGraph()
+    with pytest.raises(KeyError):
+        other.set_poses_array(src, order, shifted)
+
+
 @pytest.mark.parametrize("corrupt, message", [
     (lambda X: X.__setitem__((1, 0, 3), np.nan), "NaN|finite"),
     (lambda X: X.__setitem__((1, 0, 3), np.inf), "inf|finite"),
