@@ -882,9 +882,17 @@ class _UrdfBuilder:
         bounds = {}
         if limit is not None:
             for attribute, sub in (("lower", 3), ("upper", 4), ("effort", 1), ("velocity", 2)):
-                if limit.get(attribute) is not None:
-                    bounds[attribute] = self._numbers(limit, attribute, what, 1, key=key,
-                                                      sub=sub)[0]
+                text = limit.get(attribute)
+                if text is None:
+                    continue
+                # _numbers' first test for one number, inline (four per joint).
+                try:
+                    value = float(text)
+                except ValueError:
+                    value = math.nan
+                if not math.isfinite(value):
+                    value = self._numbers(limit, attribute, what, 1, key=key, sub=sub)[0]
+                bounds[attribute] = value
         lower, upper = bounds.get("lower"), bounds.get("upper")
         if kind in ("revolute", "prismatic"):
             self._check_limits(joint, limit, what, kind, lower, upper)
