@@ -265,22 +265,26 @@ static int build_blocks(CloudObject *c) {
     return 0;
 }
 
+/* An empty box (low x y z, high x y z), and the box grown to take point q. */
+static inline void box_empty(double b[6]) {
+    b[0] = b[1] = b[2] = INFINITY;
+    b[3] = b[4] = b[5] = -INFINITY;
+}
+
+static inline void box_grow(double b[6], const double q[3]) {
+    for (int i = 0; i < 3; ++i) {
+        b[i] = q[i] < b[i] ? q[i] : b[i];
+        b[3 + i] = q[i] > b[3 + i] ? q[i] : b[3 + i];
+    }
+}
+
 /* Tight bounds of each cell's points into cell_box (cap, 6): low x y z, high x y z. */
 static void fill_bounds(CloudObject *c) {
     for (Py_ssize_t s = 0; s < c->cap; ++s) {
         double *b = c->cell_box + 6 * s;
-        double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
-        double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+        box_empty(b);
         const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
-        for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
-            l0 = q[0] < l0 ? q[0] : l0;
-            l1 = q[1] < l1 ? q[1] : l1;
-            l2 = q[2] < l2 ? q[2] : l2;
-            h0 = q[0] > h0 ? q[0] : h0;
-            h1 = q[1] > h1 ? q[1] : h1;
-            h2 = q[2] > h2 ? q[2] : h2;
-        }
-        b[0] = l0, b[1] = l1, b[2] = l2, b[3] = h0, b[4] = h1, b[5] = h2;
+        for (int32_t m = 0; m < c->count[s]; ++m, q += 3) box_grow(b, q);
     }
 }
 
@@ -492,21 +496,16 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
     }
     Py_ssize_t N = 0;
     Py_BEGIN_ALLOW_THREADS
-    double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
-    double h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+    double box[6];
+    box_empty(box);
     for (Py_ssize_t n = 0; n < rows; ++n) {
         const double *q = in + 3 * n;
         if (!finite3(q)) continue;
         ++N;
-        l0 = q[0] < l0 ? q[0] : l0;
-        l1 = q[1] < l1 ? q[1] : l1;
-        l2 = q[2] < l2 ? q[2] : l2;
-        h0 = q[0] > h0 ? q[0] : h0;
-        h1 = q[1] > h1 ? q[1] : h1;
-        h2 = q[2] > h2 ? q[2] : h2;
+        box_grow(box, q);
     }
-    self->lo[0] = l0, self->lo[1] = l1, self->lo[2] = l2;
-    self->hi[0] = h0, self->hi[1] = h1, self->hi[2] = h2;
+    self->lo[0] = box[0], self->lo[1] = box[1], self->lo[2] = box[2];
+    self->hi[0] = box[3], self->hi[1] = box[4], self->hi[2] = box[5];
     Py_END_ALLOW_THREADS
     self->non_finite = rows - N;
     /* About 32 points a cell over the area of the bounds' two largest sides

@@ -593,14 +593,7 @@ class _UrdfBuilder:
         links: dict[str, object] = {}
         robot_links = []
         for k, link in enumerate(root.findall("link")):
-            name = link.get("name")
-            if not name:
-                self.fail(link, "<link> needs a 'name' attribute")
-            self._check_name(link, "link", name)
-            if name in links:
-                self.fail(link, f"link {quote(name)} is declared twice (first on line "
-                                f"{self._line(links[name])})")
-            links[name] = link
+            name = self._declare(link, "link", links)
             # Keys of what is noted: (phase, links 0, link, part, item); yourdfpy
             # reads a link's inertial (part 0), visuals (1), then collisions (2).
             inertial = link.find("inertial")
@@ -622,14 +615,7 @@ class _UrdfBuilder:
         joints: dict[str, object] = {}
         robot_joints = []
         for j, joint in enumerate(root.findall("joint")):
-            name = joint.get("name")
-            if not name:
-                self.fail(joint, "<joint> needs a 'name' attribute")
-            self._check_name(joint, "joint", name)
-            if name in joints:
-                self.fail(joint, f"joint {quote(name)} is declared twice (first on line "
-                                 f"{self._line(joints[name])})")
-            joints[name] = joint
+            name = self._declare(joint, "joint", joints)
             robot_joints.append(self._read_joint(joint, _What("joint", name), links,
                                                  (0, 1, j, 0, 0)))
         if not links:
@@ -733,6 +719,24 @@ class _UrdfBuilder:
         if inertia is not None:
             for n, attribute in enumerate(("ixx", "ixy", "ixz", "iyy", "iyz", "izz")):
                 self._numbers(inertia, attribute, what, 1, default="0", key=key, sub=1 + n)
+
+    def _declare(self, element, kind: str, seen: dict) -> str:
+        """The name of a ``<link>`` or ``<joint>``, checked and entered in ``seen``.
+
+        Raises
+        ------
+        SceneFileError
+            When the name is missing, not a valid name, or declared before.
+        """
+        name = element.get("name")
+        if not name:
+            self.fail(element, f"<{kind}> needs a 'name' attribute")
+        self._check_name(element, kind, name)
+        if name in seen:
+            self.fail(element, f"{kind} {quote(name)} is declared twice (first on line "
+                               f"{self._line(seen[name])})")
+        seen[name] = element
+        return name
 
     def _read_origin(self, element, what: object, key: tuple) -> int:
         """The row of the element's ``<origin>`` among the poses; -1 when it has none."""
