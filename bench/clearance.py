@@ -223,11 +223,11 @@ def bench_arm(name: str, folder: Path, K: int, edges: int, influences: list[floa
         def drake_loop(d=d):
             return [drake.checker.CalcRobotClearance(q, d) for q in qd]
 
-        def pin_loop(d=d):
-            return [pinocchio.table(q, d) for q in qp]
+        pin_loop = None
+        if pinocchio is not None:
+            def pin_loop(d=d):
+                return [pinocchio.table(q, d) for q in qp]
 
-        if pinocchio is None:
-            pin_loop = None
         runs += [
             (f"clearance {d}", K, lambda d=d: [ours.calc_robot_clearance(q, d) for q in qs],
              drake_loop, pin_loop),

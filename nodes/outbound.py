@@ -210,7 +210,6 @@ class GeometryNames:
 
         return pose
 
-
     def poses_in_world(self, query: Any) -> WorldPoses:
         """:meth:`pose_of` ``query.get_pose_in_world``, also asked for many poses at once."""
         return WorldPoses(query, self.clouds)

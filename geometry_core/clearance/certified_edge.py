@@ -219,4 +219,3 @@ def pair_speeds(checker, q1: np.ndarray, q2: np.ndarray, link_radius: np.ndarray
     speed = link_total[:, None] + link_total[None, :]
     speed[1:1 + L, 1:1 + L] -= shared + shared.T
     return np.maximum(speed, 0.0, out=speed)
-

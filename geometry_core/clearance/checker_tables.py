@@ -131,8 +131,11 @@ class _PairTable:
 
 
 class _FilterTable(_PairTable):
-    """Filtered body pairs: a body with itself, two anchored bodies, two links welded
-    together (one ``group``), and the pairs set explicitly (which win over the rule)."""
+    """Filtered body pairs, by a rule and the pairs set explicitly.
+
+    The rule: a body with itself, two anchored bodies, two links welded
+    together (one ``group``); the pairs set explicitly win over it.
+    """
 
     def __init__(self, anchored: np.ndarray, group: np.ndarray) -> None:
         super().__init__(len(anchored))
@@ -150,9 +153,12 @@ class _FilterTable(_PairTable):
 
 
 class _PaddingTable(_PairTable):
-    """Padding of body pairs: ``self_padding`` between two robot bodies,
-    ``environment_padding`` between a robot body and another, 0 otherwise and on
-    the diagonal, and the pairs set explicitly."""
+    """Padding of body pairs, by a rule and the pairs set explicitly.
+
+    The rule: ``self_padding`` between two robot bodies,
+    ``environment_padding`` between a robot body and another, 0 otherwise and
+    on the diagonal.
+    """
 
     def __init__(self, is_robot: np.ndarray, self_padding: float,
                  environment_padding: float) -> None:

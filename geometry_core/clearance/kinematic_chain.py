@@ -277,9 +277,11 @@ class KinematicChain:
 
     @functools.cached_property
     def joint_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(columns, moving, A^T)``: per link, its joint's position column (0 where
-        no position moves it), 1.0 where one does, and :meth:`ancestor_mask`
-        transposed as floats (what a speed bound multiplies by). Read only.
+        """``(columns, moving, A^T)`` of the links, read only.
+
+        Per link, its joint's position column (0 where no position moves
+        it), 1.0 where one does, and :meth:`ancestor_mask` transposed as
+        floats (what a speed bound multiplies by).
         """
         moving = self.column >= 0
         tables = (np.where(moving, self.column, 0), moving.astype(float),
