@@ -416,7 +416,10 @@ def test_interrupted_demo_says_it_was_interrupted():
     process = subprocess.Popen(
         [sys.executable, "-m", "geometry_core.cli", "demo", "--no-lcm", "--duration", "60",
          "--rate", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        env={**os.environ, **SAFE_PATH})
+        env={**os.environ, **SAFE_PATH},
+        # SIGINT's default action, as in a terminal, even when this suite runs
+        # in the background (SIGINT ignored, and children inherit that).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         first = process.stdout.readline()  # the header, then one line a second
         while not first.startswith("t "):

@@ -218,6 +218,11 @@ class Peer:
         self.node.shutdown()
 
 
+def _default_sigint() -> None:
+    """In a child before exec: SIGINT's default action, whatever the parent had."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class NodeProcess:
     """A node started as its own process on the DDS backend, loopback only.
 
@@ -242,8 +247,11 @@ class NodeProcess:
         if command is None:
             command = [sys.executable, "-m", f"geometry_core_nodes.{module}", "--ros-args",
                        "--params-file", str(params_file), *extra_args]
+        # Ctrl-C as a terminal delivers it: a suite started in the background
+        # (SIGINT ignored, inherited by children) must not make stop() wait.
         self.process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True)
+                                        stderr=subprocess.STDOUT, text=True,
+                                        preexec_fn=_default_sigint)
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
