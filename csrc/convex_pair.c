@@ -243,23 +243,18 @@ int gc_convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
     return gc_convex_pair_within(A, X_WA, B, X_WB, INFINITY, out);
 }
 
-static int convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
-                       const double X_WB[16], double beyond, int verdict,
-                       gc_pair_result *out);
-
 int gc_convex_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                           const double X_WB[16], double beyond, gc_pair_result *out) {
-    return convex_pair(A, X_WA, B, X_WB, beyond, 0, out);
+    return gc_convex_pair_verdict(A, X_WA, B, X_WB, beyond, NULL, out);
 }
 
+/* proven NULL: gc_convex_pair_within, no verdict shortcut. */
 int gc_convex_pair_verdict(const gc_shape *A, const double X_WA[16], const gc_shape *B,
-                           const double X_WB[16], double beyond, gc_pair_result *out) {
-    return convex_pair(A, X_WA, B, X_WB, beyond, 1, out);
-}
-
-static int convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
-                       const double X_WB[16], double beyond, int verdict,
-                       gc_pair_result *out) {
+                           const double X_WB[16], double beyond, int *proven,
+                           gc_pair_result *out) {
+    int verdict = proven != NULL, proven_here = 0;
+    if (!verdict) proven = &proven_here;
+    *proven = 0;
     if (A->kind == GC_MESH || B->kind == GC_MESH) return GC_NOT_HANDLED;
     if (A->kind == GC_HALFSPACE && B->kind == GC_HALFSPACE) return GC_ERROR_HALFSPACES;
     if (A->kind == GC_HALFSPACE) return gc_halfspace_pair(X_WA, B, X_WB, out);
@@ -278,9 +273,8 @@ static int convex_pair(const gc_shape *A, const double X_WA[16], const gc_shape 
     cvx_posed_init(&pb, B, X_WB);
     double ra = cvx_bounding_radius(A), rb = cvx_bounding_radius(B);
     double scale = ra > rb ? ra : rb;
-    int proven = 0;
-    int status = signed_distance_supports(&pa, &pb, scale, beyond, verdict, &proven, out);
-    if (status == GC_BEYOND || proven) return status;
+    int status = signed_distance_supports(&pa, &pb, scale, beyond, verdict, proven, out);
+    if (status == GC_BEYOND || *proven) return status;
     if (status != GC_OK) {
         out->distance = NAN;
         return status;

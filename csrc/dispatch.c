@@ -76,17 +76,12 @@ static int pair_within(const gc_shape *A, const double X_WA[16], const gc_shape 
     }
     int status = gc_exact_pair(A, X_WA, B, X_WB, out);
     if (status != GC_NOT_HANDLED) return status;
-    if (verdict) {
-        status = gc_convex_pair_verdict(A, X_WA, B, X_WB, beyond + GC_PAIR_CERTIFICATE_TOLERANCE,
-                                        out);
-        /* A proven overlap carries no normal or witnesses: its distance is
-         * a bound, and the checks below are for answers. */
-        if (status == GC_OK && out->distance < 0.0 && gc_norm(out->nhat_BA_W) == 0.0)
-            return GC_OK;
-    } else {
-        status = gc_convex_pair_within(A, X_WA, B, X_WB,
-                                       beyond + GC_PAIR_CERTIFICATE_TOLERANCE, out);
-    }
+    int proven = 0;
+    status = gc_convex_pair_verdict(A, X_WA, B, X_WB, beyond + GC_PAIR_CERTIFICATE_TOLERANCE,
+                                    verdict ? &proven : NULL, out);
+    /* A proven overlap carries no normal or witnesses: its distance is a
+     * bound, and the checks below are for answers. */
+    if (proven) return status;
     /* The certificate proves g(n) equals the answer; the ascent test that n
      * is a local maximum of g (an answer too deep passes the first alone). */
     if (status == GC_OK && gc_ascent_gap(A, X_WA, B, X_WB, out) > GC_PAIR_CERTIFICATE_TOLERANCE)

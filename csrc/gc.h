@@ -117,12 +117,13 @@ int gc_convex_pair_within(const gc_shape *A, const double X_WA[16], const gc_sha
                           const double X_WB[16], double beyond, gc_pair_result *out);
 /* gc_convex_pair_within for a caller that needs only the sign of an
  * overlap: where GJK's simplex holds the origin deeper than round-off, the
- * cores overlap by at least that depth, and out->distance is set to minus
+ * cores overlap by at least that depth, so out->distance is set to minus
  * that depth less the margins (at least the true distance: a bound, with no
- * witnesses) and GC_OK returned at once. Else the same as
- * gc_convex_pair_within. */
+ * normal or witnesses), *proven to 1 and GC_OK returned at once. Else the
+ * same as gc_convex_pair_within, *proven 0. */
 int gc_convex_pair_verdict(const gc_shape *A, const double X_WA[16], const gc_shape *B,
-                           const double X_WB[16], double beyond, gc_pair_result *out);
+                           const double X_WB[16], double beyond, int *proven,
+                           gc_pair_result *out);
 /* Support point of G along d (any length), in G, with deterministic tie
  * conventions (a zero component counts as positive; a cylinder's d without
  * xy part takes the rim point on +Gx; a hull a maximising vertex: the first
