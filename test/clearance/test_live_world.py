@@ -303,6 +303,13 @@ def workspace_points(count, seed):
     return np.vstack([slab, column])
 
 
+def add_as_spheres(checker, points, radius):
+    """The cloud's reference: each point a sphere of ``radius`` in the world, group "spheres"."""
+    for p_WP in points:
+        checker.add_collision_shape_to_body("spheres", "world", Sphere(radius),
+                                            RigidTransform(p_WP))
+
+
 @pytest.mark.parametrize("name, padding", [("panda", 0.0), ("ur5", 0.01)])
 def test_a_cloud_answers_as_its_points_added_as_spheres(name, padding):
     radius = 0.015
@@ -311,9 +318,7 @@ def test_a_cloud_answers_as_its_points_added_as_spheres(name, padding):
     report = cloud.add_point_cloud("camera", workspace_points(400, 2), radius)
     kept, r, same = cloud.get_all_added_point_clouds()["camera"]
     assert r == radius and same == report and report.kept == len(kept) > 300
-    for p_WP in kept:
-        spheres.add_collision_shape_to_body("spheres", "world", Sphere(radius),
-                                            RigidTransform(p_WP))
+    add_as_spheres(spheres, kept, radius)
     qs = robots.random_configurations(cloud, 1000, 17)
     verdicts = cloud.check_configs_collision_free(qs)
     assert np.array_equal(verdicts, spheres.check_configs_collision_free(qs))
@@ -433,9 +438,7 @@ def test_a_cloud_with_a_far_outlier_answers_as_its_points_added_as_spheres():
     assert not cloud._clouds["camera"].native.dense
     kept, _, _ = cloud.get_all_added_point_clouds()["camera"]
     assert any(np.array_equal(p, FAR[0]) for p in kept)
-    for p_WP in kept:
-        spheres.add_collision_shape_to_body("spheres", "world", Sphere(radius),
-                                            RigidTransform(p_WP))
+    add_as_spheres(spheres, kept, radius)
     qs = robots.random_configurations(cloud, 500, 19)
     verdicts = cloud.check_configs_collision_free(qs)
     assert np.array_equal(verdicts, spheres.check_configs_collision_free(qs))
