@@ -16,6 +16,17 @@
  * point kernel (gc_point_distance): the same number a sphere of the cloud's
  * radius at that point gets from the sphere-X pair kernel, before the radius.
  *
+ * The yes/no query (any_near; the compiled batch loop of model.c asks it
+ * through gc_cloud_any_near) decides most geometries without touching a
+ * point: a summed-area table of the occupied blocks answers in eight reads
+ * whether the grown box's blocks hold any point; a bit per block skips the
+ * empty blocks of a row; a block, then a cell, is dropped whole when the
+ * tight bounds of its points lie beyond reach of the geometry's world box,
+ * of its box in G, or (a hull) above one of its face planes by more than
+ * the threshold. Only the points of the cells left meet lower_bound and the
+ * point kernel. Every test is a lower bound of the distance, so the verdict
+ * is the one the point kernel gives each point.
+ *
  * A Cloud is immutable after construction; the query loops run with the GIL
  * released, so several threads may query one Cloud at once.
  */
@@ -53,12 +64,28 @@ typedef struct {
     int32_t *bxyz;      /* (used, 3) their indices along x, y, z, in bcells' order: a
                          * query scans a block's cells in one run of memory */
     double *cell_box;   /* (cap, 6) tight bounds of each cell's points */
+    double *block_box;  /* (bcap, 6) tight bounds of each block's points */
+    int32_t *bdir;      /* (bdims product) block slot of each block of the box, -1 where
+                         * empty; NULL when the box holds more than BLOCK_DIR_MAX blocks
+                         * (the table answers alone) */
+    uint64_t *bbits;    /* with bdir: a bit per block, set where occupied, each row of
+                         * blocks along x (one y, z) starting a word: a query skips the
+                         * empty blocks of a row a word at a time */
+    int64_t row_words;  /* words of a row of bbits */
+    int32_t *bsum;      /* with bdir: ((bdims[0] + 1) (bdims[1] + 1) (bdims[2] + 1)) occupied
+                         * blocks at or below each block along every axis (a summed-area
+                         * table), so that a query learns in eight reads whether its
+                         * range of blocks holds any point */
     Py_ssize_t non_finite; /* rows skipped */
     Py_ssize_t self_filtered; /* points the construction's self filter took out */
     int dense;          /* counted in the dense array over the box, not the table */
 } CloudObject;
 
-#define BLOCK 8
+#define BLOCK 4
+/* A query finds a block by the directory, one read, while the box holds at
+ * most this many blocks (4 bytes each; a dense build's box holds at most
+ * N / 64 + 8), and by the table beyond. */
+#define BLOCK_DIR_MAX ((int64_t)1 << 22)
 
 /* Spare buffers: the large arrays of Clouds gone and the scratch of past
  * builds, kept for the next build so that replacing a cloud of the same size
@@ -141,6 +168,10 @@ static void cloud_dealloc(CloudObject *self) {
     free(self->bcells);
     free(self->bxyz);
     free(self->cell_box);
+    free(self->block_box);
+    free(self->bdir);
+    free(self->bbits);
+    free(self->bsum);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -460,6 +491,65 @@ static int build_hashed(CloudObject *c, const double *in, Py_ssize_t rows, int64
     return 0;
 }
 
+/* Each occupied block's tight bounds: the union of its cells'. */
+static void fill_block_bounds(CloudObject *c) {
+    for (Py_ssize_t b = 0; b < c->bcap; ++b) {
+        if (c->bkeys[b] == -1) continue;
+        double *bb = c->block_box + 6 * b;
+        box_empty(bb);
+        for (int32_t k = 0; k < c->bcount[b]; ++k) {
+            const double *cb = c->cell_box + 6 * (Py_ssize_t)c->bcells[c->bstart[b] + k];
+            for (int a = 0; a < 3; ++a) {
+                bb[a] = cb[a] < bb[a] ? cb[a] : bb[a];
+                bb[3 + a] = cb[3 + a] > bb[3 + a] ? cb[3 + a] : bb[3 + a];
+            }
+        }
+    }
+}
+
+/* The blocks' bounds and, while the box holds at most BLOCK_DIR_MAX
+ * blocks, their directory; -1 when out of memory. Runs without the GIL. */
+static int block_index(CloudObject *c) {
+    c->block_box = malloc((size_t)c->bcap * 6 * sizeof(double));
+    if (c->block_box == NULL) return -1;
+    fill_block_bounds(c);
+    int64_t nb = c->bdims[0] * c->bdims[1] * c->bdims[2];
+    if (nb > BLOCK_DIR_MAX) return 0;
+    c->row_words = (c->bdims[0] + 63) / 64;
+    int64_t sx = c->bdims[0] + 1, sy = c->bdims[1] + 1, sz = c->bdims[2] + 1;
+    c->bdir = malloc((size_t)nb * sizeof(int32_t));
+    c->bbits = calloc((size_t)(c->row_words * c->bdims[1] * c->bdims[2]), sizeof(uint64_t));
+    c->bsum = calloc((size_t)(sx * sy * sz), sizeof(int32_t));
+    if (c->bdir == NULL || c->bbits == NULL || c->bsum == NULL) return -1;
+    memset(c->bdir, 0xff, (size_t)nb * sizeof(int32_t));
+    for (Py_ssize_t b = 0; b < c->bcap; ++b) {
+        int64_t key = c->bkeys[b];
+        if (key == -1) continue;
+        c->bdir[key] = (int32_t)b;
+        int64_t bx = key % c->bdims[0], row = key / c->bdims[0];
+        c->bbits[row * c->row_words + bx / 64] |= (uint64_t)1 << (bx % 64);
+        int64_t by = row % c->bdims[1], bz = row / c->bdims[1];
+        c->bsum[((bz + 1) * sy + by + 1) * sx + bx + 1] = 1;
+    }
+    /* Prefix sums along x, then y, then z. */
+    for (int64_t z = 1; z < sz; ++z)
+        for (int64_t y = 1; y < sy; ++y) {
+            int32_t *row = c->bsum + (z * sy + y) * sx;
+            for (int64_t x = 1; x < sx; ++x) row[x] += row[x - 1];
+        }
+    for (int64_t z = 1; z < sz; ++z)
+        for (int64_t y = 1; y < sy; ++y) {
+            int32_t *row = c->bsum + (z * sy + y) * sx, *below = row - sx;
+            for (int64_t x = 1; x < sx; ++x) row[x] += below[x];
+        }
+    for (int64_t z = 1; z < sz; ++z)
+        for (int64_t y = 1; y < sy; ++y) {
+            int32_t *row = c->bsum + (z * sy + y) * sx, *under = row - sx * sy;
+            for (int64_t x = 1; x < sx; ++x) row[x] += under[x];
+        }
+    return 0;
+}
+
 static int self_filter(CloudObject *self, PyObject *model_o, PyObject *xwf_o, Py_ssize_t F,
                        PyObject *geoms_o, PyObject *thr_o);
 
@@ -541,7 +631,8 @@ static int cloud_init(CloudObject *self, PyObject *args, PyObject *kwds) {
         Py_BEGIN_ALLOW_THREADS
         self->dense = dense;
         failed = (dense ? build_dense(self, in, rows, key_of, cells, total)
-                        : build_hashed(self, in, rows, key_of, cells)) < 0;
+                        : build_hashed(self, in, rows, key_of, cells)) < 0 ||
+                 block_index(self) < 0;
         Py_END_ALLOW_THREADS
     }
     spare_give(cells, cells_size);
@@ -710,6 +801,136 @@ static Py_ssize_t cells_near(const CloudObject *c, const double center[3], const
     return count;
 }
 
+/* Whether the gap from the world box (center, half) to box cb (low, high)
+ * exceeds `bound` beyond rounding: the gap as cell_lower_bound shrinks it,
+ * compared squared (no root). */
+static inline int box_beyond(const double center[3], const double half[3], const double *cb,
+                             double bound) {
+    double gap2 = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        double above = cb[a] - (center[a] + half[a]), below = (center[a] - half[a]) - cb[3 + a];
+        double e = above > below ? above : below;
+        if (e > 0.0) gap2 += e * e;
+    }
+    if (!(gap2 > 0.0)) return 0;
+    double t = bound + 1e-12;
+    return t < 0.0 || gap2 * ((1.0 - 1e-9) * (1.0 - 1e-9)) > t * t;
+}
+
+/* Whether a hull's face planes put every point of box cb (world low, high)
+ * beyond `bound` of it: some plane above which the whole box lies higher
+ * than `bound` (the box's lowest corner over the plane, taken with the
+ * box's half extents projected exactly onto the plane's normal in W). */
+static int hull_beyond(const gc_shape *shape, const double *X_WG, const double *cb,
+                       double bound) {
+    double c_W[3], h_W[3], c_G[3];
+    for (int a = 0; a < 3; ++a) {
+        c_W[a] = 0.5 * (cb[a] + cb[3 + a]);
+        h_W[a] = 0.5 * (cb[3 + a] - cb[a]);
+    }
+    gc_to_local(X_WG, c_W, c_G);
+    for (int t = 0; t < shape->nt; ++t) {
+        const double *n = shape->tri_n + 3 * t;
+        double height = n[0] * c_G[0] + n[1] * c_G[1] + n[2] * c_G[2] - shape->tri_d[t];
+        if (height <= bound) continue;
+        /* Row j of R_WG is W's axis j in G. */
+        double r = 0.0;
+        for (int j = 0; j < 3; ++j)
+            r += fabs(X_WG[4 * j] * n[0] + X_WG[4 * j + 1] * n[1] + X_WG[4 * j + 2] * n[2]) *
+                 h_W[j];
+        height -= r;
+        if (height - 1e-12 * (1.0 + fabs(height) + r) > bound) return 1;
+    }
+    return 0;
+}
+
+/* The slot of block (bx, by, bz), -1 when it holds no point. */
+static inline Py_ssize_t block_at(const CloudObject *c, int64_t bx, int64_t by, int64_t bz) {
+    int64_t key = block_key(c, bx, by, bz);
+    if (c->bdir != NULL) return c->bdir[key];
+    Py_ssize_t b = block_slot(c, key);
+    return c->bkeys[b] == -1 ? -1 : b;
+}
+
+/* Some point of the cloud whose signed distance to the geometry at X_WG
+ * (world box center, half) is at most `bound`, the first found; hit->index
+ * -1 when none. The blocks the grown box reaches, each dropped whole when
+ * its points' bounds are beyond reach of the world box or of the geometry's
+ * own box in G; then the cells of a block kept, by the same two tests; then
+ * the points of a cell kept, by lower_bound and the point kernel. */
+static int any_near(const CloudObject *c, const gc_shape *shape, const double *box_G,
+                    const double *X_WG, const double center[3], const double half[3],
+                    double bound, cloud_hit *hit) {
+    int64_t from[3], to[3];
+    for (int a = 0; a < 3; ++a) {
+        /* The reach along the axis, grown by a hair against the rounding of
+         * the world box (the tests below are the exact ones). */
+        double extra = (bound > 0.0 ? bound : 0.0) +
+                       1e-9 * (1.0 + fabs(center[a]) + half[a] + fabs(bound));
+        double lo = center[a] - half[a] - extra, hi = center[a] + half[a] + extra;
+        if (hi < c->lo[a] || lo > c->hi[a]) return GC_OK;
+        from[a] = cell_index(c, a, lo) / BLOCK;
+        to[a] = cell_index(c, a, hi) / BLOCK;
+    }
+    if (c->bsum != NULL) {
+        /* The occupied blocks of the range, by inclusion and exclusion. */
+        int64_t sx = c->bdims[0] + 1, sxy = sx * (c->bdims[1] + 1);
+        const int32_t *S = c->bsum;
+        int64_t x0 = from[0], x1 = to[0] + 1, y0 = from[1] * sx, y1 = (to[1] + 1) * sx,
+                z0 = from[2] * sxy, z1 = (to[2] + 1) * sxy;
+        int32_t n = S[z1 + y1 + x1] - S[z1 + y1 + x0] - S[z1 + y0 + x1] + S[z1 + y0 + x0] -
+                    S[z0 + y1 + x1] + S[z0 + y1 + x0] + S[z0 + y0 + x1] - S[z0 + y0 + x0];
+        if (n == 0) return GC_OK;
+    }
+    for (int64_t bz = from[2]; bz <= to[2]; ++bz)
+    for (int64_t by = from[1]; by <= to[1]; ++by)
+    for (int64_t word = from[0] / 64; word <= to[0] / 64; ++word) {
+        /* The occupied blocks of the row's word within [from, to] along x
+         * (every block of it without a directory). */
+        uint64_t bits = ~(uint64_t)0;
+        if (c->bbits != NULL) bits = c->bbits[(bz * c->bdims[1] + by) * c->row_words + word];
+        int64_t first = word * 64, last = first + 63;
+        if (from[0] > first) bits &= ~(uint64_t)0 << (from[0] - first);
+        if (to[0] < last) bits &= ~(uint64_t)0 >> (last - to[0]);
+        for (; bits; bits &= bits - 1) {
+        int64_t bx = first + __builtin_ctzll(bits);
+        Py_ssize_t b = block_at(c, bx, by, bz);
+        if (b < 0) continue;
+        const double *bb = c->block_box + 6 * b;
+        if (box_beyond(center, half, bb, bound)) continue;
+        if (cell_lower_bound(shape, box_G, X_WG, bb) > bound)
+            continue;
+        const int32_t *slots = c->bcells + c->bstart[b];
+        for (int32_t k = 0; k < c->bcount[b]; ++k) {
+            Py_ssize_t s = slots[k];
+            const double *cb = c->cell_box + 6 * s;
+            if (c->count[s] == 0 || box_beyond(center, half, cb, bound)) continue;
+            if (cell_lower_bound(shape, box_G, X_WG, cb) > bound)
+                continue;
+            if (shape->kind == GC_CONVEX && hull_beyond(shape, X_WG, cb, bound)) continue;
+            const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
+            for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
+                if (lower_bound(shape, box_G, X_WG, q, bound) > bound) continue;
+                gc_point_result r;
+                int status = gc_point_distance(shape, X_WG, q, &r);
+                if (status != GC_OK) return status;
+                if (r.distance > bound) continue;
+                hit->distance = r.distance;
+                hit->index = c->order[c->start[s] + m];
+                for (int a = 0; a < 3; ++a) {
+                    hit->p_GN[a] = r.p_GN[a];
+                    hit->grad_W[a] = r.grad[a];
+                    hit->p_WP[a] = q[a];
+                }
+                hit->unique = r.unique;
+                return GC_OK;
+            }
+        }
+        }
+    }
+    return GC_OK;
+}
+
 /* The nearest point of the cloud to geometry g at X_WG whose signed distance
  * is at most `threshold` (any such point when `first`); hit->index -1 when
  * none. Returns GC_OK, the kernel's status when it handles no such shape, or
@@ -729,51 +950,7 @@ static int nearest(const CloudObject *c, const gc_shape *shape, const double *bo
         world_box(X_WG, box_G, center, half);
     }
     double bound = threshold;
-    if (first) {
-        /* Any point within the bound will do: the blocks and their cells in
-         * storage order, tested as they come (nothing collected or sorted). */
-        int64_t from[3], to[3];
-        double extra = bound > 0.0 ? bound : 0.0;
-        for (int a = 0; a < 3; ++a) {
-            double lo = center[a] - half[a] - extra, hi = center[a] + half[a] + extra;
-            if (hi < c->lo[a] || lo > c->hi[a]) return GC_OK;
-            from[a] = cell_index(c, a, lo);
-            to[a] = cell_index(c, a, hi);
-        }
-        for (int64_t bz = from[2] / BLOCK; bz <= to[2] / BLOCK; ++bz)
-        for (int64_t by = from[1] / BLOCK; by <= to[1] / BLOCK; ++by)
-        for (int64_t bx = from[0] / BLOCK; bx <= to[0] / BLOCK; ++bx) {
-            Py_ssize_t b = block_slot(c, block_key(c, bx, by, bz));
-            if (c->bkeys[b] == -1) continue;
-            for (int32_t k = 0; k < c->bcount[b]; ++k) {
-                const int32_t *xyz = c->bxyz + 3 * (Py_ssize_t)(c->bstart[b] + k);
-                if (xyz[0] < from[0] || xyz[0] > to[0] || xyz[1] < from[1] ||
-                    xyz[1] > to[1] || xyz[2] < from[2] || xyz[2] > to[2])
-                    continue;
-                Py_ssize_t s = c->bcells[c->bstart[b] + k];
-                if (c->count[s] == 0) continue;
-                if (cell_lower_bound(shape, box_G, X_WG, c->cell_box + 6 * s) > bound) continue;
-                const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
-                for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
-                    if (lower_bound(shape, box_G, X_WG, q, bound) > bound) continue;
-                    gc_point_result r;
-                    int status = gc_point_distance(shape, X_WG, q, &r);
-                    if (status != GC_OK) return status;
-                    if (r.distance > bound) continue;
-                    hit->distance = r.distance;
-                    hit->index = c->order[c->start[s] + m];
-                    for (int a = 0; a < 3; ++a) {
-                        hit->p_GN[a] = r.p_GN[a];
-                        hit->grad_W[a] = r.grad[a];
-                        hit->p_WP[a] = q[a];
-                    }
-                    hit->unique = r.unique;
-                    return GC_OK;
-                }
-            }
-        }
-        return GC_OK;
-    }
+    if (first) return any_near(c, shape, box_G, X_WG, center, half, bound, hit);
     cell_ref *cells;
     Py_ssize_t count = cells_near(c, center, half, bound, 1, &cells);
     if (count < 0) return -1;
@@ -1144,6 +1321,7 @@ static int self_filter(CloudObject *self, PyObject *model_o, PyObject *xwf_o, Py
                     }
                 }
             }
+            fill_block_bounds(self);
             self->self_filtered = N - kept;
             self->N = kept;
         }
@@ -1270,6 +1448,17 @@ static PyTypeObject CloudType = {
     .tp_init = (initproc)cloud_init,
     .tp_new = PyType_GenericNew,
 };
+
+int gc_cloud_check(PyObject *object) { return PyObject_TypeCheck(object, &CloudType); }
+
+int gc_cloud_any_near(PyObject *cloud, const gc_shape *shape, const double *box_G,
+                      const double *X_WG, double threshold) {
+    cloud_hit h;
+    /* The first-hit search allocates nothing: its only failure is the kernel's. */
+    if (nearest((const CloudObject *)cloud, shape, box_G, X_WG, threshold, 1, &h) != GC_OK)
+        return -1;
+    return h.index >= 0;
+}
 
 int gc_cloud_register(PyObject *module) {
     if (PyType_Ready(&CloudType) < 0) return -1;

@@ -22,5 +22,13 @@ typedef struct {
 /* Fill *view from a Model; TypeError (-1) for anything else. */
 int gc_model_get_view(PyObject *model, gc_model_view *view);
 int gc_cloud_register(PyObject *module);
+/* Whether `object` is a Cloud (cloud.c). */
+int gc_cloud_check(PyObject *object);
+/* The yes/no query of a Cloud for a compiled loop (no GIL, no allocation):
+ * 1 when some point lies within `threshold` of the geometry (shape, local
+ * box box_G, pose X_WG), 0 when none does, -1 when the point kernel
+ * handles no such shape (the caller asks Python, which raises). */
+int gc_cloud_any_near(PyObject *cloud, const gc_shape *shape, const double *box_G,
+                      const double *X_WG, double threshold);
 
 #endif
