@@ -900,6 +900,15 @@ typedef struct {
      * table rows (clearance_of). */
     const clearance_spec *clearance;
     double **jacobians;          /* (K) malloc'd (rows, positions) arrays */
+    /* Point clouds (chain_min_distances' clouds): a configuration the pairs
+     * leave free (its answer above zero, nothing left to Python) is asked
+     * of each Cloud whether a point lies within thresholds[c, r] of
+     * geometry cloud_geoms[r], with the poses the pairs used. */
+    PyObject *const *clouds;     /* (nclouds) Cloud objects */
+    Py_ssize_t nclouds, cloud_R;
+    const int *cloud_geoms;      /* (cloud_R) */
+    const double *cloud_thr;     /* (nclouds, cloud_R) */
+    unsigned char *cloud_hit;    /* (K): 1 a point within reach, 2 left to Python */
 } batch_job;
 
 /* The smallest distance of one configuration (world frame poses X_WF), as
@@ -1125,6 +1134,23 @@ static int clearance_of(const batch_job *job, const double *X_WF, pair_record *r
     return 0;
 }
 
+/* A free configuration against the job's clouds (X_WG: its geometries'
+ * poses): 1 when some cloud has a point within reach of a listed geometry,
+ * 2 when the point kernel handles a geometry's shape not (Python answers),
+ * else 0. */
+static unsigned char cloud_verdict(const batch_job *job, const double *X_WG) {
+    const ModelObject *m = job->m;
+    for (Py_ssize_t c = 0; c < job->nclouds; ++c)
+        for (Py_ssize_t r = 0; r < job->cloud_R; ++r) {
+            int g = job->cloud_geoms[r];
+            int near = gc_cloud_any_near(job->clouds[c], &m->shapes[g], m->box_G + 6 * g,
+                                         X_WG + 16 * g, job->cloud_thr[c * job->cloud_R + r]);
+            if (near < 0) return 2;
+            if (near) return 1;
+        }
+    return 0;
+}
+
 static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
     batch_job *job = ctx;
     batch_scratch *w = &job->scratch[worker];
@@ -1152,6 +1178,8 @@ static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
         }
         double best = min_distance_of(job, X_WF, w, &job->python[k]);
         job->out[k] = best;
+        if (job->nclouds > 0 && best > 0.0 && !job->python[k] && !w->failed)
+            job->cloud_hit[k] = cloud_verdict(job, w->X_WG);
         if (job->first_contact && best <= 0.0 && !job->python[k]) {
             ptrdiff_t seen = atomic_load_explicit(&job->first, memory_order_relaxed);
             while (k < seen && !atomic_compare_exchange_weak_explicit(
@@ -1375,12 +1403,12 @@ static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *ch
                                  PyObject *parents_o, int threads);
 
 static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
-    PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o;
+    PyObject *chain_o, *qs_o, *xpf_o, *links_o, *parents_o, *clouds_o = Py_None;
     double report_max;
     int stop_below_zero, first_contact, threads, verdict_only = 0;
-    if (!PyArg_ParseTuple(args, "OOOOOdppi|p", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
+    if (!PyArg_ParseTuple(args, "OOOOOdppi|pO", &chain_o, &qs_o, &xpf_o, &links_o, &parents_o,
                           &report_max, &stop_below_zero, &first_contact, &threads,
-                          &verdict_only))
+                          &verdict_only, &clouds_o))
         return NULL;
     if (isnan(report_max)) {
         PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
@@ -1390,7 +1418,46 @@ static PyObject *model_chain_min_distances(ModelObject *self, PyObject *args) {
                      .margin = report_max > 0.0 ? report_max : 0.0,
                      .stop_below_zero = stop_below_zero, .first_contact = first_contact,
                      .verdict_only = verdict_only};
-    return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+    if (clouds_o == Py_None)
+        return run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+    /* clouds: (sequence of Cloud, geometries int32 (R,), thresholds float64 (C, R)). */
+    PyObject *list = NULL, *out = NULL;
+    Py_buffer geoms, thr;
+    int got = 0;
+    PyObject *cloud_seq, *geoms_o, *thr_o;
+    if (!PyArg_ParseTuple(clouds_o, "OOO", &cloud_seq, &geoms_o, &thr_o)) return NULL;
+    list = PySequence_Fast(cloud_seq, "clouds[0] must be a sequence of Cloud");
+    if (list == NULL) return NULL;
+    Py_ssize_t C = PySequence_Fast_GET_SIZE(list);
+    for (Py_ssize_t c = 0; c < C; ++c)
+        if (!gc_cloud_check(PySequence_Fast_GET_ITEM(list, c))) {
+            PyErr_Format(PyExc_TypeError, "clouds[0][%zd] is not a Cloud", c);
+            goto clouds_done;
+        }
+    if (gc_get_buffer(geoms_o, &geoms, 'i', -1, "cloud geometries") < 0) goto clouds_done;
+    got = 1;
+    Py_ssize_t R = geoms.len / 4;
+    if (gc_get_buffer(thr_o, &thr, 'd', C * R, "cloud thresholds") < 0) goto clouds_done;
+    got = 2;
+    for (Py_ssize_t r = 0; r < R; ++r) {
+        int g = ((const int *)geoms.buf)[r];
+        if (g < 0 || g >= self->G) {
+            PyErr_Format(PyExc_ValueError, "cloud geometries[%zd] = %d is not a geometry of "
+                         "the model", r, g);
+            goto clouds_done;
+        }
+    }
+    job.clouds = PySequence_Fast_ITEMS(list);
+    job.nclouds = C;
+    job.cloud_R = R;
+    job.cloud_geoms = geoms.buf;
+    job.cloud_thr = thr.buf;
+    out = run_chain_batch(self, &job, chain_o, qs_o, xpf_o, links_o, parents_o, threads);
+clouds_done:
+    if (got >= 2) PyBuffer_Release(&thr);
+    if (got >= 1) PyBuffer_Release(&geoms);
+    Py_DECREF(list);
+    return out;
 }
 
 /* chain_pairs(chain, qs (K, n), X_PF, link_slot, parent_slot, margin,
@@ -1551,6 +1618,22 @@ static PyObject *run_chain_batch(ModelObject *self, batch_job *job, PyObject *ch
     job->positions = positions;
     job->link_slot = views[2].buf;
     job->parent_slot = views[3].buf;
+    if (job->nclouds > 0) {
+        /* (mins, flagged, hits): hits (K,) bytes as batch_job's cloud_hit. */
+        PyObject *hits = PyBytes_FromStringAndSize(NULL, K);
+        if (hits == NULL) goto done;
+        memset(PyBytes_AS_STRING(hits), 0, (size_t)K);
+        job->cloud_hit = (unsigned char *)PyBytes_AS_STRING(hits);
+        out = run_batch(job, K, threads, views[1].buf);
+        if (out != NULL) {
+            PyObject *all = Py_BuildValue("(OOO)", PyTuple_GET_ITEM(out, 0),
+                                          PyTuple_GET_ITEM(out, 1), hits);
+            Py_DECREF(out);
+            out = all;
+        }
+        Py_DECREF(hits);
+        goto done;
+    }
     out = run_batch(job, K, threads, views[1].buf);
 done:
     for (int v = 0; v < got; ++v) PyBuffer_Release(&views[v]);
@@ -1581,9 +1664,13 @@ static PyMethodDef model_methods[] = {
      "smallest distances within max_distance (inf if none), configurations left to Python)"},
     {"chain_min_distances", (PyCFunction)model_chain_min_distances, METH_VARARGS,
      "chain_min_distances(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot,\n"
-     "max_distance, stop_below_zero, first_contact, threads[, verdict_only]) -> as\n"
+     "max_distance, stop_below_zero, first_contact, threads[, verdict_only, clouds]) -> as\n"
      "min_distances, for the\n"
-     "frames a kinematic chain poses at each configuration"},
+     "frames a kinematic chain poses at each configuration. clouds: (sequence of Cloud,\n"
+     "geometries int32 (R,), thresholds float64 (C, R)) adds a third answer, bytes (K,):\n"
+     "for a configuration answered above zero, 1 when some cloud has a point within\n"
+     "thresholds[c, r] of geometry r, 2 when the point kernel handles such a shape not\n"
+     "(Python answers it), else 0"},
     {"chain_pairs", (PyCFunction)model_chain_pairs, METH_VARARGS,
      "chain_pairs(chain, qs (K,n), X_PF (F,4,4), link_slot, parent_slot, margin, report_max,\n"
      "strict, local, threads[, pair_margin (G*G) float64: each pair's own margin, at most\n"

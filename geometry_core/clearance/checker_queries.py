@@ -146,15 +146,16 @@ class CheckerQueries:
             pairs.sort(key=lambda pair: (pair.id_A.get_value(), pair.id_B.get_value()))
         return out
 
-    def _cloud_contacts(self, world: World, X_WF: np.ndarray) -> np.ndarray:
-        """(K,) bool: some robot geometry's padded distance to a cloud point is <= 0."""
-        hit = np.zeros(X_WF.shape[0], dtype=bool)
+    def _cloud_spec(self, world: World) -> tuple:
+        """The clouds as :meth:`BatchQuery.has_contacts` takes them.
+
+        Their natives, the robot's geometries and (C, R) thresholds: each
+        cloud's radius plus each geometry's body padding against the world.
+        """
         geometries, bodies = world.robot_geometries, world.robot_bodies
-        for cloud in world.clouds:
-            thresholds = np.ascontiguousarray(cloud.radius + self._padding[bodies, 0],
-                                              dtype=np.float64)
-            hit |= cloud.any_within(world.native, X_WF, geometries, thresholds)
-        return hit
+        thresholds = np.array([cloud.radius + self._padding[bodies, 0] for cloud in world.clouds],
+                              dtype=np.float64).reshape(len(world.clouds), len(geometries))
+        return [cloud.native for cloud in world.clouds], geometries, thresholds
 
     def check_configs_collision_free(self, qs, parallelize=1) -> np.ndarray:
         """Return a (K,) bool array: whether each configuration is collision-free.
@@ -212,11 +213,11 @@ class CheckerQueries:
             # configuration and stops each at its first overlap; a pair that
             # touches (distance 0) is a collision, as with padding.
             batch = self._chain_batch(qs, world)
-            free = ~batch.has_contacts(parallelize)
-            if world.clouds and free.any():
-                # Only configurations still free need the cloud.
-                free[free] = ~self._cloud_contacts(world, batch.X_WF[free])
-            return free
+            if not world.clouds:
+                return ~batch.has_contacts(parallelize)
+            # The clouds are asked inside the compiled loop, with the poses
+            # the pairs used, only for the configurations still free.
+            return ~batch.has_contacts(parallelize, clouds=self._cloud_spec(world))
         rows, _, _ = self._pairs_in(qs, self._max_padding(), world, parallelize)
         return np.array([all(d > 0.0 for _, _, d, _ in config) for config in rows], dtype=bool)
 

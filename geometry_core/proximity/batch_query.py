@@ -103,7 +103,8 @@ class BatchQuery:
         return len(self._posed)
 
     def _min_distances(self, max_distance: float, stop_below_zero: bool,
-                       first_contact: bool = False, parallelize=1, verdict_only: bool = False):
+                       first_contact: bool = False, parallelize=1, verdict_only: bool = False,
+                       clouds: tuple | None = None):
         """Answer all K configurations in one compiled call, on native threads.
 
         Returns the (K,) smallest distances and the configurations left to
@@ -113,13 +114,23 @@ class BatchQuery:
         overlap (a sphere inside each, fixed per shape) is answered with the
         depth of that overlap, a lower bound of the true one, and no pair
         kernel runs.
+
+        With ``clouds`` (see :meth:`has_contacts`) and a chain batch, a third
+        answer: the (K,) uint8 cloud verdicts of the compiled loop (None
+        otherwise).
         """
         threads = num_threads(parallelize)
         if not self._posed:
-            return np.zeros(0), []
+            return (np.zeros(0), [], None) if clouds is not None else (np.zeros(0), [])
         compiled = ModelCache.of(self._model).native
         if self._chain is not None and self._X_WF is None:
             chain, qs, X_PF, link_slot, parent_slot = self._chain
+            if clouds is not None:
+                found, python, hits = compiled.chain_min_distances(
+                    chain, qs, X_PF, link_slot, parent_slot, max_distance, stop_below_zero,
+                    first_contact, threads, verdict_only, clouds)
+                return (np.frombuffer(found, dtype=np.float64).copy(), python,
+                        np.frombuffer(hits, dtype=np.uint8))
             found, python = compiled.chain_min_distances(
                 chain, qs, X_PF, link_slot, parent_slot, max_distance, stop_below_zero,
                 first_contact, threads, verdict_only)
@@ -128,7 +139,8 @@ class BatchQuery:
             found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
                                                    stop_below_zero, first_contact, threads,
                                                    verdict_only)
-        return np.frombuffer(found, dtype=np.float64).copy(), python
+        found = np.frombuffer(found, dtype=np.float64).copy()
+        return (found, python, None) if clouds is not None else (found, python)
 
     def has_collisions(self, parallelize=1) -> np.ndarray:
         """Return a (K,) bool array: whether configuration k has any overlapping pair.
@@ -144,19 +156,59 @@ class BatchQuery:
             out[k] = collisions_exist.has_collisions_pairwise(self._scene(k))
         return out
 
-    def has_contacts(self, parallelize=1) -> np.ndarray:
+    def has_contacts(self, parallelize=1, clouds: tuple | None = None) -> np.ndarray:
         """Return a (K,) bool array: whether configuration k has a pair touching or overlapping.
 
         As :meth:`has_collisions`, but a pair at distance exactly zero counts
         (Drake's collision checkers call a configuration in collision when a
         distance is at or below its padding, here zero).
+
+        ``clouds``: ``(natives, geometries, thresholds)``, compiled point
+        clouds (``native.Cloud``), int32 geometry indices (R,) and float64
+        thresholds (C, R): a configuration also counts when some cloud c has
+        a point within ``thresholds[c, r]`` of geometry ``geometries[r]``
+        (``Cloud.any_within``). A chain batch asks the clouds inside its
+        compiled loop, on the same threads, only for the configurations the
+        pairs leave free.
         """
-        found, python = self._min_distances(0.0, True, parallelize=parallelize,
-                                            verdict_only=True)
+        if clouds is None:
+            found, python = self._min_distances(0.0, True, parallelize=parallelize,
+                                                verdict_only=True)
+            hits = None
+        else:
+            natives, geometries, thresholds = clouds
+            geometries = np.ascontiguousarray(geometries, dtype=np.int32)
+            thresholds = np.ascontiguousarray(thresholds, dtype=np.float64).reshape(
+                len(natives), len(geometries))
+            found, python, hits = self._min_distances(
+                0.0, True, parallelize=parallelize, verdict_only=True,
+                clouds=(list(natives), geometries, thresholds))
         out = found <= 0.0
         for k in python:
             out[k] = self._contact_in_python(k)
+        if clouds is None:
+            return out
+        if hits is not None:
+            out |= hits == 1
+            # Left to Python: configurations the pairs left to Python, and
+            # those with a shape the point kernel does not handle.
+            rest = np.array(sorted(set(python) | set(np.flatnonzero(hits == 2).tolist())),
+                            dtype=np.intp)
+        else:
+            rest = np.arange(len(out))
+        rest = rest[~out[rest]]
+        if len(rest):
+            X_WF = np.ascontiguousarray(self.X_WF[rest])
+            for native_cloud, row in zip(natives, thresholds):
+                hit = np.frombuffer(native_cloud.any_within(
+                    self._model_native(), X_WF, X_WF.shape[1], geometries, row),
+                    dtype=np.uint8).astype(bool)
+                out[rest] |= hit
         return out
+
+    def _model_native(self):
+        """The compiled model the clouds' queries read."""
+        return ModelCache.of(self._model).native
 
     def _contact_in_python(self, k: int) -> bool:
         """Whether configuration k, which the compiled kernels left to Python, has a contact."""
