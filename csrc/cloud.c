@@ -1373,6 +1373,10 @@ static PyObject *cloud_dense(CloudObject *self, void *closure) {
     return PyBool_FromLong(self->dense);
 }
 
+static PyObject *cloud_block_directory(CloudObject *self, void *closure) {
+    return PyBool_FromLong(self->bdir != NULL);
+}
+
 static PyObject *cloud_cell(CloudObject *self, void *closure) {
     return PyFloat_FromDouble(self->h);
 }
@@ -1425,6 +1429,11 @@ static PyGetSetDef cloud_getset[] = {
      "True when the points were counted in a dense array over the box's cells; False\n"
      "when the box holds too many cells for that (a far outlier) and a table of the\n"
      "occupied cells counted them (the same cells, the same answers)", NULL},
+    {"block_directory", (getter)cloud_block_directory, NULL,
+     "True when the yes/no query finds blocks through a directory of the box's blocks\n"
+     "(with a bit per block and a summed-area table of them); False when the box holds\n"
+     "more than 2**22 blocks (far outliers) and the table of occupied blocks answers\n"
+     "alone (the same answers)", NULL},
     {"bounds", (getter)cloud_bounds, NULL,
      "((low x, y, z), (high x, y, z)) of the finite points given, None when there are none",
      NULL},

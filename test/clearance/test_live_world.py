@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import robots  # noqa: E402
 
-from geometry_core import Box, Convex, HalfSpace, Mesh, RigidTransform, Sphere  # noqa: E402
+from geometry_core import Box, Convex, HalfSpace, Mesh, RigidTransform, Sphere, native  # noqa: E402
 from geometry_core.clearance import CollisionChecker  # noqa: E402
 from geometry_core.clearance.live_world import BodyShapeDescription  # noqa: E402
 
@@ -492,3 +492,159 @@ def test_clouds_replaced_again_and_again_answer_as_a_fresh_checker():
     ids_fresh = {next(iter(fresh._world.clouds)).geometry_id}
     assert cloud_rows_minimum(checker.calc_robot_clearances(qs[:30], 0.05), ids) == \
         cloud_rows_minimum(fresh.calc_robot_clearances(qs[:30], 0.05), ids_fresh)
+
+
+# The yes/no query drops blocks and cells of points whole (their bounds against
+# the geometry's boxes and a hull's face planes) before any point meets the
+# point kernel. These place points where such a shortcut would go wrong.
+
+def cloud_and_spheres(name, points, radius, padding=0.0):
+    """A checker with ``points`` as a cloud, and one with its kept points as spheres."""
+    cloud = make(name, environment=False, environment_padding=padding)
+    spheres = make(name, environment=False, environment_padding=padding)
+    cloud.add_point_cloud("camera", points, radius)
+    kept, _, _ = cloud.get_all_added_point_clouds()["camera"]
+    add_as_spheres(spheres, kept, radius)
+    return cloud, spheres
+
+
+def test_points_on_cell_and_block_borders_answer_as_spheres():
+    radius = 0.015
+    base = workspace_points(400, 2)
+    grid = native.Cloud(base, radius)
+    h, (lo, hi) = grid.cell, np.array(grid.bounds)
+    # Keep the extreme points (the same box and count, so the same cells);
+    # move the others onto the borders of blocks (4 cells) and of cells.
+    extreme = np.unique(np.concatenate([base.argmin(axis=0), base.argmax(axis=0)]))
+    movable = np.setdiff1d(np.arange(len(base)), extreme)
+    rng = np.random.default_rng(5)
+    steps = np.floor((hi - lo) / h).astype(int)
+    points = base.copy()
+    for k, row in enumerate(movable):
+        cell = rng.integers(0, steps + 1)
+        if k % 2 == 0:
+            cell = cell // 4 * 4   # a block's corner
+        on = lo + cell * h
+        # One, two or three coordinates exactly on a border, the others inside.
+        axes = rng.random(3) < 0.6
+        points[row] = np.where(axes, np.minimum(on, hi), base[row])
+    again = native.Cloud(points, radius)
+    assert again.cell == h and again.bounds == grid.bounds and again.block_directory
+    cloud, spheres = cloud_and_spheres("panda", points, radius)
+    qs = robots.random_configurations(cloud, 1000, 37)
+    verdicts = cloud.check_configs_collision_free(qs)
+    assert np.array_equal(verdicts, spheres.check_configs_collision_free(qs))
+    assert 50 < verdicts.sum() < 950
+
+
+def test_a_cloud_of_far_corners_without_a_block_directory_answers_as_spheres():
+    radius = 0.015
+    far = np.array([[4000.0, 0.0, 0.0], [0.0, 4000.0, 0.0], [0.0, 0.0, 4000.0]])
+    points = np.vstack([workspace_points(300, 3), far])
+    grid = native.Cloud(points, radius)
+    assert not grid.block_directory and not grid.dense
+    cloud, spheres = cloud_and_spheres("ur5", points, radius, padding=0.01)
+    qs = robots.random_configurations(cloud, 500, 41)
+    verdicts = cloud.check_configs_collision_free(qs)
+    assert np.array_equal(verdicts, spheres.check_configs_collision_free(qs))
+    assert 50 < verdicts.sum() < 450
+
+
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+def test_a_cloud_of_one_point_and_of_one_cell_answer_as_spheres(name):
+    radius = 0.02
+    rng = np.random.default_rng(43)
+    qs = None
+    for points in (np.array([[0.4, 0.1, 0.4]]),
+                   np.array([0.35, -0.05, 0.45]) + rng.uniform(0.0, 0.01, (30, 3))):
+        cloud, spheres = cloud_and_spheres(name, points, radius)
+        if qs is None:
+            qs = robots.random_configurations(cloud, 1000, 47)
+        verdicts = cloud.check_configs_collision_free(qs)
+        assert np.array_equal(verdicts, spheres.check_configs_collision_free(qs))
+        assert 0 < (~verdicts).sum() < 1000
+
+
+@pytest.mark.parametrize("padding", [0.0, 0.004])
+def test_points_a_micrometre_beyond_reach_are_free_and_within_collide(padding):
+    # Without padding the compiled loop asks the clouds yes or no; with it,
+    # the nearest point within reach answers. Points over the middle of hull
+    # faces, along their normals: there a face plane's height is the distance,
+    # so a plane or cell bound a hair too eager would drop the point within.
+    # And points off the extreme vertex of each geometry along an axis of G
+    # and of W: there the gap to the geometry's box in G, or to its world box
+    # (tight for a box), is the distance.
+    radius, eps = 0.01, 1e-6
+    checker = make("panda", environment=False, environment_padding=padding)
+    reach = radius + padding
+    q = free_configuration(checker)
+    sg = checker._sg
+    X_PF, _ = checker._chain.frame_poses(q[None])
+    sg.set_poses_array(checker._source, checker._frame_ids, X_PF[0])
+    query = sg.query_object()
+    robot = {g for g, body in checker._body_of.items() if checker.is_part_of_robot(body)}
+
+    def nearest(p):
+        rows = [row for row in query.compute_signed_distance_to_point(p, 0.5)
+                if row.id_G in robot]
+        return min(rows, key=lambda row: row.distance)
+
+    model = checker._world.model
+    rng = np.random.default_rng(53)
+    beyond, within = [], []
+    for g in checker._world.robot_geometries:
+        shape = model.shapes[g]
+        X_WG = query.get_pose_in_world(model.geometry_ids[g]).get_as_matrix4()
+        R_WG, p_WGo = X_WG[:3, :3], X_WG[:3, 3]
+        starts = []   # (a point of the geometry in G, a direction in G it is nearest along)
+        if isinstance(shape, Convex):
+            vertices, faces = shape.hull()
+            for face in rng.choice(len(faces), 10, replace=False):
+                a, b, c = vertices[faces[face]]
+                normal = np.cross(b - a, c - a)
+                starts.append(((a + b + c) / 3, normal / np.linalg.norm(normal)))
+        else:
+            vertices = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1)
+                                 for z in (-1, 1)]) * shape.size() / 2
+        for d in np.vstack([np.eye(3), -np.eye(3), R_WG.T, -R_WG.T]):
+            starts.append((vertices[np.argmax(vertices @ d)], d))
+        for start, d in starts:
+            for target, out in ((reach + eps, beyond), (reach - eps, within)):
+                p = R_WG @ (start + target * d) + p_WGo
+                if abs(nearest(p).distance - target) < 1e-9:
+                    out.append(p)
+    assert len(beyond) > 100 and len(within) > 100
+    report = checker.add_point_cloud("camera", np.array(beyond), radius)
+    assert report.kept > 20
+    assert checker.check_config_collision_free(q)
+    assert checker.check_configs_collision_free(np.array([q] * 3), parallelize=2).all()
+    checked = 0
+    for k, p in enumerate(within):
+        # Alone, the point's cell is the point: a bound of the cell is the
+        # bound of the point. Among the others, found amid them.
+        for points in (p[None], np.vstack([beyond, p]))[:1 + (k < 5)]:
+            checker.add_point_cloud("camera", points, radius)
+            kept = checker.get_all_added_point_clouds()["camera"][0]
+            if not any(np.array_equal(row, p) for row in kept):
+                break  # the self filter took it (within reach at the default positions)
+            assert not checker.check_config_collision_free(q)
+            checked += 1
+    assert checked > 60
+
+
+def test_cloud_verdicts_are_the_same_on_native_threads():
+    rng = np.random.default_rng(59)
+    # A table top in front of the arm, a box on it and a wall behind it.
+    points = np.vstack([rng.uniform([0.25, -0.6, 0.0], [0.9, 0.6, 0.004], (20_000, 3)),
+                        rng.uniform([0.45, -0.1, 0.0], [0.6, 0.05, 0.25], (5_000, 3)),
+                        rng.uniform([-0.6, -0.8, 0.0], [-0.58, 0.8, 1.2], (10_000, 3))])
+    checker = make("panda", environment=False)
+    checker.add_point_cloud("camera", points, 0.005)
+    checker.add_point_cloud("second", points[:50] + [0.0, 0.0, 0.3], 0.02)
+    qs = robots.random_configurations(checker, 2000, 61)
+    serial = checker.check_configs_collision_free(qs)
+    assert np.array_equal(checker.check_configs_collision_free(qs, parallelize=2), serial)
+    assert np.array_equal(checker.check_configs_collision_free(qs, parallelize=3), serial)
+    assert 100 < serial.sum() < 1900
+    # The same verdicts one configuration at a time.
+    assert [checker.check_config_collision_free(q) for q in qs[:200]] == serial[:200].tolist()
