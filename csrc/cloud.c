@@ -37,6 +37,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An occupied block: tight bounds of its points (low x y z, high x y z) and
+ * its run of occupied cells in bcells. */
+typedef struct {
+    double box[6];
+    int32_t start, count;
+} block_info;
+
 typedef struct {
     PyObject_HEAD
     Py_ssize_t N;
@@ -64,10 +71,15 @@ typedef struct {
     int32_t *bxyz;      /* (used, 3) their indices along x, y, z, in bcells' order: a
                          * query scans a block's cells in one run of memory */
     double *cell_box;   /* (cap, 6) tight bounds of each cell's points */
-    double *block_box;  /* (bcap, 6) tight bounds of each block's points */
-    int32_t *bdir;      /* (bdims product) block slot of each block of the box, -1 where
-                         * empty; NULL when the box holds more than BLOCK_DIR_MAX blocks
-                         * (the table answers alone) */
+    /* The occupied blocks again, compact, for the yes/no query: numbered in
+     * key order (x fastest) when the directory exists, so that blocks near
+     * in space lie near in memory (a query touches a few hundred bytes). */
+    Py_ssize_t nblocks;
+    block_info *blocks; /* (nblocks) */
+    int32_t *rank_of;   /* (bcap) each table slot's block number, -1 where empty */
+    int32_t *bdir;      /* (bdims product) block number of each block of the box, -1
+                         * where empty; NULL when the box holds more than BLOCK_DIR_MAX
+                         * blocks (the table answers alone) */
     uint64_t *bbits;    /* with bdir: a bit per block, set where occupied, each row of
                          * blocks along x (one y, z) starting a word: a query skips the
                          * empty blocks of a row a word at a time */
@@ -86,6 +98,10 @@ typedef struct {
  * most this many blocks (4 bytes each; a dense build's box holds at most
  * N / 64 + 8), and by the table beyond. */
 #define BLOCK_DIR_MAX ((int64_t)1 << 22)
+/* A cell meets at most about this many of a hull's face planes, spread
+ * over its triangles (every nt / HULL_CELL_PLANES-th): a cell none of them
+ * drops goes to its points, which meet every plane. */
+#define HULL_CELL_PLANES 32
 
 /* Spare buffers: the large arrays of Clouds gone and the scratch of past
  * builds, kept for the next build so that replacing a cloud of the same size
@@ -168,7 +184,8 @@ static void cloud_dealloc(CloudObject *self) {
     free(self->bcells);
     free(self->bxyz);
     free(self->cell_box);
-    free(self->block_box);
+    free(self->blocks);
+    free(self->rank_of);
     free(self->bdir);
     free(self->bbits);
     free(self->bsum);
@@ -493,12 +510,12 @@ static int build_hashed(CloudObject *c, const double *in, Py_ssize_t rows, int64
 
 /* Each occupied block's tight bounds: the union of its cells'. */
 static void fill_block_bounds(CloudObject *c) {
-    for (Py_ssize_t b = 0; b < c->bcap; ++b) {
-        if (c->bkeys[b] == -1) continue;
-        double *bb = c->block_box + 6 * b;
+    for (Py_ssize_t r = 0; r < c->nblocks; ++r) {
+        block_info *info = &c->blocks[r];
+        double *bb = info->box;
         box_empty(bb);
-        for (int32_t k = 0; k < c->bcount[b]; ++k) {
-            const double *cb = c->cell_box + 6 * (Py_ssize_t)c->bcells[c->bstart[b] + k];
+        for (int32_t k = 0; k < info->count; ++k) {
+            const double *cb = c->cell_box + 6 * (Py_ssize_t)c->bcells[info->start + k];
             for (int a = 0; a < 3; ++a) {
                 bb[a] = cb[a] < bb[a] ? cb[a] : bb[a];
                 bb[3 + a] = cb[3 + a] > bb[3 + a] ? cb[3 + a] : bb[3 + a];
@@ -507,14 +524,32 @@ static void fill_block_bounds(CloudObject *c) {
     }
 }
 
-/* The blocks' bounds and, while the box holds at most BLOCK_DIR_MAX
- * blocks, their directory; -1 when out of memory. Runs without the GIL. */
+/* Number block slot b as block r. */
+static void number_block(CloudObject *c, Py_ssize_t b, Py_ssize_t r) {
+    c->rank_of[b] = (int32_t)r;
+    c->blocks[r].start = c->bstart[b];
+    c->blocks[r].count = c->bcount[b];
+}
+
+/* The compact blocks with their bounds and, while the box holds at most
+ * BLOCK_DIR_MAX blocks, their directory, bits and summed-area table; -1
+ * when out of memory. Runs without the GIL. */
 static int block_index(CloudObject *c) {
-    c->block_box = malloc((size_t)c->bcap * 6 * sizeof(double));
-    if (c->block_box == NULL) return -1;
-    fill_block_bounds(c);
+    Py_ssize_t nblocks = 0;
+    for (Py_ssize_t b = 0; b < c->bcap; ++b) nblocks += c->bkeys[b] != -1;
+    c->nblocks = nblocks;
+    c->blocks = malloc((size_t)(nblocks > 0 ? nblocks : 1) * sizeof(block_info));
+    c->rank_of = malloc((size_t)c->bcap * sizeof(int32_t));
+    if (c->blocks == NULL || c->rank_of == NULL) return -1;
+    memset(c->rank_of, 0xff, (size_t)c->bcap * sizeof(int32_t));
     int64_t nb = c->bdims[0] * c->bdims[1] * c->bdims[2];
-    if (nb > BLOCK_DIR_MAX) return 0;
+    if (nb > BLOCK_DIR_MAX) {
+        Py_ssize_t r = 0;
+        for (Py_ssize_t b = 0; b < c->bcap; ++b)
+            if (c->bkeys[b] != -1) number_block(c, b, r++);
+        fill_block_bounds(c);
+        return 0;
+    }
     c->row_words = (c->bdims[0] + 63) / 64;
     int64_t sx = c->bdims[0] + 1, sy = c->bdims[1] + 1, sz = c->bdims[2] + 1;
     c->bdir = malloc((size_t)nb * sizeof(int32_t));
@@ -531,6 +566,14 @@ static int block_index(CloudObject *c) {
         int64_t by = row % c->bdims[1], bz = row / c->bdims[1];
         c->bsum[((bz + 1) * sy + by + 1) * sx + bx + 1] = 1;
     }
+    /* Numbered in key order. */
+    Py_ssize_t r = 0;
+    for (int64_t key = 0; key < nb; ++key) {
+        if (c->bdir[key] < 0) continue;
+        number_block(c, c->bdir[key], r);
+        c->bdir[key] = (int32_t)r++;
+    }
+    fill_block_bounds(c);
     /* Prefix sums along x, then y, then z. */
     for (int64_t z = 1; z < sz; ++z)
         for (int64_t y = 1; y < sy; ++y) {
@@ -679,15 +722,21 @@ static double lower_bound(const gc_shape *shape, const double *box_G, const doub
     double low = gap2 > 0.0 ? sqrt(gap2) : -INFINITY;
     if (low > bound || shape->kind != GC_CONVEX || shape->nt <= 0) return low;
     double h = -INFINITY;
-    for (int t = 0; t < shape->nt; ++t) {
-        const double *n = shape->tri_n + 3 * t;
-        double height = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - shape->tri_d[t];
-        if (height > h) {
-            h = height;
-            /* Rounding of the heights: stay below by a hair. */
-            if (h - 1e-12 * (1.0 + fabs(h)) > bound) break;
+    /* The planes hull_beyond samples first (a point beyond reach mostly
+     * leaves there), then every plane: the greatest height is the same. */
+    int step = shape->nt > HULL_CELL_PLANES ? shape->nt / HULL_CELL_PLANES : 1;
+    for (int stride = step; stride >= 1; stride = stride > 1 ? 1 : 0) {
+        for (int t = 0; t < shape->nt; t += stride) {
+            const double *n = shape->tri_n + 3 * t;
+            double height = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - shape->tri_d[t];
+            if (height > h) {
+                h = height;
+                /* Rounding of the heights: stay below by a hair. */
+                if (h - 1e-12 * (1.0 + fabs(h)) > bound) goto found;
+            }
         }
     }
+found:
     h -= 1e-12 * (1.0 + fabs(h));
     return h > low ? h : low;
 }
@@ -829,7 +878,8 @@ static int hull_beyond(const gc_shape *shape, const double *X_WG, const double *
         h_W[a] = 0.5 * (cb[3 + a] - cb[a]);
     }
     gc_to_local(X_WG, c_W, c_G);
-    for (int t = 0; t < shape->nt; ++t) {
+    int step = shape->nt > HULL_CELL_PLANES ? shape->nt / HULL_CELL_PLANES : 1;
+    for (int t = 0; t < shape->nt; t += step) {
         const double *n = shape->tri_n + 3 * t;
         double height = n[0] * c_G[0] + n[1] * c_G[1] + n[2] * c_G[2] - shape->tri_d[t];
         if (height <= bound) continue;
@@ -844,12 +894,11 @@ static int hull_beyond(const gc_shape *shape, const double *X_WG, const double *
     return 0;
 }
 
-/* The slot of block (bx, by, bz), -1 when it holds no point. */
+/* The number of block (bx, by, bz), -1 when it holds no point. */
 static inline Py_ssize_t block_at(const CloudObject *c, int64_t bx, int64_t by, int64_t bz) {
     int64_t key = block_key(c, bx, by, bz);
     if (c->bdir != NULL) return c->bdir[key];
-    Py_ssize_t b = block_slot(c, key);
-    return c->bkeys[b] == -1 ? -1 : b;
+    return c->rank_of[block_slot(c, key)];
 }
 
 /* Some point of the cloud whose signed distance to the geometry at X_WG
@@ -896,12 +945,12 @@ static int any_near(const CloudObject *c, const gc_shape *shape, const double *b
         int64_t bx = first + __builtin_ctzll(bits);
         Py_ssize_t b = block_at(c, bx, by, bz);
         if (b < 0) continue;
-        const double *bb = c->block_box + 6 * b;
-        if (box_beyond(center, half, bb, bound)) continue;
-        if (cell_lower_bound(shape, box_G, X_WG, bb) > bound)
+        const block_info *info = &c->blocks[b];
+        if (box_beyond(center, half, info->box, bound) ||
+            cell_lower_bound(shape, box_G, X_WG, info->box) > bound)
             continue;
-        const int32_t *slots = c->bcells + c->bstart[b];
-        for (int32_t k = 0; k < c->bcount[b]; ++k) {
+        const int32_t *slots = c->bcells + info->start;
+        for (int32_t k = 0; k < info->count; ++k) {
             Py_ssize_t s = slots[k];
             const double *cb = c->cell_box + 6 * s;
             if (c->count[s] == 0 || box_beyond(center, half, cb, bound)) continue;
