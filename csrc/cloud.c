@@ -757,12 +757,10 @@ static int convex_inside(const gc_shape *shape, const double p[3], double *h) {
     return 1;
 }
 
-/* A lower bound on the distance from the geometry to any point of a cell
- * whose points lie in the world box cb (low, high): the gap between that
- * box, turned into G, and the geometry's box in G; -inf when they meet. */
-static double cell_lower_bound(const gc_shape *shape, const double *box_G, const double *X_WG,
-                               const double *cb) {
-    if (shape->kind == GC_HALFSPACE) return -INFINITY;
+/* The squared gap between the world box cb (low, high) of a cell's points,
+ * turned into G, and the geometry's box in G (0 when they meet). */
+static double cell_gap2(const gc_shape *shape, const double *box_G, const double *X_WG,
+                        const double *cb) {
     double c_W[3], h_W[3], c_G[3];
     for (int a = 0; a < 3; ++a) {
         c_W[a] = 0.5 * (cb[a] + cb[3 + a]);
@@ -777,7 +775,31 @@ static double cell_lower_bound(const gc_shape *shape, const double *box_G, const
         double e = fabs(c_G[i] - box_G[i]) - box_G[3 + i] - h;
         if (e > 0.0) gap2 += e * e;
     }
+    return gap2;
+}
+
+/* A lower bound on the distance from the geometry to any point of a cell
+ * whose points lie in the world box cb: that gap, shrunk against rounding;
+ * -inf when the boxes meet. */
+static double cell_lower_bound(const gc_shape *shape, const double *box_G, const double *X_WG,
+                               const double *cb) {
+    if (shape->kind == GC_HALFSPACE) return -INFINITY;
+    double gap2 = cell_gap2(shape, box_G, X_WG, cb);
     return gap2 > 0.0 ? sqrt(gap2) * (1.0 - 1e-9) - 1e-12 : -INFINITY;
+}
+
+/* Whether a squared gap exceeds `bound` as cell_lower_bound shrinks a gap
+ * against rounding: sqrt(gap2) (1 - 1e-9) - 1e-12 > bound, without the root. */
+static inline int gap2_beyond(double gap2, double bound) {
+    if (!(gap2 > 0.0)) return 0;
+    double t = bound + 1e-12;
+    return t < 0.0 || gap2 * ((1.0 - 1e-9) * (1.0 - 1e-9)) > t * t;
+}
+
+/* cell_lower_bound(...) > bound, without the root. */
+static inline int cell_beyond(const gc_shape *shape, const double *box_G, const double *X_WG,
+                              const double *cb, double bound) {
+    return shape->kind != GC_HALFSPACE && gap2_beyond(cell_gap2(shape, box_G, X_WG, cb), bound);
 }
 
 typedef struct {
@@ -861,9 +883,7 @@ static inline int box_beyond(const double center[3], const double half[3], const
         double e = above > below ? above : below;
         if (e > 0.0) gap2 += e * e;
     }
-    if (!(gap2 > 0.0)) return 0;
-    double t = bound + 1e-12;
-    return t < 0.0 || gap2 * ((1.0 - 1e-9) * (1.0 - 1e-9)) > t * t;
+    return gap2_beyond(gap2, bound);
 }
 
 /* Whether a hull's face planes put every point of box cb (world low, high)
@@ -947,14 +967,14 @@ static int any_near(const CloudObject *c, const gc_shape *shape, const double *b
         if (b < 0) continue;
         const block_info *info = &c->blocks[b];
         if (box_beyond(center, half, info->box, bound) ||
-            cell_lower_bound(shape, box_G, X_WG, info->box) > bound)
+            cell_beyond(shape, box_G, X_WG, info->box, bound))
             continue;
         const int32_t *slots = c->bcells + info->start;
         for (int32_t k = 0; k < info->count; ++k) {
             Py_ssize_t s = slots[k];
             const double *cb = c->cell_box + 6 * s;
-            if (c->count[s] == 0 || box_beyond(center, half, cb, bound)) continue;
-            if (cell_lower_bound(shape, box_G, X_WG, cb) > bound)
+            if (c->count[s] == 0 || box_beyond(center, half, cb, bound) ||
+                cell_beyond(shape, box_G, X_WG, cb, bound))
                 continue;
             if (shape->kind == GC_CONVEX && hull_beyond(shape, X_WG, cb, bound)) continue;
             const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
