@@ -914,6 +914,53 @@ static int hull_beyond(const gc_shape *shape, const double *X_WG, const double *
     return 0;
 }
 
+/* A hull's verdict on world point q from its face planes: 0 when the point
+ * is beyond `bound` (lower_bound's test), 1 when it is within and *distance
+ * holds its distance, 2 when the point kernel must decide. Within: the
+ * point lies above the face of greatest height h, by at most `bound` less a
+ * margin against rounding, and over the inside of that face's triangle:
+ * then the face's point below it is the hull's nearest, at distance h. */
+static int hull_point_verdict(const gc_shape *shape, const double *box_G, const double *X_WG,
+                              const double *q, double bound, double *distance) {
+    double p[3], gap2 = 0.0;
+    gc_to_local(X_WG, q, p);
+    for (int a = 0; a < 3; ++a) {
+        double e = fabs(p[a] - box_G[a]) - box_G[3 + a];
+        if (e > 0.0) gap2 += e * e;
+    }
+    if (gap2 > 0.0 && sqrt(gap2) > bound) return 0;
+    double h = -INFINITY;
+    int top = -1;
+    int step = shape->nt > HULL_CELL_PLANES ? shape->nt / HULL_CELL_PLANES : 1;
+    for (int stride = step; stride >= 1; stride = stride > 1 ? 1 : 0) {
+        for (int t = 0; t < shape->nt; t += stride) {
+            const double *n = shape->tri_n + 3 * t;
+            double height = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - shape->tri_d[t];
+            if (height > h) {
+                h = height;
+                top = t;
+                if (h - 1e-12 * (1.0 + fabs(h)) > bound) return 0;
+            }
+        }
+    }
+    if (!(h > 1e-9 && h < bound - 1e-9 * (1.0 + fabs(bound)))) return 2;
+    const double *n = shape->tri_n + 3 * top;
+    const int *tri = shape->tri + 3 * top;
+    double x[3];
+    for (int a = 0; a < 3; ++a) x[a] = p[a] - h * n[a];
+    for (int e = 0; e < 3; ++e) {
+        const double *a = shape->v + 3 * tri[e], *b = shape->v + 3 * tri[(e + 1) % 3];
+        double ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        double ax[3] = {x[0] - a[0], x[1] - a[1], x[2] - a[2]};
+        double cross[3] = {ab[1] * ax[2] - ab[2] * ax[1], ab[2] * ax[0] - ab[0] * ax[2],
+                           ab[0] * ax[1] - ab[1] * ax[0]};
+        /* Strictly inside the edge, by a margin against rounding. */
+        if (!(gc_dot(cross, n) > 1e-9 * gc_dot(ab, ab))) return 2;
+    }
+    *distance = h;
+    return 1;
+}
+
 /* The number of block (bx, by, bz), -1 when it holds no point. */
 static inline Py_ssize_t block_at(const CloudObject *c, int64_t bx, int64_t by, int64_t bz) {
     int64_t key = block_key(c, bx, by, bz);
@@ -922,8 +969,8 @@ static inline Py_ssize_t block_at(const CloudObject *c, int64_t bx, int64_t by, 
 }
 
 /* Some point of the cloud whose signed distance to the geometry at X_WG
- * (world box center, half) is at most `bound`, the first found; hit->index
- * -1 when none. The blocks the grown box reaches, each dropped whole when
+ * (world box center, half) is at most `bound`, the first found: its index
+ * and distance in *hit (no witnesses); hit->index -1 when none. The blocks the grown box reaches, each dropped whole when
  * its points' bounds are beyond reach of the world box or of the geometry's
  * own box in G; then the cells of a block kept, by the same two tests; then
  * the points of a cell kept, by lower_bound and the point kernel. */
@@ -979,19 +1026,22 @@ static int any_near(const CloudObject *c, const gc_shape *shape, const double *b
             if (shape->kind == GC_CONVEX && hull_beyond(shape, X_WG, cb, bound)) continue;
             const double *q = c->p + 3 * (Py_ssize_t)c->start[s];
             for (int32_t m = 0; m < c->count[s]; ++m, q += 3) {
-                if (lower_bound(shape, box_G, X_WG, q, bound) > bound) continue;
+                double distance;
+                if (shape->kind == GC_CONVEX && shape->nt > 0) {
+                    int verdict = hull_point_verdict(shape, box_G, X_WG, q, bound, &distance);
+                    if (verdict == 0) continue;
+                    if (verdict == 1) goto found;
+                } else if (lower_bound(shape, box_G, X_WG, q, bound) > bound) {
+                    continue;
+                }
                 gc_point_result r;
                 int status = gc_point_distance(shape, X_WG, q, &r);
                 if (status != GC_OK) return status;
                 if (r.distance > bound) continue;
-                hit->distance = r.distance;
+                distance = r.distance;
+            found:
+                hit->distance = distance;
                 hit->index = c->order[c->start[s] + m];
-                for (int a = 0; a < 3; ++a) {
-                    hit->p_GN[a] = r.p_GN[a];
-                    hit->grad_W[a] = r.grad[a];
-                    hit->p_WP[a] = q[a];
-                }
-                hit->unique = r.unique;
                 return GC_OK;
             }
         }
