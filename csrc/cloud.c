@@ -1580,11 +1580,19 @@ static PyTypeObject CloudType = {
 int gc_cloud_check(PyObject *object) { return PyObject_TypeCheck(object, &CloudType); }
 
 int gc_cloud_any_near(PyObject *cloud, const gc_shape *shape, const double *box_G,
-                      const double *X_WG, double threshold) {
+                      const double *X_WG, const double center[3], const double half[3],
+                      double threshold) {
+    const CloudObject *c = (const CloudObject *)cloud;
+    if (c->N == 0 || isnan(threshold)) return 0;
+    if (shape->kind == GC_HALFSPACE) {
+        cloud_hit h;
+        if (nearest(c, shape, box_G, X_WG, threshold, 1, &h) != GC_OK) return -1;
+        return h.index >= 0;
+    }
     cloud_hit h;
+    h.index = -1;
     /* The first-hit search allocates nothing: its only failure is the kernel's. */
-    if (nearest((const CloudObject *)cloud, shape, box_G, X_WG, threshold, 1, &h) != GC_OK)
-        return -1;
+    if (any_near(c, shape, box_G, X_WG, center, half, threshold, &h) != GC_OK) return -1;
     return h.index >= 0;
 }
 

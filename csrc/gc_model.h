@@ -26,9 +26,11 @@ int gc_cloud_register(PyObject *module);
 int gc_cloud_check(PyObject *object);
 /* The yes/no query of a Cloud for a compiled loop (no GIL, no allocation):
  * 1 when some point lies within `threshold` of the geometry (shape, local
- * box box_G, pose X_WG), 0 when none does, -1 when the point kernel
- * handles no such shape (the caller asks Python, which raises). */
+ * box box_G, pose X_WG, a world box holding it: center, half widths), 0
+ * when none does, -1 when the point kernel handles no such shape (the
+ * caller asks Python, which raises). */
 int gc_cloud_any_near(PyObject *cloud, const gc_shape *shape, const double *box_G,
-                      const double *X_WG, double threshold);
+                      const double *X_WG, const double center[3], const double half[3],
+                      double threshold);
 
 #endif

@@ -479,7 +479,7 @@ static int boxes_meet(const double *lo, const double *hi, int a, int b) {
 /* Every unfiltered pair whose boxes come within margin, minus the pairs the
  * prefilter proves apart; sorted by (i, j). Returns -1 on allocation failure. */
 static int candidates(const ModelObject *m, const double *X_WG, double margin,
-                      const double *pair_margin, key_list *out) {
+                      const double *pair_margin, key_list *out, double *boxes) {
     Py_ssize_t G = m->G;
     double *center = malloc((size_t)(G + 1) * 6 * sizeof(double));
     if (center == NULL) return -1;
@@ -557,6 +557,8 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin,
         }
     }
     free(lo);
+    /* The world boxes for the caller: centres (G, 3), then half widths. */
+    if (boxes != NULL) memcpy(boxes, center, (size_t)G * 6 * sizeof(double));
     free(center);
     if (rc == 0 && out->size > 1) qsort(out->keys, (size_t)out->size, sizeof(int64_t), cmp_key);
     return rc;
@@ -748,7 +750,7 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
     Py_ssize_t count = 0;
     int failed = 0;
     Py_BEGIN_ALLOW_THREADS
-    if (candidates(self, X_WG, margin, NULL, &keys) < 0) {
+    if (candidates(self, X_WG, margin, NULL, &keys, NULL) < 0) {
         failed = 1;
     } else {
         records = malloc((size_t)(keys.size + 1) * sizeof(pair_record));
@@ -780,7 +782,7 @@ static PyObject *model_candidates(ModelObject *self, PyObject *args) {
     key_list keys = {NULL, 0, 0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = candidates(self, view.buf, margin, NULL, &keys);
+    rc = candidates(self, view.buf, margin, NULL, &keys, NULL);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     if (rc < 0) {
@@ -865,6 +867,8 @@ typedef struct {
 /* One worker's scratch for a batch of configurations. */
 typedef struct {
     double *X_WG;   /* (G, 16) */
+    double *boxes;  /* (2, G, 3) world box centres and half widths of the last
+                     * candidates() (batches with clouds), else NULL */
     double *X_PF;   /* (F, 16): the frames' poses in their parents (chain batches) */
     double *X_WF;   /* (F, 16) */
     key_list keys;
@@ -922,7 +926,7 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
     for (Py_ssize_t g = 0; g < G; ++g)
         gc_compose(X_WF + 16 * m->frame_slot[g], m->X_FG + 16 * g, X_WG + 16 * g);
     w->keys.size = 0;
-    if (candidates(m, X_WG, job->margin, NULL, &w->keys) < 0) {
+    if (candidates(m, X_WG, job->margin, NULL, &w->keys, w->boxes) < 0) {
         w->failed = 1;
         return NAN;
     }
@@ -1043,7 +1047,7 @@ static int pairs_of(const batch_job *job, const double *X_WF, batch_scratch *w,
     w->keys.size = 0;
     *count = 0;
     *records = NULL;
-    if (candidates(m, X_WG, job->margin, job->pair_margin, &w->keys) < 0) return -1;
+    if (candidates(m, X_WG, job->margin, job->pair_margin, &w->keys, NULL) < 0) return -1;
     pair_record *out = malloc((size_t)(w->keys.size + 1) * sizeof(pair_record));
     if (out == NULL) return -1;
     *records = out;
@@ -1135,16 +1139,19 @@ static int clearance_of(const batch_job *job, const double *X_WF, pair_record *r
 }
 
 /* A free configuration against the job's clouds (X_WG: its geometries'
- * poses): 1 when some cloud has a point within reach of a listed geometry,
+ * poses, boxes: their world boxes as candidates() found them, tight for
+ * hulls): 1 when some cloud has a point within reach of a listed geometry,
  * 2 when the point kernel handles a geometry's shape not (Python answers),
  * else 0. */
-static unsigned char cloud_verdict(const batch_job *job, const double *X_WG) {
+static unsigned char cloud_verdict(const batch_job *job, const double *X_WG,
+                                   const double *boxes) {
     const ModelObject *m = job->m;
     for (Py_ssize_t c = 0; c < job->nclouds; ++c)
         for (Py_ssize_t r = 0; r < job->cloud_R; ++r) {
             int g = job->cloud_geoms[r];
             int near = gc_cloud_any_near(job->clouds[c], &m->shapes[g], m->box_G + 6 * g,
-                                         X_WG + 16 * g, job->cloud_thr[c * job->cloud_R + r]);
+                                         X_WG + 16 * g, boxes + 3 * g, boxes + 3 * (m->G + g),
+                                         job->cloud_thr[c * job->cloud_R + r]);
             if (near < 0) return 2;
             if (near) return 1;
         }
@@ -1179,7 +1186,7 @@ static void batch_range(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
         double best = min_distance_of(job, X_WF, w, &job->python[k]);
         job->out[k] = best;
         if (job->nclouds > 0 && best > 0.0 && !job->python[k] && !w->failed)
-            job->cloud_hit[k] = cloud_verdict(job, w->X_WG);
+            job->cloud_hit[k] = cloud_verdict(job, w->X_WG, w->boxes);
         if (job->first_contact && best <= 0.0 && !job->python[k]) {
             ptrdiff_t seen = atomic_load_explicit(&job->first, memory_order_relaxed);
             while (k < seen && !atomic_compare_exchange_weak_explicit(
@@ -1276,6 +1283,13 @@ static PyObject *run_batch(batch_job *job, Py_ssize_t K, int threads,
             break;
         }
         scratch[w].X_WF = scratch[w].X_PF + 16 * F;
+        if (job->nclouds > 0) {
+            scratch[w].boxes = malloc((size_t)(G + 1) * 6 * sizeof(double));
+            if (scratch[w].boxes == NULL) {
+                failed = 1;
+                break;
+            }
+        }
         if (X_PF_template != NULL) memcpy(scratch[w].X_PF, X_PF_template, (size_t)F * 16 * 8);
     }
     if (!failed) {
@@ -1298,6 +1312,7 @@ static PyObject *run_batch(batch_job *job, Py_ssize_t K, int threads,
     for (int w = 0; scratch != NULL && w < workers; ++w) {
         free(scratch[w].X_WG);
         free(scratch[w].X_PF);
+        free(scratch[w].boxes);
         free(scratch[w].keys.keys);
     }
     free(scratch);
