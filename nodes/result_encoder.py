@@ -111,6 +111,8 @@ class ResultEncoder:
         self._pair_names: dict[_Key, bytes] = {}
         self._penetration_layouts: dict[tuple, _Layout] = {}
         self._distance_layouts: dict[tuple, _Layout] = {}
+        #: The last layout of each message type and its key.
+        self._last: dict[int, tuple[tuple, _Layout]] = {}
 
     def _names_of(self, key: _Key) -> bytes:
         encoded = self._pair_names.get(key)
@@ -130,6 +132,11 @@ class ResultEncoder:
                 lost_frames: Iterable[str]) -> _Layout:
         stale, lost = sorted(stale_frames), sorted(lost_frames)
         cache_key = (tuple(keys), tuple(stale), tuple(lost))
+        # Most often the pairs of the previous query: the records hold the
+        # same id objects, which compare by identity, without hashing.
+        last = self._last.get(id(kept))
+        if last is not None and last[0] == cache_key:
+            return last[1]
         layout = kept.get(cache_key)
         if layout is None:
             layout = _Layout(make(self.names.world_frame, [self._names_of(k) for k in keys],
@@ -138,6 +145,7 @@ class ResultEncoder:
                 if len(kept) >= _MAX_LAYOUTS:
                     kept.clear()
                 kept[cache_key] = layout
+        self._last[id(kept)] = (cache_key, layout)
         return layout
 
     def penetrations(self, penetrations: Sequence[PenetrationAsPointPair], stamp_ns: int,
