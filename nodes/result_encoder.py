@@ -55,10 +55,13 @@ from geometry_core_nodes.result_cdr import (
 
 __all__ = ["ResultEncoder"]
 
-# The library's rows are the CDR numbers of a pair, field for field.
-assert PENETRATION_ROW.itemsize == PENETRATION_NUMBERS.size
-assert SIGNED_DISTANCE_ROW.itemsize == SIGNED_DISTANCE_NUMBERS.size
-assert SIGNED_DISTANCE_ROW.fields["is_nhat_BA_W_unique"][1] == 80
+# The library's rows are the CDR numbers of a pair, field for field (the
+# boolean at byte 80, as SIGNED_DISTANCE_NUMBERS packs it).
+if (PENETRATION_ROW.itemsize != PENETRATION_NUMBERS.size
+        or SIGNED_DISTANCE_ROW.itemsize != SIGNED_DISTANCE_NUMBERS.size
+        or SIGNED_DISTANCE_ROW.fields["is_nhat_BA_W_unique"][1] != 80):
+    raise ImportError("the library's result rows no longer match the result messages' "
+                      "CDR layout")
 
 #: Pairs of geometries whose encoded names are kept; beyond, the cache starts
 #: over (a scene of n geometries has at most n(n-1)/2 pairs, most never near).

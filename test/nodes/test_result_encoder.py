@@ -137,8 +137,11 @@ def _numbers(rng, n: int) -> np.ndarray:
 
 @pytest.mark.parametrize("poses", ["all at once", "one by one"])
 def test_random_results_with_special_numbers_give_the_serialized_messages(poses):
-    """Made-up records (NaN, infinities, signed zeros; no pair, one, many) on a few pair
-    sequences, so that a sequence laid out once is written again with other numbers."""
+    """Made-up records with NaN, infinities and signed zeros give the message path's bytes.
+
+    No pair, one, many: a few pair sequences in turn, so that a sequence laid
+    out once is written again with other numbers.
+    """
     demo = make_demo_scene()
     query = demo.scene_graph.query_object()
     inspector = demo.scene_graph.model_inspector()
