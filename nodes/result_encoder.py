@@ -67,10 +67,12 @@ if (PENETRATION_ROW.itemsize != PENETRATION_NUMBERS.size
 #: over (a scene of n geometries has at most n(n-1)/2 pairs, most never near).
 _MAX_CACHED_PAIRS = 100_000
 #: Layouts (a sequence of pairs with its stale and lost frames) kept per
-#: message type; beyond, the cache starts over.
-_MAX_LAYOUTS = 256
+#: message type; beyond, the cache starts over. A moving arm goes through a
+#: few tens (the demo's whole motion: 15 of penetrations, 27 of clearance).
+_MAX_LAYOUTS = 64
 #: Longest sequence of pairs whose layout is kept: a longer one (a point
-#: cloud's many points) is laid out for its message alone.
+#: cloud's many points) is laid out for its message alone. With the above,
+#: the layouts kept hold at most about 5 MB per message type.
 _MAX_KEPT_PAIRS = 64
 
 _Key = tuple  # (id_A, id_B, point_index) of a result
