@@ -169,3 +169,22 @@ def test_random_results_with_special_numbers_give_the_serialized_messages(poses)
         assert encoder.signed_distances(distances, X_WG, max_distance, stamp, stale, lost) == \
             _cyclone(signed_distances_to_msg(distances, names, X_WG, max_distance, stamp, stale,
                                              T, lost))
+
+
+def test_layouts_kept_stay_bounded_and_right_when_the_pairs_keep_changing():
+    demo = make_demo_scene()
+    inspector = demo.scene_graph.model_inspector()
+    names = GeometryNames(inspector, "world")
+    encoder = ResultEncoder(names)
+    ids = sorted(inspector.get_all_geometry_ids())
+    rng = np.random.default_rng(3)
+    for n in range(300):  # a new sequence of pairs every time, some longer than kept
+        pairs = [(ids[a], ids[b]) for a, b in rng.integers(0, len(ids), (n % 70 + 1, 2))]
+        penetrations = [PenetrationAsPointPair(a, b, _numbers(rng, 3), _numbers(rng, 3),
+                                               _numbers(rng, 3), 0.5) for a, b in pairs]
+        if n % 25 == 0:
+            assert encoder.penetrations(penetrations, n, [], []) == _cyclone(
+                penetrations_to_msg(penetrations, names, n, [], T))
+        else:
+            encoder.penetrations(penetrations, n, [], [])
+    assert 0 < len(encoder._penetration_layouts) <= 64
