@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MOTION_VIEWS = 6 };
+enum { MOTION_VIEWS = 8 };
 
 typedef struct {
     PyObject_HEAD
@@ -57,7 +57,8 @@ typedef struct {
     gc_chain chain;
     int has_chain;
     /* X_PF (F, 4, 4), link_slot (L,), parent_slot (F,), pairs (P, 2),
-     * padding (P,), rates (P, L) */
+     * padding (P,), rates (P, L), lowest (positions,), highest (positions,):
+     * the positions accepted */
     Py_buffer views[MOTION_VIEWS];
     int nviews;
     Py_ssize_t F, P, positions;
@@ -83,16 +84,16 @@ static void motion_dealloc(MotionObject *self) {
 
 static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"model", "chain", "X_PF", "link_slot", "parent_slot", "pairs",
-                             "padding", "rates", "positions", "padded", "margin",
-                             "report_max", NULL};
+                             "padding", "rates", "lowest", "highest", "positions", "padded",
+                             "margin", "report_max", NULL};
     PyObject *model, *chain_o, *objects[MOTION_VIEWS];
     Py_ssize_t positions;
     int padded;
     double margin, report_max;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOnpdd", kwlist, &model, &chain_o,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOnpdd", kwlist, &model, &chain_o,
                                      &objects[0], &objects[1], &objects[2], &objects[3],
-                                     &objects[4], &objects[5], &positions, &padded, &margin,
-                                     &report_max))
+                                     &objects[4], &objects[5], &objects[6], &objects[7],
+                                     &positions, &padded, &margin, &report_max))
         return -1;
     motion_release(self);
     if (gc_model_get_view(model, &self->view) < 0) return -1;
@@ -113,9 +114,9 @@ static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
     Py_DECREF(items);
     if (rc < 0) return -1;
     self->has_chain = 1;
-    static const char formats[MOTION_VIEWS] = {'d', 'i', 'i', 'i', 'd', 'd'};
+    static const char formats[MOTION_VIEWS] = {'d', 'i', 'i', 'i', 'd', 'd', 'd', 'd'};
     static const char *names[MOTION_VIEWS] = {"X_PF", "link_slot", "parent_slot", "pairs",
-                                              "padding", "rates"};
+                                              "padding", "rates", "lowest", "highest"};
     for (; self->nviews < MOTION_VIEWS; ++self->nviews)
         if (gc_get_buffer(objects[self->nviews], &self->views[self->nviews],
                           formats[self->nviews], -1, names[self->nviews]) < 0)
@@ -130,6 +131,10 @@ static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
     if (positions <= gc_chain_max_column(&self->chain)) {
         PyErr_Format(PyExc_ValueError, "positions must exceed the chain's largest column %d",
                      gc_chain_max_column(&self->chain));
+        return -1;
+    }
+    if (self->views[6].len != positions * 8 || self->views[7].len != positions * 8) {
+        PyErr_Format(PyExc_ValueError, "lowest and highest must hold %zd positions", positions);
         return -1;
     }
     Py_ssize_t P = self->views[3].len / 8;
@@ -361,31 +366,10 @@ static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
     }
 }
 
-/* edge(q1, q2, steps, threads) -> 1 when no configuration of the edge has a
- * pair in contact, 0 when one has, -1 when a configuration not found in
- * contact has a pair the kernels leave to Python (the caller answers the
- * edge there). */
-static PyObject *motion_edge(MotionObject *self, PyObject *args) {
-    PyObject *q1_o, *q2_o;
-    Py_ssize_t steps;
-    int threads;
-    if (!PyArg_ParseTuple(args, "OOni", &q1_o, &q2_o, &steps, &threads)) return NULL;
-    if (self->model == NULL) {
-        PyErr_SetString(PyExc_ValueError, "Motion was not initialised");
-        return NULL;
-    }
-    if (steps < 1 || threads < 1) {
-        PyErr_Format(PyExc_ValueError, "steps and threads must be at least 1, got %zd and %d",
-                     steps, threads);
-        return NULL;
-    }
-    Py_buffer v1, v2;
-    if (gc_get_buffer(q1_o, &v1, 'd', self->positions, "q1") < 0) return NULL;
-    if (gc_get_buffer(q2_o, &v2, 'd', self->positions, "q2") < 0) {
-        PyBuffer_Release(&v1);
-        return NULL;
-    }
-    const double *q1 = v1.buf, *q2 = v2.buf;
+/* The edge q1 -> q2 of `steps` steps on `threads` threads: 1 free, 0 a
+ * configuration in contact, -1 left to Python, -2 out of memory. */
+static int run_edge(const MotionObject *self, const double *q1, const double *q2,
+                    Py_ssize_t steps, int threads) {
     Py_ssize_t P = self->P, L = self->chain.L, n = self->positions, G = self->view.G;
     Py_ssize_t F = self->F;
     ptrdiff_t count = steps + 1;
@@ -394,11 +378,7 @@ static PyObject *motion_edge(MotionObject *self, PyObject *args) {
                         (size_t)(32 * F + 25 * G + n) * sizeof(double);
     size_t shared = (size_t)(n + P + L) * sizeof(double);
     char *memory = malloc(shared + (size_t)workers * (per_worker + sizeof(motion_scratch)));
-    if (memory == NULL) {
-        PyBuffer_Release(&v1);
-        PyBuffer_Release(&v2);
-        return PyErr_NoMemory();
-    }
+    if (memory == NULL) return -2;
     double *dq = (double *)memory, *speed = dq + n, *moved = speed + P;
     for (Py_ssize_t c = 0; c < n; ++c) dq[c] = q2[c] - q1[c];
     const int *column = self->chain.column;
@@ -435,11 +415,99 @@ static PyObject *motion_edge(MotionObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     gc_parallel_for(workers, workers, 1, edge_blocks, &job);
     Py_END_ALLOW_THREADS
-    int answer = atomic_load(&job.contact) ? 0 : atomic_load(&job.python) ? -1 : 1;
     free(memory);
+    return atomic_load(&job.contact) ? 0 : atomic_load(&job.python) ? -1 : 1;
+}
+
+static int check_ready(const MotionObject *self) {
+    if (self->model != NULL) return 0;
+    PyErr_SetString(PyExc_ValueError, "Motion was not initialised");
+    return -1;
+}
+
+/* edge(q1, q2, steps, threads) -> 1 when no configuration of the edge has a
+ * pair in contact, 0 when one has, -1 when a configuration not found in
+ * contact has a pair the kernels leave to Python (the caller answers the
+ * edge there). */
+static PyObject *motion_edge(MotionObject *self, PyObject *args) {
+    PyObject *q1_o, *q2_o;
+    Py_ssize_t steps;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OOni", &q1_o, &q2_o, &steps, &threads)) return NULL;
+    if (check_ready(self) < 0) return NULL;
+    if (steps < 1 || threads < 1) {
+        PyErr_Format(PyExc_ValueError, "steps and threads must be at least 1, got %zd and %d",
+                     steps, threads);
+        return NULL;
+    }
+    Py_buffer v1, v2;
+    if (gc_get_buffer(q1_o, &v1, 'd', self->positions, "q1") < 0) return NULL;
+    if (gc_get_buffer(q2_o, &v2, 'd', self->positions, "q2") < 0) {
+        PyBuffer_Release(&v1);
+        return NULL;
+    }
+    int answer = run_edge(self, v1.buf, v2.buf, steps, threads);
     PyBuffer_Release(&v1);
     PyBuffer_Release(&v2);
+    if (answer == -2) return PyErr_NoMemory();
     return PyLong_FromLong(answer);
+}
+
+/* A C-contiguous float64 buffer of n values whose every value is finite and
+ * within [lowest, highest], into *view; 0 (nothing held, no error) for
+ * anything else. */
+static int accepted(const MotionObject *self, PyObject *obj, Py_buffer *view) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *f = view->format;
+    int ok = view->ndim == 1 && view->len == self->positions * 8 && view->itemsize == 8 &&
+             f != NULL &&
+             (strcmp(f, "d") == 0 || strcmp(f, "<d") == 0 || strcmp(f, "=d") == 0);
+    const double *q = view->buf, *lo = self->views[6].buf, *hi = self->views[7].buf;
+    for (Py_ssize_t c = 0; ok && c < self->positions; ++c)
+        ok = isfinite(q[c]) && lo[c] <= q[c] && q[c] <= hi[c];
+    if (!ok) PyBuffer_Release(view);
+    return ok;
+}
+
+/* between(q1, q2, step, threads) -> (edge's answer, steps), the steps those
+ * of at most `step` (Euclidean in q: the sum of squares in order, then its
+ * square root), or None when q1 or q2 is not a float64 array of accepted
+ * positions (the caller checks them and says which is wrong). */
+static PyObject *motion_between(MotionObject *self, PyObject *args) {
+    PyObject *q1_o, *q2_o;
+    double step;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OOdi", &q1_o, &q2_o, &step, &threads)) return NULL;
+    if (check_ready(self) < 0) return NULL;
+    if (!(step > 0.0) || threads < 1) {
+        PyErr_Format(PyExc_ValueError, "step must be positive and threads at least 1, got %g "
+                                       "and %d", step, threads);
+        return NULL;
+    }
+    Py_buffer v1, v2;
+    if (!accepted(self, q1_o, &v1)) Py_RETURN_NONE;
+    if (!accepted(self, q2_o, &v2)) {
+        PyBuffer_Release(&v1);
+        Py_RETURN_NONE;
+    }
+    const double *q1 = v1.buf, *q2 = v2.buf;
+    double squares = 0.0;
+    for (Py_ssize_t c = 0; c < self->positions; ++c) {
+        double d = q2[c] - q1[c];
+        squares += d * d;
+    }
+    double length = ceil(sqrt(squares) / step);
+    int answer = -3;
+    Py_ssize_t steps = length > 1.0 ? (Py_ssize_t)length : 1;
+    if (length < 1e15) answer = run_edge(self, q1, q2, steps, threads);
+    PyBuffer_Release(&v1);
+    PyBuffer_Release(&v2);
+    if (answer == -2) return PyErr_NoMemory();
+    if (answer == -3) Py_RETURN_NONE;
+    return Py_BuildValue("(in)", answer, steps);
 }
 
 static PyObject *motion_pair_count(MotionObject *self, void *closure) {
@@ -451,6 +519,10 @@ static PyMethodDef motion_methods[] = {
      "edge(q1 (n,) float64, q2 (n,) float64, steps, threads) -> 1 when no configuration\n"
      "q1 + (m / steps) (q2 - q1), m = 0..steps (q2 itself for m = steps), has a pair in\n"
      "contact, 0 when one has, -1 when one not found in contact has a pair left to Python"},
+    {"between", (PyCFunction)motion_between, METH_VARARGS,
+     "between(q1, q2, step, threads) -> (edge's answer, steps): edge() with the steps of at\n"
+     "most step (the norm summed in order), or None when q1 or q2 is not a float64 array of\n"
+     "finite positions within lowest and highest"},
     {NULL, NULL, 0, NULL},
 };
 

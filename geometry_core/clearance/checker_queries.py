@@ -497,13 +497,17 @@ class CheckerQueries:
             As :meth:`check_config_collision_free`, for either end.
         """
         threads = num_threads(parallelize)
+        if not certified:
+            # Float64 arrays within the limits (a planner's): checked, stepped
+            # and answered in one compiled call.
+            answer = discrete_edge.edge_free_at_once(self, q1, q2, threads)
+            if answer is not None:
+                return answer
         q1 = self._positions(q1, "q1", batch=False)[0]
         q2 = self._positions(q2, "q2", batch=False)[0]
         if certified:
             return certified_edge.certified_edge_free(self, q1, q2)
-        dq = q2 - q1
-        # sqrt(dq . dq): numpy's norm of a vector, to the bit.
-        steps = max(1, math.ceil(math.sqrt(float(dq.dot(dq))) / self.edge_step_size))
+        steps = discrete_edge.edge_steps(q1, q2, self.edge_step_size)
         # Both ends are within the limits, so every point between them is.
         return discrete_edge.discrete_edge_free(self, q1, q2, steps, threads)
 

@@ -25,12 +25,15 @@ Never fcl, lcm or ROS.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from geometry_core import native
 from geometry_core.proximity.engine import ModelCache
 
-__all__ = ["discrete_edge_free", "edge_configurations", "pair_rates"]
+__all__ = ["discrete_edge_free", "edge_configurations", "edge_free_at_once", "edge_steps",
+           "pair_rates"]
 
 #: Above this many geometries the edge is checked as a batch of configurations
 #: (the pair table would grow with their square).
@@ -46,6 +49,41 @@ def edge_configurations(q1: np.ndarray, q2: np.ndarray, steps: int) -> np.ndarra
     return np.vstack([q2[None], q1 + ratios[:, None] * (q2 - q1)])
 
 
+def edge_steps(q1: np.ndarray, q2: np.ndarray, step: float) -> int:
+    """The steps of at most ``step`` (Euclidean in q) from ``q1`` to ``q2``.
+
+    The squares summed in order, as ``native.Motion.between`` sums them.
+    """
+    squares = 0.0
+    for d in (q2 - q1).tolist():
+        squares += d * d
+    return max(1, math.ceil(math.sqrt(squares) / step))
+
+
+def edge_free_at_once(checker, q1, q2, threads: int) -> bool | None:
+    """:func:`discrete_edge_free` for ends as given, in one compiled call.
+
+    None where it cannot answer so: an end that is not a float64 array of
+    finite positions within the limits (the caller checks them and names
+    what is wrong), a checker without the compiled check, or an edge whose
+    answer needs the batch path (clouds, pairs left to Python).
+    """
+    world = checker._world
+    motion = _motion_of(checker, world)
+    if motion is None:
+        return None
+    found = motion.between(q1, q2, checker.edge_step_size, threads)
+    if found is None:
+        return None
+    answer, steps = found
+    if answer == 0:
+        return False
+    if answer == 1 and not world.clouds:
+        return True
+    return _batch_edge_free(checker, world, np.asarray(q1), np.asarray(q2), steps, threads,
+                            answer == 1)
+
+
 def discrete_edge_free(checker, q1: np.ndarray, q2: np.ndarray, steps: int,
                        threads: int) -> bool:
     """Whether no configuration of the edge ``q1 -> q2`` of ``steps`` steps is in collision.
@@ -55,14 +93,19 @@ def discrete_edge_free(checker, q1: np.ndarray, q2: np.ndarray, steps: int,
     """
     world = checker._world
     motion = _motion_of(checker, world)
-    if motion is not None:
-        answer = motion.edge(q1, q2, steps, threads)
-        if answer == 0:
-            return False
-        if answer == 1 and not world.clouds:
-            return True
+    answer = -1 if motion is None else motion.edge(q1, q2, steps, threads)
+    if answer == 0:
+        return False
+    if answer == 1 and not world.clouds:
+        return True
+    return _batch_edge_free(checker, world, q1, q2, steps, threads, answer == 1)
+
+
+def _batch_edge_free(checker, world, q1: np.ndarray, q2: np.ndarray, steps: int, threads: int,
+                     model_free: bool) -> bool:
+    """The edge by the batch check; with ``model_free`` only its clouds are left to check."""
     qs = edge_configurations(q1, q2, steps)
-    if motion is None or answer < 0:
+    if not model_free:
         if checker._padding_bounds() == (0.0, 0.0) and not world.clouds:
             # One compiled call that stops at the first configuration in contact.
             return not checker._chain_batch(qs, world).any_contact(threads)
@@ -118,11 +161,14 @@ def _make_motion(checker, world, tree):
         padding = np.zeros(len(pairs))
         margin = report_max = 0.0
     _, _, X_PF, link_slot, parent_slot = tree
+    chain = checker._chain
     return native.Motion(
-        compiled, checker._chain.arrays, X_PF, np.ascontiguousarray(link_slot, dtype=np.int32),
+        compiled, chain.arrays, X_PF, np.ascontiguousarray(link_slot, dtype=np.int32),
         np.ascontiguousarray(parent_slot, dtype=np.int32), np.ascontiguousarray(pairs),
         np.ascontiguousarray(padding), pair_rates(checker, world, a, b),
-        checker.num_positions, padded, margin, report_max)
+        np.ascontiguousarray(chain._lowest, dtype=np.float64),
+        np.ascontiguousarray(chain._highest, dtype=np.float64), checker.num_positions, padded,
+        margin, report_max)
 
 
 def pair_rates(checker, world, a: np.ndarray, b: np.ndarray) -> np.ndarray:
