@@ -203,7 +203,7 @@ typedef struct {
 
 typedef struct {
     const MotionObject *mo;
-    const double *q1, *q2, *dq, *speed;
+    const double *q1, *q2, *dq, *per;
     ptrdiff_t steps, blocks;
     motion_scratch *scratch;
     atomic_int contact, python;
@@ -213,11 +213,11 @@ enum { PAIR_CONTACT = -1, PAIR_PYTHON = -2 };
 
 /* The configurations beyond s_m (up to need) that a lower bound `clear` of a
  * pair's distance less its padding at s_m proves free; -1 when it does not
- * even prove s_m. */
-static ptrdiff_t proven(double clear, double speed, ptrdiff_t steps, ptrdiff_t need) {
+ * even prove s_m. `per` is the pair's steps / speed (inf when nothing moves
+ * its bodies apart or together). */
+static ptrdiff_t proven(double clear, double per, ptrdiff_t need) {
     if (!(clear > GC_MOTION_PROOF_MARGIN)) return -1;
-    if (!(speed > 0.0)) return need;   /* nothing moves the two apart or together */
-    double reach = (clear - GC_MOTION_PROOF_MARGIN) / speed * (double)steps;
+    double reach = (clear - GC_MOTION_PROOF_MARGIN) * per;
     return reach >= (double)need ? need : (ptrdiff_t)reach;
 }
 
@@ -268,14 +268,17 @@ static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, pt
     const MotionObject *mo = job->mo;
     const int *pairs = mo->views[3].buf;
     int i = pairs[2 * p], j = pairs[2 * p + 1];
-    double padding = ((const double *)mo->views[4].buf)[p], speed = job->speed[p];
-    ptrdiff_t steps = job->steps;
+    double padding = ((const double *)mo->views[4].buf)[p], per = job->per[p];
     /* The outer spheres: a few flops, and what they prove reaches on. */
     const double *ci = outer_centre(mo, w, i, m), *cj = outer_centre(mo, w, j, m);
     double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
-    double gap = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) -
-                 (mo->outer_F[4 * i + 3] + mo->outer_F[4 * j + 3]);
-    ptrdiff_t k = proven(gap - padding, speed, steps, need);
+    double radii = mo->outer_F[4 * i + 3] + mo->outer_F[4 * j + 3];
+    double square = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    /* Without the square root where the spheres cannot prove s_m. */
+    double least = radii + padding + GC_MOTION_PROOF_MARGIN;
+    ptrdiff_t k = -1;
+    if (!(least > 0.0) || square > least * least)
+        k = proven(sqrt(square) - radii - padding, per, need);
     if (k >= need) return k;
     /* The world boxes: their widest gap along an axis is a lower bound too,
      * far better than the spheres' for flat shapes (a table). */
@@ -285,7 +288,7 @@ static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, pt
         double reach = bi[3 + a] + bj[3 + a], between = fabs(bi[a] - bj[a]);
         if (between - reach > apart) apart = between - reach;
     }
-    ptrdiff_t by_boxes = proven(apart - padding, speed, steps, need);
+    ptrdiff_t by_boxes = proven(apart - padding, per, need);
     if (by_boxes > k) k = by_boxes;
     if (k >= 0) return k;
     pose_geometry(mo, w, i, m);
@@ -312,7 +315,7 @@ static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, pt
          * of its distance (above it). */
         double clear = r.distance - padding;
         if (status == GC_OK && clear < -GC_MOTION_PROOF_MARGIN) return PAIR_CONTACT;
-        ptrdiff_t by_bound = proven(clear, speed, steps, need);
+        ptrdiff_t by_bound = proven(clear, per, need);
         if (by_bound >= 0) return by_bound;
     }
     /* Within the margin of the padding (or an answer the kernels leave to
@@ -376,10 +379,10 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     int workers = gc_parallel_workers(threads, count, 1);
     size_t per_worker = (size_t)(2 * P + 3 * G) * sizeof(ptrdiff_t) +
                         (size_t)(32 * F + 25 * G + n) * sizeof(double);
-    size_t shared = (size_t)(n + P + L) * sizeof(double);
+    size_t shared = (size_t)(n + P + L) * sizeof(double);   /* dq, per, moved */
     char *memory = malloc(shared + (size_t)workers * (per_worker + sizeof(motion_scratch)));
     if (memory == NULL) return -2;
-    double *dq = (double *)memory, *speed = dq + n, *moved = speed + P;
+    double *dq = (double *)memory, *per = dq + n, *moved = per + P;
     for (Py_ssize_t c = 0; c < n; ++c) dq[c] = q2[c] - q1[c];
     const int *column = self->chain.column;
     for (Py_ssize_t l = 0; l < L; ++l) moved[l] = column[l] >= 0 ? fabs(dq[column[l]]) : 0.0;
@@ -388,7 +391,9 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         double v = 0.0;
         for (Py_ssize_t l = 0; l < L; ++l)
             if (moved[l] > 0.0) v += rates[p * L + l] * moved[l];
-        speed[p] = v;
+        /* steps over the pair's speed: a division per pair and edge, not
+         * per configuration (inf for a speed of 0). */
+        per[p] = v > 0.0 ? (double)steps / v : INFINITY;
     }
     motion_scratch *scratch = (motion_scratch *)(memory + shared);
     char *next = (char *)(scratch + workers);
@@ -408,7 +413,7 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         memcpy(s->X_PF, self->views[0].buf, (size_t)F * 16 * sizeof(double));
         next += per_worker;
     }
-    edge_job job = {.mo = self, .q1 = q1, .q2 = q2, .dq = dq, .speed = speed, .steps = steps,
+    edge_job job = {.mo = self, .q1 = q1, .q2 = q2, .dq = dq, .per = per, .steps = steps,
                     .blocks = workers, .scratch = scratch};
     atomic_init(&job.contact, 0);
     atomic_init(&job.python, 0);
