@@ -197,6 +197,7 @@ typedef struct {
     ptrdiff_t *centred;     /* (G): the configuration centre's row is at (-1: none) */
     double *centre;         /* (G, 3): outer spheres' centres in W */
     ptrdiff_t *boxed;       /* (G): the configuration box's row is at (-1: none) */
+    ptrdiff_t *todo, *need, *proof;   /* (P): a configuration's pairs left to decide */
     double *box;            /* (G, 6): world boxes' centres and half widths */
     double *q;              /* (positions) */
 } motion_scratch;
@@ -260,26 +261,32 @@ static const double *outer_centre(const MotionObject *mo, motion_scratch *w, int
     return c;
 }
 
-/* Pair p at s_m (the configuration posed): PAIR_CONTACT, PAIR_PYTHON (left
- * to Python), or k >= 0: free at s_m and at the k configurations beyond it
- * (at most need). */
-static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, ptrdiff_t m,
-                        ptrdiff_t need) {
+/* What pair p's outer spheres prove at s_m (as proven()): a few flops, and
+ * no square root where they cannot prove s_m. */
+static ptrdiff_t by_spheres(const edge_job *job, motion_scratch *w, Py_ssize_t p, ptrdiff_t m,
+                            ptrdiff_t need) {
     const MotionObject *mo = job->mo;
     const int *pairs = mo->views[3].buf;
     int i = pairs[2 * p], j = pairs[2 * p + 1];
-    double padding = ((const double *)mo->views[4].buf)[p], per = job->per[p];
-    /* The outer spheres: a few flops, and what they prove reaches on. */
+    double padding = ((const double *)mo->views[4].buf)[p];
     const double *ci = outer_centre(mo, w, i, m), *cj = outer_centre(mo, w, j, m);
     double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
     double radii = mo->outer_F[4 * i + 3] + mo->outer_F[4 * j + 3];
     double square = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    /* Without the square root where the spheres cannot prove s_m. */
     double least = radii + padding + GC_MOTION_PROOF_MARGIN;
-    ptrdiff_t k = -1;
-    if (!(least > 0.0) || square > least * least)
-        k = proven(sqrt(square) - radii - padding, per, need);
-    if (k >= need) return k;
+    if (least > 0.0 && !(square > least * least)) return -1;
+    return proven(sqrt(square) - radii - padding, job->per[p], need);
+}
+
+/* Pair p at s_m (the configuration posed), k what its spheres proved:
+ * PAIR_CONTACT, PAIR_PYTHON (left to Python), or k >= 0: free at s_m and at
+ * the k configurations beyond it (at most need). */
+static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, ptrdiff_t m,
+                        ptrdiff_t need, ptrdiff_t k) {
+    const MotionObject *mo = job->mo;
+    const int *pairs = mo->views[3].buf;
+    int i = pairs[2 * p], j = pairs[2 * p + 1];
+    double padding = ((const double *)mo->views[4].buf)[p], per = job->per[p];
     /* The world boxes: their widest gap along an axis is a lower bound too,
      * far better than the spheres' for flat shapes (a table). */
     const double *bi = world_box(mo, w, i, m), *bj = world_box(mo, w, j, m);
@@ -345,15 +352,24 @@ static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
             /* The block's last configuration, then the others in order. */
             int back = n == 0 && last > first;
             ptrdiff_t m = n == 0 ? last : first + n - 1;
-            int posed = 0;
-            for (Py_ssize_t p = 0; p < P; ++p) {
-                if (m <= w->fwd[p] || m >= w->bwd[p]) continue;
-                if (!posed) {
-                    pose_configuration(job, w, m);
-                    posed = 1;
-                }
+            /* The pairs not yet proven here; none: the configuration is free. */
+            Py_ssize_t todo = 0;
+            for (Py_ssize_t p = 0; p < P; ++p)
+                if (m > w->fwd[p] && m < w->bwd[p]) w->todo[todo++] = p;
+            if (todo == 0) continue;
+            pose_configuration(job, w, m);
+            /* The spheres of all of them first: no iteration waits on the one
+             * before, so their square roots overlap. */
+            for (Py_ssize_t t = 0; t < todo; ++t) {
+                Py_ssize_t p = w->todo[t];
                 ptrdiff_t need = back ? m - 1 - w->fwd[p] : w->bwd[p] - 1 - m;
-                ptrdiff_t k = decide(job, w, p, m, need);
+                w->need[t] = need;
+                w->proof[t] = by_spheres(job, w, p, m, need);
+            }
+            for (Py_ssize_t t = 0; t < todo; ++t) {
+                Py_ssize_t p = w->todo[t];
+                ptrdiff_t need = w->need[t], k = w->proof[t];
+                if (k < need) k = decide(job, w, p, m, need, k);
                 if (k == PAIR_CONTACT) {
                     atomic_store_explicit(&job->contact, 1, memory_order_relaxed);
                     return;
@@ -377,7 +393,7 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     Py_ssize_t F = self->F;
     ptrdiff_t count = steps + 1;
     int workers = gc_parallel_workers(threads, count, 1);
-    size_t per_worker = (size_t)(2 * P + 3 * G) * sizeof(ptrdiff_t) +
+    size_t per_worker = (size_t)(5 * P + 3 * G) * sizeof(ptrdiff_t) +
                         (size_t)(32 * F + 25 * G + n) * sizeof(double);
     size_t shared = (size_t)(n + P + L) * sizeof(double);   /* dq, per, moved */
     char *memory = malloc(shared + (size_t)workers * (per_worker + sizeof(motion_scratch)));
@@ -404,7 +420,10 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->posed = s->bwd + P;
         s->centred = s->posed + G;
         s->boxed = s->centred + G;
-        s->X_PF = (double *)(s->boxed + G);
+        s->todo = s->boxed + G;
+        s->need = s->todo + P;
+        s->proof = s->need + P;
+        s->X_PF = (double *)(s->proof + P);
         s->X_WF = s->X_PF + 16 * F;
         s->X_WG = s->X_WF + 16 * F;
         s->centre = s->X_WG + 16 * G;
