@@ -35,9 +35,11 @@ from geometry_core.proximity.engine import ModelCache
 __all__ = ["discrete_edge_free", "edge_configurations", "edge_free_at_once", "edge_steps",
            "pair_rates"]
 
-#: Above this many geometries the edge is checked as a batch of configurations
-#: (the pair table would grow with their square).
-_PAIRS_GEOMETRIES_MAX = 2048
+#: Above this many geometries, or this many entries of the pairs' rate table
+#: (pairs times links), edges are checked as batches of configurations: the
+#: tables would grow with the square of the scene.
+_PAIRS_GEOMETRIES_MAX = 1024
+_RATE_ENTRIES_MAX = 1 << 22
 
 
 def edge_configurations(q1: np.ndarray, q2: np.ndarray, steps: int) -> np.ndarray:
@@ -125,7 +127,7 @@ def _motion_of(checker, world):
     """The compiled edge check of ``world`` at the current filters, padding and frame tree.
 
     Made again when one of them changes; None where the batch check must
-    answer (a geometry of no body, or too many geometries).
+    answer (a geometry of no body, or too many geometries or pairs).
     """
     tree = checker._pose_tree(world)
     filtered, padding = checker._filtered, checker._padding
@@ -145,6 +147,8 @@ def _make_motion(checker, world, tree):
         return None
     compiled = ModelCache.of(model).native
     pairs = np.frombuffer(compiled.unfiltered_pairs(), dtype=np.int32).reshape(-1, 2)
+    if len(pairs) * len(checker._chain.links) > _RATE_ENTRIES_MAX:
+        return None
     bodies = np.asarray(world.index_bodies, dtype=np.intp)
     a, b = bodies[pairs[:, 0]], bodies[pairs[:, 1]]
     if (a < 0).any() or (b < 0).any():
