@@ -45,8 +45,11 @@ def every_configuration_free(checker, q1, q2) -> bool:
 
 
 def edges(checker, count, seed):
-    """(q1, q2) pairs: random pairs of free configurations, and from free ones a
-    planner's extension of at most 0.5 rad (its end free or not)."""
+    """(q1, q2) pairs: random pairs of free configurations, then planners' extensions.
+
+    An extension goes at most 0.5 rad from a free configuration; its end may
+    collide.
+    """
     rng = np.random.default_rng(seed)
     qs = robots.random_configurations(checker, 40 * count, seed)
     free = qs[checker.check_configs_collision_free(qs)][:2 * count + 1]
@@ -127,10 +130,12 @@ def touching_radii(checker, qs, centre):
 @pytest.mark.parametrize("name", ["panda", "ur5"])
 @pytest.mark.parametrize("padding", [0.0, 0.01])
 def test_an_obstacle_that_one_middle_configuration_touches_is_found(name, padding):
-    """A sphere beside the hand's path, sized so that only the configuration
-    nearest it touches it (by the batch check): the edge collides; a hair
-    smaller, nothing touches it and the edge is free. A bound that skipped
-    one configuration too many would miss the first."""
+    """A sphere that one configuration alone touches collides; a hair smaller, none does.
+
+    The sphere stands beside the hand's path, sized so that only the
+    configuration nearest it touches it (by the batch check). A bound that
+    skipped one configuration too many would miss it.
+    """
     checker = make(name, environment=False, environment_padding=padding)
     q1 = robots.random_configurations(checker, 50, 23)
     q1 = q1[checker.check_configs_collision_free(q1)][0]
