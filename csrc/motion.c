@@ -369,7 +369,7 @@ static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
             for (Py_ssize_t t = 0; t < todo; ++t) {
                 Py_ssize_t p = w->todo[t];
                 ptrdiff_t need = w->need[t], k = w->proof[t];
-                if (k < need) k = decide(job, w, p, m, need, k);
+                if (k < 0) k = decide(job, w, p, m, need, k);
                 if (k == PAIR_CONTACT) {
                     atomic_store_explicit(&job->contact, 1, memory_order_relaxed);
                     return;
