@@ -692,7 +692,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (gc_model_register(m) < 0 || gc_rotation_register(m) < 0 ||
-        gc_kinematics_register(m) < 0 || gc_cloud_register(m) < 0) {
+        gc_kinematics_register(m) < 0 || gc_cloud_register(m) < 0 ||
+        gc_motion_register(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
