@@ -5,6 +5,7 @@ Usage::
     python -m bench.peers                  # K = 1000 configurations per arm, prints the table
     python -m bench.peers --write-docs     # also docs/benchmarks.md's table
     python -m bench.peers --count 200
+    python -m bench.peers --edges 0        # without the edges table (bench.edges)
 
 For the Panda and the UR5 of example-robot-data with their SRDFs among the
 primitive obstacles of the clearance tests (a table, a wall and four
@@ -34,6 +35,10 @@ configurations:
 Every peer's verdict is compared with ours on every configuration before
 timing and the table gives the count that agree. Times are medians of
 alternating rounds (µs a configuration). It asserts nothing about time.
+
+Then ``bench.edges`` (``--edges N`` edges of each kind per arm, 0 skips
+it): our discrete edge check against vamp's ``validate_motion`` on the
+same edges at the same configurations, in states a second.
 """
 
 from __future__ import annotations
@@ -325,6 +330,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--edges", type=int, default=1000,
+                        help="edges of each kind per arm for bench.edges (0: skip it)")
     parser.add_argument("--write-docs", action="store_true",
                         help="replace the peers table in docs/benchmarks.md")
     args = parser.parse_args(argv)
@@ -343,10 +350,20 @@ def main(argv: list[str] | None = None) -> None:
     lines = table(rows, cores)
     text = "\n".join([header, "", *lines, "", *[f"- {n}" for n in notes]])
     print(text)
+    edges = None
+    if args.edges > 0:
+        from bench.edges import report
+
+        edges = report(args.edges, args.rounds)
+        if edges is not None:
+            print()
+            print(edges)
     if args.write_docs:
         from bench.run import write_docs
 
         write_docs(text, "peers")
+        if edges is not None:
+            write_docs(edges, "edges")
 
 
 if __name__ == "__main__":

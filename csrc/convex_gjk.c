@@ -157,8 +157,9 @@ void cvx_gjk_init(const posed *A, const posed *B, gjk_state *st) {
 
 /* early_tol > 0: also stop (res->early) once gap <= early_tol with the cores
  * clearly apart (gap <= 0.1 |v|), before the full tolerance. Stop too
- * (res->beyond, nothing else set) once a lower bound of the cores' distance,
- * v . w / |v| with w the supports' difference along v, exceeds beyond. */
+ * (res->beyond and res->bound, that lower bound, nothing else set) once a
+ * lower bound of the cores' distance, v . w / |v| with w the supports'
+ * difference along v, exceeds beyond. */
 void cvx_gjk_run(const posed *A, const posed *B, double scale, gjk_state *st,
                     double early_tol, double beyond, gjk_result *res) {
     double *v = st->v, (*W)[3] = st->W, (*WA)[3] = st->WA, (*WB)[3] = st->WB, *lam = st->lam;
@@ -178,6 +179,7 @@ void cvx_gjk_run(const posed *A, const posed *B, double scale, gjk_state *st,
         double vnorm = sqrt(vv);
         if (gc_dot(v, w) > beyond * vnorm) {
             res->beyond = 1;
+            res->bound = gc_dot(v, w) / vnorm;
             return;
         }
         if (nW) {

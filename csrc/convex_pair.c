@@ -147,7 +147,8 @@ static double depth_in_tetrahedron(const double W[4][3]) {
 
 /* The answer for two posed cores. Returns GC_OK, GC_UNCERTIFIED when
  * EPA's pools overflowed, or GC_BEYOND when GJK proves the distance above
- * beyond. With verdict (gc_convex_pair_verdict), a proven overlap returns
+ * beyond (out->distance then the lower bound that proved it, nothing else
+ * set). With verdict (gc_convex_pair_verdict), a proven overlap returns
  * GC_OK with only out->distance set, a bound of it, and *proven = 1. */
 static int signed_distance_supports(const posed *A, const posed *B, double scale,
                                     double beyond, int verdict, int *proven,
@@ -167,7 +168,10 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
      * as GJK's own tolerance (else GJK resumes; see below). */
     cvx_gjk_run(A, B, scale, &gs, curved ? GC_CONVEX_GJK_NEWTON_HANDOFF * sc : 0.0,
                 beyond + r_sum, &gr);
-    if (gr.beyond) return GC_BEYOND;
+    if (gr.beyond) {
+        out->distance = gr.bound - r_sum;
+        return GC_BEYOND;
+    }
     if (verdict && gr.overlap && gr.nW == 4) {
         /* Deeper than GJK's own tolerances, so the proof is clear of
          * round-off; the depth reported is shrunk by that much, since a
@@ -221,7 +225,10 @@ static int signed_distance_supports(const posed *A, const posed *B, double scale
         if (!refined) { /* GJK stopped early and Newton did not certify: finish GJK */
             early = 0;
             cvx_gjk_run(A, B, scale, &gs, 0.0, beyond + r_sum, &gr);
-            if (gr.beyond) return GC_BEYOND;
+            if (gr.beyond) {
+                out->distance = gr.bound - r_sum;
+                return GC_BEYOND;
+            }
         }
     }
     double n_new[3], g_new;

@@ -20,10 +20,11 @@ static int has_features(const gc_shape *G) {
  * the distance from A's centre to B is at least its height above any of B's
  * face planes, so the highest plane, less A's radius, is a lower bound of the
  * pair's distance. A margin of round-off keeps the proof (a pair at the
- * bound goes to the exact kernel). Far cheaper than that kernel, which finds
- * the nearest point on every triangle. */
+ * bound goes to the exact kernel); that bound less the margin into *bound.
+ * Far cheaper than that kernel, which finds the nearest point on every
+ * triangle. */
 static int sphere_hull_beyond(const gc_shape *A, const double X_WA[16], const gc_shape *B,
-                              const double X_WB[16], double beyond) {
+                              const double X_WB[16], double beyond, double *bound) {
     if (B->nt <= 0) return 0;
     double p_WAo[3] = {X_WA[3], X_WA[7], X_WA[11]}, p[3];
     gc_to_local(X_WB, p_WAo, p);
@@ -33,6 +34,7 @@ static int sphere_hull_beyond(const gc_shape *A, const double X_WA[16], const gc
         if (h > h_max) h_max = h;
     }
     double slack = GC_PAIR_CERTIFICATE_TOLERANCE + 64.0 * GC_EPS * (gc_norm(p) + B->size);
+    *bound = h_max - A->s[0] - slack;
     return h_max - A->s[0] > beyond + slack;
 }
 
@@ -68,10 +70,10 @@ static int pair_within(const gc_shape *A, const double X_WA[16], const gc_shape 
     if (A->kind == GC_MESH || B->kind == GC_MESH) return GC_NOT_HANDLED;
     if (beyond < INFINITY) {
         if (A->kind == GC_SPHERE && B->kind == GC_CONVEX &&
-            sphere_hull_beyond(A, X_WA, B, X_WB, beyond))
+            sphere_hull_beyond(A, X_WA, B, X_WB, beyond, &out->distance))
             return GC_BEYOND;
         if (B->kind == GC_SPHERE && A->kind == GC_CONVEX &&
-            sphere_hull_beyond(B, X_WB, A, X_WA, beyond))
+            sphere_hull_beyond(B, X_WB, A, X_WA, beyond, &out->distance))
             return GC_BEYOND;
     }
     int status = gc_exact_pair(A, X_WA, B, X_WB, out);

@@ -206,7 +206,9 @@ int gc_pair(const gc_shape *A, const double X_WA[16], const gc_shape *B,
  * query's report_max, the least distance so far): GC_BEYOND where the convex
  * solver proves the pair farther than beyond + PAIR_CERTIFICATE_TOLERANCE
  * early (the tolerance keeps the drop clear of the certified answer's own
- * error), before its refinement, certificate and ascent test. */
+ * error), before its refinement, certificate and ascent test. With
+ * GC_BEYOND, out->distance holds the lower bound of the distance that proved
+ * it (above beyond; nothing else of out is set). */
 int gc_pair_within(const gc_shape *A, const double X_WA[16], const gc_shape *B,
                    const double X_WB[16], double beyond, gc_pair_result *out);
 /* gc_pair_within where only the sign of a distance below zero is wanted

@@ -125,6 +125,7 @@ typedef struct {
     double W[4][3], WA[4][3], WB[4][3];
     int early;     /* stopped at the loose tolerance: gjk_resume can finish the run */
     int beyond;    /* stopped: the cores proven farther apart than the run's beyond */
+    double bound;  /* with beyond: the lower bound of the cores' distance that proved it */
     double v[3], p_A[3], p_B[3];
     double gap;
 } gjk_result;

@@ -18,6 +18,8 @@ typedef struct {
     const int *frame_slot;
     int max_slot;
     const double *X_FG;
+    const double *outer;    /* (G, 4): a sphere around each geometry, centre in G and
+                               radius (inf when it has none: half spaces) */
 } gc_model_view;
 /* Fill *view from a Model; TypeError (-1) for anything else. */
 int gc_model_get_view(PyObject *model, gc_model_view *view);
@@ -32,5 +34,33 @@ int gc_cloud_check(PyObject *object);
 int gc_cloud_any_near(PyObject *cloud, const gc_shape *shape, const double *box_G,
                       const double *X_WG, const double center[3], const double half[3],
                       double threshold);
+int gc_motion_register(PyObject *module);
+
+/* One pair of a Model (model must be one: the caller checked it) posed at
+ * X_WG (G, 16), as the batch loops decide it (motion.c decides an edge's
+ * configurations pair by pair with these):
+ * - gc_model_pair_contact: 1 when the configuration's answer counts the
+ *   unfiltered pair i < j in contact, 0 when not, -1 when the loop would
+ *   leave it to Python. Unpadded (padded 0): any_contact's loop
+ *   (margin and report_max 0: the candidate boxes and prefilter, inner
+ *   spheres, gc_pair_verdict). Padded: chain_pairs(margin, report_max)'s
+ *   record of the pair, in contact where its distance less padding <= 0.
+ * - gc_model_pair_candidate: 0 when the broadphase and prefilter of
+ *   candidates(margin) prove the pair farther apart than margin, else 1.
+ * - gc_model_world_box: geometry g's world box (centre, half widths; inf for
+ *   a half space) posed at X_WG (its row), as the broadphase makes it.
+ * - gc_model_outer_gap: a lower bound of the pair's distance (-inf when a
+ *   shape has no outer sphere).
+ * - gc_model_inner_overlap: 1 when the pair's inner spheres overlap (so do
+ *   the shapes), their overlap's depth (at most the pair's) into *depth.
+ * - gc_model_is_filtered: 1 when a filter removes the pair (i < j). */
+int gc_model_pair_contact(PyObject *model, const double *X_WG, int i, int j, int padded,
+                          double margin, double report_max, double padding);
+void gc_model_world_box(PyObject *model, int g, const double X_WG[16], double centre[3],
+                        double half[3]);
+int gc_model_pair_candidate(PyObject *model, const double *X_WG, int i, int j, double margin);
+double gc_model_outer_gap(PyObject *model, const double *X_WG, int i, int j);
+int gc_model_inner_overlap(PyObject *model, const double *X_WG, int i, int j, double *depth);
+int gc_model_is_filtered(PyObject *model, int i, int j);
 
 #endif

@@ -298,48 +298,61 @@ release:
 
 /* ------------------------------------------------------------ world data */
 
-/* World box of every geometry (broadphase.world_aabbs): tight for primitives,
- * the rotated local box for hulls and meshes, unbounded for half spaces. */
+/* World box of geometry g posed at X (its row of X_WG): tight for
+ * primitives, the rotated local box for hulls and meshes, unbounded for
+ * half spaces. */
+static void world_box_of(const ModelObject *m, Py_ssize_t g, const double *X, double *c,
+                         double *h) {
+    const double *c_G = m->box_G + 6 * g, *h_G = c_G + 3;
+    const gc_shape *s = &m->shapes[g];
+    gc_to_world(X, c_G, c);
+    switch (s->kind) {
+    case GC_HALFSPACE:
+        h[0] = h[1] = h[2] = INFINITY;
+        break;
+    case GC_SPHERE:
+        h[0] = h[1] = h[2] = s->s[0];
+        break;
+    case GC_ELLIPSOID:
+        for (int r = 0; r < 3; ++r) {
+            double a = X[4 * r] * h_G[0], b = X[4 * r + 1] * h_G[1], cc = X[4 * r + 2] * h_G[2];
+            h[r] = sqrt(a * a + b * b + cc * cc);
+        }
+        break;
+    case GC_CYLINDER:
+    case GC_CAPSULE:
+        for (int r = 0; r < 3; ++r) {
+            double u = X[4 * r + 2];
+            double along = s->s[1] * fabs(u);
+            if (s->kind == GC_CAPSULE) {
+                h[r] = s->s[0] + along;
+            } else {
+                double d = 1.0 - u * u;
+                h[r] = s->s[0] * sqrt(d > 0.0 ? d : 0.0) + along;
+            }
+        }
+        break;
+    default:
+        for (int r = 0; r < 3; ++r)
+            h[r] = fabs(X[4 * r]) * h_G[0] + fabs(X[4 * r + 1]) * h_G[1] +
+                   fabs(X[4 * r + 2]) * h_G[2];
+    }
+}
+
+/* World box of every geometry (broadphase.world_aabbs), world_box_of each. */
 static void world_boxes(const ModelObject *m, const double *X_WG, double *center,
                         double *half) {
-    for (Py_ssize_t g = 0; g < m->G; ++g) {
-        const double *X = X_WG + 16 * g;
-        const double *c_G = m->box_G + 6 * g, *h_G = c_G + 3;
-        const gc_shape *s = &m->shapes[g];
-        double *c = center + 3 * g, *h = half + 3 * g;
-        gc_to_world(X, c_G, c);
-        switch (s->kind) {
-        case GC_HALFSPACE:
-            h[0] = h[1] = h[2] = INFINITY;
-            break;
-        case GC_SPHERE:
-            h[0] = h[1] = h[2] = s->s[0];
-            break;
-        case GC_ELLIPSOID:
-            for (int r = 0; r < 3; ++r) {
-                double a = X[4 * r] * h_G[0], b = X[4 * r + 1] * h_G[1], cc = X[4 * r + 2] * h_G[2];
-                h[r] = sqrt(a * a + b * b + cc * cc);
-            }
-            break;
-        case GC_CYLINDER:
-        case GC_CAPSULE:
-            for (int r = 0; r < 3; ++r) {
-                double u = X[4 * r + 2];
-                double along = s->s[1] * fabs(u);
-                if (s->kind == GC_CAPSULE) {
-                    h[r] = s->s[0] + along;
-                } else {
-                    double d = 1.0 - u * u;
-                    h[r] = s->s[0] * sqrt(d > 0.0 ? d : 0.0) + along;
-                }
-            }
-            break;
-        default:
-            for (int r = 0; r < 3; ++r)
-                h[r] = fabs(X[4 * r]) * h_G[0] + fabs(X[4 * r + 1]) * h_G[1] +
-                       fabs(X[4 * r + 2]) * h_G[2];
-        }
-    }
+    for (Py_ssize_t g = 0; g < m->G; ++g)
+        world_box_of(m, g, X_WG + 16 * g, center + 3 * g, half + 3 * g);
+}
+
+/* How far below a half space's plane (normal n_W through p_W) a box
+ * (centre c, half widths h) reaches: the box's lowest height above it. */
+static double lowest_above(const double n_W[3], const double p_W[3], const double c[3],
+                           const double h[3]) {
+    double rel[3];
+    gc_sub(c, p_W, rel);
+    return gc_dot(rel, n_W) - (h[0] * fabs(n_W[0]) + h[1] * fabs(n_W[1]) + h[2] * fabs(n_W[2]));
 }
 
 /* h_G(n) measured from Go (prefilter.support_from_origin). */
@@ -547,12 +560,7 @@ static int candidates(const ModelObject *m, const double *X_WG, double margin,
                 if (g > h) rc = consider(m, X_WG, h, (int)g, INFINITY, pair_margin, out);
                 continue;
             }
-            double rel[3];
-            gc_sub(center + 3 * g, p_W, rel);
-            const double *hg = half + 3 * g;
-            double low = gc_dot(rel, n_W) - (hg[0] * fabs(n_W[0]) + hg[1] * fabs(n_W[1]) +
-                                             hg[2] * fabs(n_W[2]));
-            if (!(low <= margin)) continue;
+            if (!(lowest_above(n_W, p_W, center + 3 * g, half + 3 * g) <= margin)) continue;
             rc = consider(m, X_WG, h, (int)g, margin, pair_margin, out);
         }
     }
@@ -960,6 +968,86 @@ static double min_distance_of(const batch_job *job, const double *X_WF, batch_sc
         if (job->stop_below_zero && best < 0.0) break;
     }
     return best;
+}
+
+/* ------------------------------------------------------------ one pair of one configuration
+ * What motion.c reads to decide a pair at one configuration of an edge
+ * exactly as the batch loops above decide it. */
+
+/* Whether candidates(margin) lists the unfiltered pair i < j posed at
+ * X_WG: the same boxes, half-space rule and prefilter, for one pair. */
+static int pair_is_candidate(const ModelObject *m, const double *X_WG, int i, int j,
+                             double margin) {
+    int half_i = m->shapes[i].kind == GC_HALFSPACE, half_j = m->shapes[j].kind == GC_HALFSPACE;
+    if (half_i && half_j) return 1;
+    double c[2][3], h[2][3];
+    if (half_i || half_j) {
+        int plane = half_i ? i : j, g = half_i ? j : i;
+        const double *X = X_WG + 16 * plane;
+        double n_W[3] = {X[2], X[6], X[10]};
+        double p_W[3] = {X[3], X[7], X[11]};
+        world_box_of(m, g, X_WG + 16 * g, c[0], h[0]);
+        if (!(lowest_above(n_W, p_W, c[0], h[0]) <= margin)) return 0;
+    } else if (isfinite(margin)) {
+        double lo[6], hi[6], pad = 0.5 * margin;
+        world_box_of(m, i, X_WG + 16 * i, c[0], h[0]);
+        world_box_of(m, j, X_WG + 16 * j, c[1], h[1]);
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = c[0][k] - h[0][k] - pad;
+            hi[k] = c[0][k] + h[0][k] + pad;
+            lo[3 + k] = c[1][k] - h[1][k] - pad;
+            hi[3 + k] = c[1][k] + h[1][k] + pad;
+        }
+        if (!boxes_meet(lo, hi, 0, 1)) return 0;
+    }
+    return !(isfinite(margin) && (outer_gap(m, X_WG, i, j) > margin ||
+                                  provably_apart(m, X_WG, i, j, margin)));
+}
+
+int gc_model_pair_contact(PyObject *model, const double *X_WG, int i, int j, int padded,
+                          double margin, double report_max, double padding) {
+    const ModelObject *m = (const ModelObject *)model;
+    if (!pair_is_candidate(m, X_WG, i, j, margin)) return 0;
+    const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+    gc_pair_result r;
+    memset(&r, 0, sizeof(r));
+    if (!padded) {
+        /* min_distance_of with verdict_only and stop_below_zero. */
+        double depth;
+        if (inner_spheres_overlap(m, X_WG, i, j, &depth)) return 1;
+        int status = gc_pair_verdict(&m->shapes[i], Xi, &m->shapes[j], Xj, report_max, &r);
+        if (status == GC_BEYOND) return 0;
+        if (status != GC_OK && status != GC_SEARCHED) return -1;
+        return r.distance <= report_max;
+    }
+    /* answer_pairs' record (any status but OK goes to Python), then the
+     * checker's padded distance. */
+    int status = gc_pair_within(&m->shapes[i], Xi, &m->shapes[j], Xj, report_max, &r);
+    if (status == GC_BEYOND) return 0;
+    if (status != GC_OK) return -1;
+    if (!(r.distance <= report_max)) return 0;
+    return r.distance - padding <= 0.0;
+}
+
+void gc_model_world_box(PyObject *model, int g, const double X_WG[16], double centre[3],
+                        double half[3]) {
+    world_box_of((const ModelObject *)model, g, X_WG, centre, half);
+}
+
+int gc_model_pair_candidate(PyObject *model, const double *X_WG, int i, int j, double margin) {
+    return pair_is_candidate((const ModelObject *)model, X_WG, i, j, margin);
+}
+
+double gc_model_outer_gap(PyObject *model, const double *X_WG, int i, int j) {
+    return outer_gap((const ModelObject *)model, X_WG, i, j);
+}
+
+int gc_model_inner_overlap(PyObject *model, const double *X_WG, int i, int j, double *depth) {
+    return inner_spheres_overlap((const ModelObject *)model, X_WG, i, j, depth);
+}
+
+int gc_model_is_filtered(PyObject *model, int i, int j) {
+    return is_filtered((const ModelObject *)model, i, j);
 }
 
 /* Pruning the k closest rows follows the k smallest padded distances so far
@@ -1656,6 +1744,25 @@ done:
     return out;
 }
 
+/* unfiltered_pairs() -> bytes of int32 (P, 2): every pair i < j that no
+ * filter removes (the pairs the batch loops may report), by (i, j). */
+static PyObject *model_unfiltered_pairs(ModelObject *self, PyObject *unused) {
+    Py_ssize_t P = 0;
+    for (int i = 0; i < self->G; ++i)
+        for (int j = i + 1; j < self->G; ++j) P += !is_filtered(self, i, j);
+    PyObject *out = PyBytes_FromStringAndSize(NULL, P * 2 * (Py_ssize_t)sizeof(int32_t));
+    if (out == NULL) return NULL;
+    int32_t *pairs = (int32_t *)PyBytes_AS_STRING(out);
+    for (int i = 0; i < self->G; ++i) {
+        for (int j = i + 1; j < self->G; ++j) {
+            if (is_filtered(self, i, j)) continue;
+            *pairs++ = i;
+            *pairs++ = j;
+        }
+    }
+    return out;
+}
+
 static PyObject *model_size(ModelObject *self, void *closure) {
     return PyLong_FromSsize_t(self->G);
 }
@@ -1696,6 +1803,8 @@ static PyMethodDef model_methods[] = {
      "influence, limit, positions) -> [None (left to Python) or (robot, other, self row,\n"
      "geometry i, geometry j: lists; distances, Jacobian rows: bytearrays), per\n"
      "configuration]"},
+    {"unfiltered_pairs", (PyCFunction)model_unfiltered_pairs, METH_NOARGS,
+     "unfiltered_pairs() -> bytes of int32 (P, 2): the pairs i < j no filter removes"},
     {"points", (PyCFunction)model_points, METH_VARARGS,
      "points(X_WG, (x, y, z), threshold) -> (vectors, g, status, distance, unique, "
      "count not OK)"},
@@ -1733,6 +1842,7 @@ int gc_model_get_view(PyObject *model, gc_model_view *view) {
     view->frame_slot = m->frame_slot;
     view->max_slot = m->max_slot;
     view->X_FG = m->X_FG;
+    view->outer = m->outer;
     return 0;
 }
 

@@ -258,6 +258,16 @@ JOINT_LIMIT_SLACK = 1e-9
 #: approach a contact grow only with log(clearance / this).
 CERTIFIED_EDGE_CLEARANCE = 1e-6
 
+#: Clearance (metres) by which a discrete edge check's bounds must clear a
+#: pair's padding before they decide a configuration without its kernels: a
+#: lower bound of the distance above padding + this proves the pair free there
+#: and at the configurations its motion bound cannot close the gap at; an
+#: upper bound below padding - this proves it in contact. Between the two,
+#: the configuration's own kernels decide the pair, so the edge's answer is
+#: that of checking every configuration. 1 µm is a hundred times the pair
+#: kernels' certified accuracy (PAIR_CERTIFICATE_TOLERANCE).
+MOTION_PROOF_MARGIN = 1e-6
+
 #: Sample cap of a certified edge check: an edge that needs more samples
 #: than this (it grazes an obstacle over a long stretch) is reported as not
 #: proven free rather than looping on.

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from geometry_core.clearance import certified_edge
+from geometry_core.clearance import certified_edge, discrete_edge
 from geometry_core.clearance.checker_tables import World
 from geometry_core.clearance.robot_clearance import (
     RobotClearance,
@@ -50,6 +50,9 @@ class CheckerQueries:
     #: and the filter table as uint8 (a view: the setters write through it).
     #: (table versions, dense tables) of :meth:`_dense_tables`, replaced whole.
     _dense_of: tuple | None = None
+    #: ((world, pose tree, filters, padding), their versions, native.Motion or
+    #: None) of ``discrete_edge``, replaced whole.
+    _motion_of: tuple | None = None
 
     def _positions(self, qs, name: str, batch: bool) -> np.ndarray:
         try:
@@ -72,6 +75,15 @@ class CheckerQueries:
         Its ``X_WF`` (every frame's world pose) is computed when read.
         """
         world = self._world if world is None else world
+        return BatchQuery.of_chain(world.model, world.slot_of, self._chain.arrays,
+                                   np.ascontiguousarray(qs, dtype=np.float64),
+                                   *self._pose_tree(world)[2:])
+
+    def _pose_tree(self, world: World) -> tuple:
+        """(world, pose writes, X_PF, link slots, parent slots) of ``world``, kept while valid.
+
+        Replaced whole when it changes, so its identity names one tree.
+        """
         writes = self._sg.pose_writes
         tree = self._pose_tree_of
         if tree is None or tree[0] is not world or tree[1] != writes:
@@ -80,8 +92,7 @@ class CheckerQueries:
             X_PF, parents, slots = self._sg.pose_tree(self._source, self._frame_ids)
             tree = self._pose_tree_of = (world, writes, np.ascontiguousarray(X_PF), slots,
                                          parents)
-        return BatchQuery.of_chain(world.model, world.slot_of, self._chain.arrays,
-                                   np.ascontiguousarray(qs, dtype=np.float64), *tree[2:])
+        return tree
 
     def _pairs_within(self, qs: np.ndarray, max_distance: float, parallelize=1):
         """Per configuration: unfiltered pairs as (body_a, body_b, padded distance, pair)."""
@@ -94,12 +105,16 @@ class CheckerQueries:
         world = self._world if world is None else world
         batch = self._chain_batch(qs, world)
         _, X_WL = self._chain.frame_poses(qs)
-        out = []
-        row_of, body_rows = world.row_of, world.body_rows
         all_pairs = batch.compute_signed_distance_pairwise_closest_points(max_distance,
                                                                           parallelize)
         if world.clouds:
             all_pairs = self._with_cloud_pairs(world, batch.X_WF, max_distance, all_pairs)
+        return self._rows_of_pairs(world, all_pairs), X_WL, world
+
+    def _rows_of_pairs(self, world: World, all_pairs: list[list[SignedDistancePair]]) -> list:
+        """Per configuration, its unfiltered pairs as (body_a, body_b, padded distance, pair)."""
+        out = []
+        row_of, body_rows = world.row_of, world.body_rows
         for pairs in all_pairs:
             if not pairs:
                 out.append([])
@@ -110,7 +125,7 @@ class CheckerQueries:
             keep = np.flatnonzero(~self._filtered[a, b])
             out.append(list(zip(a[keep].tolist(), b[keep].tolist(), distance[keep].tolist(),
                                 [pairs[k] for k in keep])))
-        return out, X_WL, world
+        return out
 
     def _with_cloud_pairs(self, world: World, X_WF: np.ndarray, max_distance: float,
                           all_pairs: list[list[SignedDistancePair]]):
@@ -145,6 +160,16 @@ class CheckerQueries:
         for pairs in out:
             pairs.sort(key=lambda pair: (pair.id_A.get_value(), pair.id_B.get_value()))
         return out
+
+    def _cloud_contacts(self, world: World, X_WF: np.ndarray) -> np.ndarray:
+        """(K,) bool: some robot geometry's padded distance to a cloud point is <= 0."""
+        hit = np.zeros(X_WF.shape[0], dtype=bool)
+        geometries, bodies = world.robot_geometries, world.robot_bodies
+        for cloud in world.clouds:
+            thresholds = np.ascontiguousarray(cloud.radius + self._padding[bodies, 0],
+                                              dtype=np.float64)
+            hit |= cloud.any_within(world.native, X_WF, geometries, thresholds)
+        return hit
 
     def _cloud_spec(self, world: World) -> tuple:
         """The clouds as :meth:`BatchQuery.has_contacts` takes them.
@@ -451,7 +476,13 @@ class CheckerQueries:
         Discrete (default, Drake's check): ``q2``, then ``q1`` and the
         configurations between them at steps of at most
         :attr:`edge_step_size` (Euclidean in q). It can miss an obstacle
-        thinner than what a body sweeps in one step.
+        thinner than what a body sweeps in one step. Its answer is exactly
+        that of :meth:`check_configs_collision_free` on those
+        configurations (all free: True), found in one compiled call that
+        decides them pair by pair: a pair measured clear of its padding at
+        one configuration is skipped at those its motion bound cannot close
+        the gap at, and only the rest run their kernels
+        (``discrete_edge``).
 
         Certified (``certified=True``): conservative advancement. At a
         configuration on the edge, every unfiltered pair's padded distance d
@@ -467,9 +498,9 @@ class CheckerQueries:
 
         ``parallelize`` (as :meth:`check_configs_collision_free`): native
         threads share the configurations of a discrete check (Drake's
-        ``CheckEdgeCollisionFreeParallel``), each stopping once a
-        configuration before its own is known to collide; the certified check
-        measures its batches on one thread and ignores it.
+        ``CheckEdgeCollisionFreeParallel``), a stretch each, all stopping once
+        one finds a collision (the answer is the same for any number); the
+        certified check measures its batches on one thread and ignores it.
 
         Raises
         ------
@@ -477,19 +508,19 @@ class CheckerQueries:
             As :meth:`check_config_collision_free`, for either end.
         """
         threads = num_threads(parallelize)
+        if not certified:
+            # Float64 arrays within the limits (a planner's): checked, stepped
+            # and answered in one compiled call.
+            answer = discrete_edge.edge_free_at_once(self, q1, q2, threads)
+            if answer is not None:
+                return answer
         q1 = self._positions(q1, "q1", batch=False)[0]
         q2 = self._positions(q2, "q2", batch=False)[0]
         if certified:
             return certified_edge.certified_edge_free(self, q1, q2)
-        steps = max(1, math.ceil(float(np.linalg.norm(q2 - q1)) / self.edge_step_size))
-        ratios = np.arange(steps) / steps
-        qs = np.vstack([q2[None], q1 + ratios[:, None] * (q2 - q1)])
+        steps = discrete_edge.edge_steps(q1, q2, self.edge_step_size)
         # Both ends are within the limits, so every point between them is.
-        world = self._world
-        if self._padding_bounds() == (0.0, 0.0) and not world.clouds:
-            # One compiled call that stops at the first configuration in contact.
-            return not self._chain_batch(qs, world).any_contact(threads)
-        return bool(np.all(self._collision_free(qs, threads)))
+        return discrete_edge.discrete_edge_free(self, q1, q2, steps, threads)
 
 
 def _closest_limit(num_closest_pairs) -> int | None:
