@@ -648,3 +648,20 @@ def test_cloud_verdicts_are_the_same_on_native_threads():
     assert 100 < serial.sum() < 1900
     # The same verdicts one configuration at a time.
     assert [checker.check_config_collision_free(q) for q in qs[:200]] == serial[:200].tolist()
+
+
+def test_batch_contacts_with_clouds_agree_posed_in_the_loop_or_given_poses():
+    from geometry_core.proximity.batch_query import BatchQuery
+
+    checker = make("panda", environment=False)
+    checker.add_point_cloud("camera", workspace_points(400, 2), 0.015)
+    world = checker._world
+    qs = robots.random_configurations(checker, 300, 67)
+    chain = checker._chain_batch(qs, world)
+    given = BatchQuery(world.model, np.array(chain.X_WF), world.slot_of)
+    spec = checker._cloud_spec(world)
+    in_loop = chain.has_contacts(clouds=spec)
+    assert np.array_equal(in_loop, given.has_contacts(clouds=spec))
+    assert np.array_equal(~in_loop, checker.check_configs_collision_free(qs))
+    # The clouds add contacts to the pairs' own.
+    assert (in_loop & ~given.has_contacts()).sum() > 20
