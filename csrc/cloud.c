@@ -95,9 +95,15 @@ typedef struct {
 
 #define BLOCK 4
 /* A query finds a block by the directory, one read, while the box holds at
- * most this many blocks (4 bytes each; a dense build's box holds at most
- * N / 64 + 8), and by the table beyond. */
+ * most BLOCK_DIR_MAX blocks and at most BLOCK_DIR_PER_POINT a point plus
+ * BLOCK_DIR_SPARE (a dense build's box holds at most N / 8 + 64), and by
+ * the table beyond. The directory (4 bytes a block), its bits and its
+ * summed-area table (one longer along each axis) take at most 45 bytes a
+ * block (a box one block thick is the worst), so at most about 360 bytes a
+ * point plus 180 KiB. */
 #define BLOCK_DIR_MAX ((int64_t)1 << 22)
+#define BLOCK_DIR_PER_POINT 8
+#define BLOCK_DIR_SPARE 4096
 /* A cell meets at most about this many of a hull's face planes, spread
  * over its triangles (every nt / HULL_CELL_PLANES-th): a cell none of them
  * drops goes to its points, which meet every plane. */
@@ -543,7 +549,7 @@ static int block_index(CloudObject *c) {
     if (c->blocks == NULL || c->rank_of == NULL) return -1;
     memset(c->rank_of, 0xff, (size_t)c->bcap * sizeof(int32_t));
     int64_t nb = c->bdims[0] * c->bdims[1] * c->bdims[2];
-    if (nb > BLOCK_DIR_MAX) {
+    if (nb > BLOCK_DIR_MAX || nb > BLOCK_DIR_PER_POINT * (int64_t)c->N + BLOCK_DIR_SPARE) {
         Py_ssize_t r = 0;
         for (Py_ssize_t b = 0; b < c->bcap; ++b)
             if (c->bkeys[b] != -1) number_block(c, b, r++);
@@ -1551,8 +1557,8 @@ static PyGetSetDef cloud_getset[] = {
     {"block_directory", (getter)cloud_block_directory, NULL,
      "True when the yes/no query finds blocks through a directory of the box's blocks\n"
      "(with a bit per block and a summed-area table of them); False when the box holds\n"
-     "more than 2**22 blocks (far outliers) and the table of occupied blocks answers\n"
-     "alone (the same answers)", NULL},
+     "more than 2**22 blocks or 8 a point plus 4096 (far outliers) and the table of\n"
+     "occupied blocks answers alone (the same answers)", NULL},
     {"bounds", (getter)cloud_bounds, NULL,
      "((low x, y, z), (high x, y, z)) of the finite points given, None when there are none",
      NULL},
