@@ -198,6 +198,7 @@ typedef struct {
     double *centre;         /* (G, 3): outer spheres' centres in W */
     ptrdiff_t *boxed;       /* (G): the configuration box's row is at (-1: none) */
     ptrdiff_t *todo, *need, *proof;   /* (P): a configuration's pairs left to decide */
+    ptrdiff_t *active;      /* (P): the pairs some configuration of the block may need */
     double *box;            /* (G, 6): world boxes' centres and half widths */
     double *q;              /* (positions) */
 } motion_scratch;
@@ -347,15 +348,26 @@ static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
             w->bwd[p] = last + 1;
         }
         for (Py_ssize_t g = 0; g < mo->view.G; ++g) w->posed[g] = w->centred[g] = w->boxed[g] = -1;
+        Py_ssize_t active = P;
+        for (Py_ssize_t p = 0; p < P; ++p) w->active[p] = p;
         for (ptrdiff_t n = 0; n <= last - first; ++n) {
             if (atomic_load_explicit(&job->contact, memory_order_relaxed)) return;
             /* The block's last configuration, then the others in order. */
             int back = n == 0 && last > first;
             ptrdiff_t m = n == 0 ? last : first + n - 1;
-            /* The pairs not yet proven here; none: the configuration is free. */
-            Py_ssize_t todo = 0;
-            for (Py_ssize_t p = 0; p < P; ++p)
-                if (m > w->fwd[p] && m < w->bwd[p]) w->todo[todo++] = p;
+            /* The pairs not yet proven here; none: the configuration is free.
+             * Without branches (which pairs are proven is hard to predict),
+             * and a pair proven for the rest of the block (fwd + 1 >= bwd:
+             * fwd only grows, bwd only shrinks) leaves the active list. */
+            Py_ssize_t todo = 0, kept = 0;
+            for (Py_ssize_t t = 0; t < active; ++t) {
+                ptrdiff_t p = w->active[t], f = w->fwd[p], e = w->bwd[p];
+                w->active[kept] = p;
+                kept += f + 1 < e;
+                w->todo[todo] = p;
+                todo += (m > f) & (m < e);
+            }
+            active = kept;
             if (todo == 0) continue;
             pose_configuration(job, w, m);
             /* The spheres of all of them first: no iteration waits on the one
@@ -393,20 +405,24 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     Py_ssize_t F = self->F;
     ptrdiff_t count = steps + 1;
     int workers = gc_parallel_workers(threads, count, 1);
-    size_t per_worker = (size_t)(5 * P + 3 * G) * sizeof(ptrdiff_t) +
+    size_t per_worker = (size_t)(6 * P + 3 * G) * sizeof(ptrdiff_t) +
                         (size_t)(32 * F + 25 * G + n) * sizeof(double);
-    size_t shared = (size_t)(n + P + L) * sizeof(double);   /* dq, per, moved */
+    size_t shared = (size_t)(n + P + L) * sizeof(double) +       /* dq, per, moved */
+                    (size_t)L * sizeof(Py_ssize_t);                /* the links that move */
     char *memory = malloc(shared + (size_t)workers * (per_worker + sizeof(motion_scratch)));
     if (memory == NULL) return -2;
     double *dq = (double *)memory, *per = dq + n, *moved = per + P;
+    Py_ssize_t *moving = (Py_ssize_t *)(moved + L), M = 0;
     for (Py_ssize_t c = 0; c < n; ++c) dq[c] = q2[c] - q1[c];
     const int *column = self->chain.column;
-    for (Py_ssize_t l = 0; l < L; ++l) moved[l] = column[l] >= 0 ? fabs(dq[column[l]]) : 0.0;
+    for (Py_ssize_t l = 0; l < L; ++l) {
+        moved[l] = column[l] >= 0 ? fabs(dq[column[l]]) : 0.0;
+        if (moved[l] > 0.0) moving[M++] = l;
+    }
     const double *rates = self->views[5].buf;
     for (Py_ssize_t p = 0; p < P; ++p) {
         double v = 0.0;
-        for (Py_ssize_t l = 0; l < L; ++l)
-            if (moved[l] > 0.0) v += rates[p * L + l] * moved[l];
+        for (Py_ssize_t k = 0; k < M; ++k) v += rates[p * L + moving[k]] * moved[moving[k]];
         /* steps over the pair's speed: a division per pair and edge, not
          * per configuration (inf for a speed of 0). */
         per[p] = v > 0.0 ? (double)steps / v : INFINITY;
@@ -423,7 +439,8 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->todo = s->boxed + G;
         s->need = s->todo + P;
         s->proof = s->need + P;
-        s->X_PF = (double *)(s->proof + P);
+        s->active = s->proof + P;
+        s->X_PF = (double *)(s->active + P);
         s->X_WF = s->X_PF + 16 * F;
         s->X_WG = s->X_WF + 16 * F;
         s->centre = s->X_WG + 16 * G;

@@ -131,11 +131,15 @@ def _motion_of(checker, world):
     """
     tree = checker._pose_tree(world)
     filtered, padding = checker._filtered, checker._padding
-    objects, versions = (world, tree, filtered, padding), (filtered.version, padding.version)
     cached = checker._motion_of
-    if cached is not None and cached[1] == versions \
-            and all(x is y for x, y in zip(cached[0], objects)):
-        return cached[2]
+    if cached is not None:
+        # Compared one by one, without building tuples: a run of single
+        # edge checks pays this on every call.
+        (w, t, f, p), (f_version, p_version), motion = cached
+        if w is world and t is tree and f is filtered and p is padding \
+                and f_version == filtered.version and p_version == padding.version:
+            return motion
+    objects, versions = (world, tree, filtered, padding), (filtered.version, padding.version)
     motion = _make_motion(checker, world, tree)
     checker._motion_of = (objects, versions, motion)
     return motion
