@@ -475,6 +475,139 @@ static PyObject *py_build_records(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* The other way: result records' fields packed into rows of bytes, for a
+ * caller that writes many results at once (a message, a file). A row holds,
+ * in field order, each float field as a float64 and each vector field as
+ * three float64, at the offsets a C struct of those members has (a bool
+ * field is one byte, then zero padding up to the next float64), so numpy
+ * views the rows with an aligned structured dtype. */
+
+enum { ROW_FLOAT = 'd', ROW_VECTOR = '3', ROW_BOOL = '?' };
+
+static int row_vector(PyObject *record, PyObject *name, double out[3]) {
+    PyObject *value = PyObject_GetAttr(record, name);
+    if (value == NULL) return -1;
+    Py_buffer view;
+    int rc = gc_get_buffer(value, &view, 'd', 3, PyUnicode_AsUTF8(name));
+    Py_DECREF(value);
+    if (rc < 0) return -1;
+    memcpy(out, view.buf, 3 * sizeof(double));
+    PyBuffer_Release(&view);
+    return 0;
+}
+
+static int row_float(PyObject *record, PyObject *name, double *out) {
+    PyObject *value = PyObject_GetAttr(record, name);
+    if (value == NULL) return -1;
+    *out = PyFloat_AsDouble(value);
+    Py_DECREF(value);
+    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int row_bool(PyObject *record, PyObject *name, unsigned char *out) {
+    PyObject *value = PyObject_GetAttr(record, name);
+    if (value == NULL) return -1;
+    int truth = PyObject_IsTrue(value);
+    Py_DECREF(value);
+    if (truth < 0) return -1;
+    *out = (unsigned char)truth;
+    return 0;
+}
+
+/* p_WQ = X_WG p_GQ, each coordinate summed left to right:
+ * ((r0 q0 + r1 q1) + r2 q2) + t, as written (no fused multiply-add). */
+static void row_to_world(const double X[16], const double p[3], double out[3]) {
+    for (int r = 0; r < 3; ++r)
+        out[r] = X[4 * r] * p[0] + X[4 * r + 1] * p[1] + X[4 * r + 2] * p[2] + X[4 * r + 3];
+}
+
+/* record_rows(records, fields, kinds, world=None) -> bytearray of one row per
+ * record: fields a tuple of attribute names, kinds a str with one of 'd'
+ * (float), '3' (three float64 from a buffer), '?' (bool) per field. With
+ * world ((2K, 4, 4) float64: X_WA then X_WB of each record) and the first
+ * two vector fields p_A, p_B in each geometry's frame, two more vectors
+ * end each row: X_WA p_A and X_WB p_B. */
+static PyObject *py_record_rows(PyObject *self, PyObject *args) {
+    PyObject *records, *fields, *world = Py_None;
+    const char *kinds;
+    Py_ssize_t nkinds;
+    if (!PyArg_ParseTuple(args, "O!O!s#|O", &PyList_Type, &records, &PyTuple_Type, &fields,
+                          &kinds, &nkinds, &world))
+        return NULL;
+    Py_ssize_t nfields = PyTuple_GET_SIZE(fields);
+    if (nkinds != nfields) {
+        PyErr_SetString(PyExc_ValueError, "one kind per field");
+        return NULL;
+    }
+    /* Offsets as a C struct lays the members out. */
+    Py_ssize_t offsets[64], size = 0, vectors = 0, first_vectors[2] = {-1, -1};
+    if (nfields > 62) {
+        PyErr_SetString(PyExc_ValueError, "at most 62 fields");
+        return NULL;
+    }
+    for (Py_ssize_t f = 0; f < nfields; ++f) {
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(fields, f))) {
+            PyErr_SetString(PyExc_TypeError, "field names must be str");
+            return NULL;
+        }
+        if (kinds[f] == ROW_BOOL) {
+            offsets[f] = size;
+            size += 1;
+            continue;
+        }
+        if (kinds[f] != ROW_FLOAT && kinds[f] != ROW_VECTOR) {
+            PyErr_Format(PyExc_ValueError, "unknown field kind '%c'", kinds[f]);
+            return NULL;
+        }
+        size = (size + 7) & ~(Py_ssize_t)7;
+        offsets[f] = size;
+        size += kinds[f] == ROW_VECTOR ? 24 : 8;
+        if (kinds[f] == ROW_VECTOR && vectors < 2) first_vectors[vectors++] = f;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(records);
+    Py_buffer poses = {0};
+    Py_ssize_t world_at = 0;
+    if (world != Py_None) {
+        if (vectors < 2) {
+            PyErr_SetString(PyExc_ValueError, "world points need two vector fields");
+            return NULL;
+        }
+        size = (size + 7) & ~(Py_ssize_t)7;
+        world_at = size;
+        size += 48;
+        if (gc_get_buffer(world, &poses, 'd', 32 * count, "world") < 0) return NULL;
+    }
+    size = (size + 7) & ~(Py_ssize_t)7;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, count * size);
+    if (out == NULL) goto done;
+    char *rows = PyByteArray_AS_STRING(out);
+    memset(rows, 0, (size_t)(count * size));
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        PyObject *record = PyList_GET_ITEM(records, k);
+        char *row = rows + k * size;
+        for (Py_ssize_t f = 0; f < nfields; ++f) {
+            PyObject *name = PyTuple_GET_ITEM(fields, f);
+            char *at = row + offsets[f];
+            int rc = kinds[f] == ROW_FLOAT ? row_float(record, name, (double *)at)
+                     : kinds[f] == ROW_VECTOR ? row_vector(record, name, (double *)at)
+                     : row_bool(record, name, (unsigned char *)at);
+            if (rc < 0) {
+                Py_CLEAR(out);
+                goto done;
+            }
+        }
+        if (world != Py_None) {
+            const double *X = (const double *)poses.buf + 32 * k;
+            double *w = (double *)(row + world_at);
+            row_to_world(X, (const double *)(row + offsets[first_vectors[0]]), w);
+            row_to_world(X + 16, (const double *)(row + offsets[first_vectors[1]]), w + 3);
+        }
+    }
+done:
+    if (world != Py_None) PyBuffer_Release(&poses);
+    return out;
+}
+
 /* The tolerances compiled in (gc_tolerances.h), by name: a stale build or a
  * header out of step with tolerances.py shows up as a difference. */
 static int put_tolerance(PyObject *dict, const char *name, PyObject *value) {
@@ -533,6 +666,10 @@ static PyMethodDef methods[] = {
      "rows set, or None (nothing changed) for a key or value the caller must check"},
     {"build_records", py_build_records, METH_VARARGS,
      "build_records(cls, names, columns) -> list of cls objects whose __dict__ holds the fields"},
+    {"record_rows", py_record_rows, METH_VARARGS,
+     "record_rows(records, fields, kinds, world=None) -> bytearray of one row per record\n"
+     "(kinds: 'd' float, '3' three float64, '?' bool; C struct offsets), with world\n"
+     "(2K,4,4) X_WA p_A and X_WB p_B of the first two vector fields appended"},
     {"tolerances", py_tolerances, METH_NOARGS, "The tolerances compiled in, by name."},
     {"polytope_rescues", py_polytope_rescues, METH_NOARGS,
      "polytope_rescues() -> answers of the exact polytope path where the solver's failed its\n"

@@ -301,6 +301,75 @@ static PyObject *py_quaternion_poses(PyObject *self, PyObject *const *args, Py_s
     return PyLong_FromLong(bad);
 }
 
+/* pose_rows(rows, order, out) -> -1, or the first row that is not a
+ * sequence of numbers, or whose quaternion is zero or not finite, or whose
+ * position is not finite (out is then partly written). rows: a list of
+ * sequences of numbers; order: 7 indices into each row, of x, y, z (the
+ * position) then w, x, y, z (the quaternion); out: writable C-contiguous
+ * float64 (N, 4, 4). The numbers of quaternion_poses on the same doubles,
+ * without an array of them made first. */
+static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 3 || !PyList_Check(args[0]) || !PyTuple_Check(args[1]) ||
+        PyTuple_GET_SIZE(args[1]) != 7) {
+        PyErr_SetString(PyExc_TypeError, "pose_rows(rows: list, order: 7-tuple of int, out)");
+        return NULL;
+    }
+    Py_ssize_t at[7];
+    for (int i = 0; i < 7; ++i) {
+        at[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[1], i));
+        if (at[i] == -1 && PyErr_Occurred()) return NULL;
+        if (at[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "pose_rows: negative index in order");
+            return NULL;
+        }
+    }
+    Py_buffer ob;
+    if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    Py_ssize_t rows = PyList_GET_SIZE(args[0]);
+    if (ob.len != rows * 16 * (Py_ssize_t)sizeof(double)) {
+        PyBuffer_Release(&ob);
+        PyErr_SetString(PyExc_ValueError, "pose_rows: out must be float64 (N, 4, 4)");
+        return NULL;
+    }
+    long bad = -1;
+    double *out = ob.buf;
+    for (Py_ssize_t k = 0; k < rows && bad < 0; ++k, out += 16) {
+        PyObject *row = PyList_GET_ITEM(args[0], k);
+        double v[7];
+        PyObject *fast = PySequence_Fast(row, "");
+        if (fast == NULL) {
+            PyErr_Clear();
+            bad = (long)k;
+            break;
+        }
+        Py_ssize_t size = PySequence_Fast_GET_SIZE(fast);
+        for (int i = 0; i < 7; ++i) {
+            if (at[i] >= size) {
+                bad = (long)k;
+                break;
+            }
+            v[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, at[i]));
+            if (v[i] == -1.0 && PyErr_Occurred()) {
+                PyErr_Clear();
+                bad = (long)k;
+                break;
+            }
+        }
+        Py_DECREF(fast);
+        if (bad >= 0) break;
+        double u[4], R[9];
+        if (!unit_quaternion(v + 3, 0.0, u) ||
+            !(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]))) {
+            bad = (long)k;
+            break;
+        }
+        rotation_from_unit_quaternion(u, R);
+        pose_of(R, v, out);
+    }
+    PyBuffer_Release(&ob);
+    return PyLong_FromLong(bad);
+}
+
 /* 1 with v filled when obj is a finite float64 buffer of shape (3,) (any
  * stride); 0, with no error set, for anything else: the caller then takes
  * the Python path, whose checks name what is wrong. */
@@ -803,6 +872,9 @@ static PyMethodDef rotation_methods[] = {
      "rpy_matrices(angles (N,3), out (N,3,3)) -> -1, or the first row with NaN/inf"},
     {"quaternion_poses", FASTCALL(py_quaternion_poses),
      "quaternion_poses(q (N,4), p (N,3) or None, out) -> -1, or the first unusable row"},
+    {"pose_rows", FASTCALL(py_pose_rows),
+     "pose_rows(rows list, order (7 indices: x y z, w x y z), out (N,4,4)) -> -1, or the\n"
+     "first unusable row"},
     {"vector3_or_none", FASTCALL(py_vector3_or_none),
      "vector3_or_none(v) -> (x, y, z) for a finite float64 (3,) array, else None"},
     {"rpy_pose", FASTCALL(py_rpy_pose),

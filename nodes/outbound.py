@@ -219,8 +219,9 @@ class WorldPoses:
     """Poses in W of a query's geometries (a cloud's: its frame's), one or many at once.
 
     Called with a GeometryId, it is ``query.get_pose_in_world`` (a
-    RigidTransform); :meth:`matrices34` gives the top three rows of many
-    poses from one ``query.get_poses_in_world`` call, the same numbers.
+    RigidTransform); :meth:`matrices` gives many poses from one
+    ``query.get_poses_in_world`` call, the same numbers, and
+    :meth:`matrices34` their top three rows as lists.
 
     Parameters
     ----------
@@ -248,8 +249,18 @@ class WorldPoses:
         KeyError
             If the query does not know a geometry.
         """
+        return self.matrices(geometry_ids)[:, :3].tolist()
+
+    def matrices(self, geometry_ids: Sequence[GeometryId]) -> np.ndarray:
+        """``X_WG`` of each geometry as one ``(N, 4, 4)`` array (:meth:`matrices34`'s numbers).
+
+        Raises
+        ------
+        KeyError
+            If the query does not know a geometry.
+        """
         ids = [self._posed(g) for g in geometry_ids] if self._clouds else geometry_ids
-        return self._query.get_poses_in_world(ids)[:, :3].tolist()
+        return self._query.get_poses_in_world(ids)
 
 
 class CachedMessageType:

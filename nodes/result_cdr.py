@@ -14,8 +14,9 @@ Two ways in: from a message object (:func:`serialize_penetrations`,
 :func:`serialize_signed_distances`), or from the pieces
 (:func:`write_penetration_array`, :func:`write_signed_distance_array`),
 which the node fills from query results without making message objects
-(:mod:`geometry_core_nodes.result_encoder`). Both share one writer, so one
-check covers both.
+(:mod:`geometry_core_nodes.result_encoder`, through a :class:`SampleLayout`
+per sequence of pairs, which these writers lay out). All share one writer,
+so one check covers them all.
 
 This module must never import cyclonedds, rclpy or ``geometry_core``.
 """
@@ -27,9 +28,12 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 __all__ = [
-    "PENETRATION_NUMBERS", "SIGNED_DISTANCE_NUMBERS", "cdr_string", "cdr_strings", "pair_names",
-    "sample_message", "serialize_penetrations", "serialize_signed_distances", "serializer_for",
+    "PENETRATION_NUMBERS", "SIGNED_DISTANCE_NUMBERS", "SampleLayout", "cdr_string", "cdr_strings",
+    "pair_names", "penetration_array_layout", "sample_message", "serialize_penetrations",
+    "serialize_signed_distances", "serializer_for", "signed_distance_array_layout",
     "write_penetration_array", "write_signed_distance_array",
 ]
 
@@ -81,13 +85,14 @@ def _joined(values: list[str]) -> bytes:
 
 
 def _sample(head: list[bytes], pairs: list[tuple[bytes, bytes]], stale_frames: list[str],
-            lost_frames: list[str]) -> bytes:
+            lost_frames: list[str], numbers_at: list[int] | None = None) -> bytes:
     """Join a sample: ``head`` (header to pair count), the pairs, the two name lists.
 
     Offsets (for alignment) count from the end of the 4-byte encapsulation
     header. The head ends 4-aligned, a pair's names start 4-aligned and its
     numbers 8-aligned and a multiple of 4 long, so only the padding before
-    the numbers varies.
+    the numbers varies. ``numbers_at``, when given, gets the index in the
+    returned bytes of each pair's numbers.
     """
     parts = head
     offset = sum(map(len, head)) - 4
@@ -95,7 +100,10 @@ def _sample(head: list[bytes], pairs: list[tuple[bytes, bytes]], stale_frames: l
         offset += len(names)
         pad = -offset % 8
         parts += (names, _ZEROS[pad], numbers)
-        offset += pad + len(numbers)
+        offset += pad
+        if numbers_at is not None:
+            numbers_at.append(4 + offset)
+        offset += len(numbers)
     parts.append(cdr_strings(stale_frames))
     offset += len(parts[-1])
     parts.append(_ZEROS[-offset % 4])
@@ -113,7 +121,8 @@ def _header(sec: int, nanosec: int, frame_id: str) -> list[bytes]:
 
 def write_penetration_array(sec: int, nanosec: int, frame_id: str,
                             pairs: list[tuple[bytes, bytes]], stale_frames: list[str],
-                            lost_frames: list[str]) -> bytes:
+                            lost_frames: list[str], numbers_at: list[int] | None = None
+                            ) -> bytes:
     """XCDR1 bytes of a ``geometry_core_ros/PenetrationPairArray``.
 
     Parameters
@@ -125,15 +134,18 @@ def write_penetration_array(sec: int, nanosec: int, frame_id: str,
     pairs : list of (bytes, bytes)
         Per pair, :func:`pair_names` and :data:`PENETRATION_NUMBERS` packed.
     stale_frames, lost_frames : list of str
+    numbers_at : list, optional
+        Gets the index of each pair's numbers in the bytes.
     """
     head = _header(sec, nanosec, frame_id)
     head.append(_U32.pack(len(pairs)))
-    return _sample(head, pairs, stale_frames, lost_frames)
+    return _sample(head, pairs, stale_frames, lost_frames, numbers_at)
 
 
 def write_signed_distance_array(sec: int, nanosec: int, frame_id: str, max_distance: float,
                                 pairs: list[tuple[bytes, bytes]], stale_frames: list[str],
-                                lost_frames: list[str]) -> bytes:
+                                lost_frames: list[str], numbers_at: list[int] | None = None
+                                ) -> bytes:
     """XCDR1 bytes of a ``geometry_core_ros/SignedDistancePairArray``.
 
     ``pairs`` holds, per pair, :func:`pair_names` and
@@ -143,7 +155,89 @@ def write_signed_distance_array(sec: int, nanosec: int, frame_id: str, max_dista
     head = _header(sec, nanosec, frame_id)
     head += (_ZEROS[-(sum(map(len, head)) - 4) % 8], _F64.pack(max_distance),
              _U32.pack(len(pairs)))
-    return _sample(head, pairs, stale_frames, lost_frames)
+    return _sample(head, pairs, stale_frames, lost_frames, numbers_at)
+
+
+class SampleLayout:
+    """A result message with given names, whose stamp and numbers are written per sample.
+
+    At 1 kHz the same pairs come back query after query with new numbers:
+    the names, lengths and padding are laid out once, by the writers above
+    (so the bytes are theirs), and a sample is that template with its
+    stamp, ``max_distance`` and every pair's numbers written in place.
+
+    Parameters
+    ----------
+    template : bytes
+        The sample with a zero stamp and zero numbers.
+    numbers_at : list of int
+        Index of each pair's numbers in ``template``.
+    numbers_size : int
+        Bytes of one pair's numbers.
+    max_distance_at : int or None
+        Index of ``max_distance`` (SignedDistancePairArray), else None.
+    """
+
+    __slots__ = ("template", "pairs", "_positions", "_max_distance_at")
+
+    def __init__(self, template: bytes, numbers_at: list[int], numbers_size: int,
+                 max_distance_at: int | None) -> None:
+        self.template = template
+        self.pairs = len(numbers_at)
+        #: Index in the sample of every byte of the pairs' numbers, pair after pair.
+        self._positions = (np.asarray(numbers_at, dtype=np.intp)[:, None]
+                           + np.arange(numbers_size, dtype=np.intp)).reshape(-1)
+        self._max_distance_at = max_distance_at
+
+    def write(self, sec: int, nanosec: int, numbers: Any = None,
+              max_distance: float | None = None) -> bytes:
+        """The sample's bytes.
+
+        Parameters
+        ----------
+        sec, nanosec : int
+            The header stamp.
+        numbers : buffer
+            Every pair's numbers as :data:`PENETRATION_NUMBERS` or
+            :data:`SIGNED_DISTANCE_NUMBERS` packs them, pair after pair
+            (None when there is no pair).
+        max_distance : float, optional
+            For a SignedDistancePairArray.
+        """
+        sample = bytearray(self.template)
+        _STAMP.pack_into(sample, 4, sec, nanosec)
+        if self._max_distance_at is not None:
+            _F64.pack_into(sample, self._max_distance_at, max_distance)
+        if self.pairs:
+            np.frombuffer(sample, dtype=np.uint8)[self._positions] = np.frombuffer(
+                numbers, dtype=np.uint8)
+        return bytes(sample)
+
+
+def penetration_array_layout(frame_id: str, names: list[bytes], stale_frames: list[str],
+                             lost_frames: list[str]) -> SampleLayout:
+    """The :class:`SampleLayout` of a PenetrationPairArray of pairs named ``names``.
+
+    ``names`` holds each pair's :func:`pair_names`.
+    """
+    zeros = bytes(PENETRATION_NUMBERS.size)
+    numbers_at: list[int] = []
+    template = write_penetration_array(0, 0, frame_id, [(n, zeros) for n in names],
+                                       stale_frames, lost_frames, numbers_at)
+    return SampleLayout(template, numbers_at, PENETRATION_NUMBERS.size, None)
+
+
+def signed_distance_array_layout(frame_id: str, names: list[bytes], stale_frames: list[str],
+                                 lost_frames: list[str]) -> SampleLayout:
+    """The :class:`SampleLayout` of a SignedDistancePairArray of pairs named ``names``."""
+    zeros = bytes(SIGNED_DISTANCE_NUMBERS.size)
+    numbers_at: list[int] = []
+    template = write_signed_distance_array(0, 0, frame_id, 0.0, [(n, zeros) for n in names],
+                                           stale_frames, lost_frames, numbers_at)
+    # After the stamp, the frame string, padded to 8 for the float64.
+    frame = len(cdr_string(frame_id))
+    return SampleLayout(template, numbers_at, SIGNED_DISTANCE_NUMBERS.size,
+                        4 + 8 + frame + (-(8 + frame) % 8))
 
 
 def _names_of(pair: Any) -> bytes:

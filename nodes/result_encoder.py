@@ -6,9 +6,20 @@ message object per pair (and a Point or Vector3 per vector), only for a
 serializer to read every field back: at 1 kHz that cost more than the
 query. A :class:`ResultEncoder` writes the same bytes from the result
 records (``test/nodes/test_result_encoder.py`` compares them with the
-message path's, Cyclone's serializer included) through the flat writers of
-:mod:`geometry_core_nodes.result_cdr`. The four names of a pair
-are encoded once per pair of geometries and kept.
+message path's, Cyclone's serializer included).
+
+Consecutive queries of a moving robot report the same pairs with new
+numbers, so a message is made in two steps. The names, lengths and padding
+of a sequence of pairs are laid out once by the flat writers of
+:mod:`geometry_core_nodes.result_cdr` and kept (a
+:class:`~geometry_core_nodes.result_cdr.SampleLayout`). Each query's
+numbers come from the library's compiled record reader
+(:mod:`geometry_core.proximity.result_rows`), whose rows are the pair's
+numbers as CDR lays them out (little endian, a float64 8-aligned, the
+boolean one byte then zero padding), the clearance pairs' world witness
+points computed there with the operations of
+:func:`~geometry_core_nodes.outbound.witness_rows`, in the same order; the
+layout takes them in one copy.
 
 A transport that takes serialized messages publishes these bytes
 (``Publisher.publish_serialized``); the message path stays for the others.
@@ -21,23 +32,69 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+import numpy as np
+
 from geometry_core.math import RigidTransform
+from geometry_core.proximity.result_rows import (
+    PENETRATION_ROW,
+    SIGNED_DISTANCE_ROW,
+    penetration_rows,
+    signed_distance_rows,
+)
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId
-from geometry_core_nodes.outbound import GeometryNames, stamp_fields, witness_rows
+from geometry_core_nodes.outbound import GeometryNames, stamp_fields
 from geometry_core_nodes.result_cdr import (
     PENETRATION_NUMBERS,
     SIGNED_DISTANCE_NUMBERS,
+    SampleLayout,
     pair_names,
-    write_penetration_array,
-    write_signed_distance_array,
+    penetration_array_layout,
+    signed_distance_array_layout,
 )
 
 __all__ = ["ResultEncoder"]
 
+# The library's rows are the CDR numbers of a pair, field for field (the
+# boolean at byte 80, as SIGNED_DISTANCE_NUMBERS packs it).
+if (PENETRATION_ROW.itemsize != PENETRATION_NUMBERS.size
+        or SIGNED_DISTANCE_ROW.itemsize != SIGNED_DISTANCE_NUMBERS.size
+        or SIGNED_DISTANCE_ROW.fields["is_nhat_BA_W_unique"][1] != 80):
+    raise ImportError("the library's result rows no longer match the result messages' "
+                      "CDR layout")
+
 #: Pairs of geometries whose encoded names are kept; beyond, the cache starts
 #: over (a scene of n geometries has at most n(n-1)/2 pairs, most never near).
 _MAX_CACHED_PAIRS = 100_000
+#: Layouts (a sequence of pairs with its stale and lost frames) kept per
+#: message type; beyond, the cache starts over. A moving arm goes through a
+#: few tens (the demo's whole motion: 15 of penetrations, 27 of clearance).
+_MAX_LAYOUTS = 64
+#: Longest sequence of pairs whose layout is kept: a longer one (a point
+#: cloud's many points) is laid out for its message alone. With the above,
+#: the layouts kept hold at most about 5 MB per message type.
+_MAX_KEPT_PAIRS = 64
+
+_Key = tuple  # (id_A, id_B, point_index) of a result
+
+
+def _little_endian(rows: np.ndarray) -> np.ndarray:
+    return rows if np.little_endian else rows.astype(rows.dtype.newbyteorder("<"))
+
+
+class _Layout:
+    """A sample layout, and where each pair's two poses are among its geometries."""
+
+    __slots__ = ("sample", "ids", "poses_of_pairs")
+
+    def __init__(self, sample: SampleLayout, keys: Sequence[_Key]) -> None:
+        self.sample = sample
+        row: dict[GeometryId, int] = {}
+        #: Per pair, the rows of A's and B's pose in the poses of ``ids``.
+        self.poses_of_pairs = np.array(
+            [row.setdefault(g, len(row)) for key in keys for g in key[:2]], dtype=np.intp)
+        #: The distinct geometries of the pairs.
+        self.ids = list(row)
 
 
 class ResultEncoder:
@@ -56,21 +113,45 @@ class ResultEncoder:
 
     def __init__(self, names: GeometryNames) -> None:
         self.names = names
-        self._names = names
-        self._pair_names: dict[tuple[GeometryId, GeometryId, int | None], bytes] = {}
+        self._pair_names: dict[_Key, bytes] = {}
+        self._penetration_layouts: dict[tuple, _Layout] = {}
+        self._distance_layouts: dict[tuple, _Layout] = {}
+        #: The last layout of each message type and its key.
+        self._last: dict[int, tuple[tuple, _Layout]] = {}
 
-    def _names_of(self, id_A: GeometryId, id_B: GeometryId,
-                  point_index: int | None = None) -> bytes:
-        key = (id_A, id_B, point_index)
+    def _names_of(self, key: _Key) -> bytes:
         encoded = self._pair_names.get(key)
         if encoded is None:
             if len(self._pair_names) >= _MAX_CACHED_PAIRS:
                 self._pair_names.clear()
-            geometry_a, frame_a = self._names(id_A, point_index)
-            geometry_b, frame_b = self._names(id_B, point_index)
+            id_A, id_B, point_index = key
+            geometry_a, frame_a = self.names(id_A, point_index)
+            geometry_b, frame_b = self.names(id_B, point_index)
             encoded = self._pair_names[key] = pair_names(geometry_a, geometry_b, frame_a,
                                                          frame_b)
         return encoded
+
+    def _layout(self, kept: dict[tuple, _Layout],
+                make: Callable[[str, list[bytes], list[str], list[str]], SampleLayout],
+                keys: list[_Key], stale_frames: Iterable[str],
+                lost_frames: Iterable[str]) -> _Layout:
+        stale, lost = sorted(stale_frames), sorted(lost_frames)
+        cache_key = (tuple(keys), tuple(stale), tuple(lost))
+        # Most often the pairs of the previous query: the records hold the
+        # same id objects, which compare by identity, without hashing.
+        last = self._last.get(id(kept))
+        if last is not None and last[0] == cache_key:
+            return last[1]
+        layout = kept.get(cache_key)
+        if layout is None:
+            layout = _Layout(make(self.names.world_frame, [self._names_of(k) for k in keys],
+                                  stale, lost), keys)
+            if len(keys) <= _MAX_KEPT_PAIRS:
+                if len(kept) >= _MAX_LAYOUTS:
+                    kept.clear()
+                kept[cache_key] = layout
+        self._last[id(kept)] = (cache_key, layout)
+        return layout
 
     def penetrations(self, penetrations: Sequence[PenetrationAsPointPair], stamp_ns: int,
                      stale_frames: Iterable[str], lost_frames: Iterable[str] = ()) -> bytes:
@@ -81,14 +162,13 @@ class ResultEncoder:
         KeyError
             If a result names a geometry the scene does not have.
         """
-        pack = PENETRATION_NUMBERS.pack
-        names_of = self._names_of
-        pairs = [(names_of(p.id_A, p.id_B, p.point_index),
-                  pack(p.depth, *p.p_WCa.tolist(), *p.p_WCb.tolist(), *p.nhat_BA_W.tolist()))
-                 for p in penetrations]
+        keys = [(p.id_A, p.id_B, p.point_index) for p in penetrations]
+        layout = self._layout(self._penetration_layouts, penetration_array_layout, keys,
+                              stale_frames, lost_frames)
         sec, nanosec = stamp_fields(stamp_ns)
-        return write_penetration_array(sec, nanosec, self._names.world_frame, pairs,
-                                       sorted(stale_frames), sorted(lost_frames))
+        if not keys:
+            return layout.sample.write(sec, nanosec)
+        return layout.sample.write(sec, nanosec, _little_endian(penetration_rows(penetrations)))
 
     def signed_distances(self, distances: Sequence[SignedDistancePair],
                          X_WG: Callable[[GeometryId], RigidTransform], max_distance: float,
@@ -96,18 +176,24 @@ class ResultEncoder:
                          lost_frames: Iterable[str] = ()) -> bytes:
         """The bytes of ``signed_distances_to_msg`` with the same arguments, serialized.
 
+        ``X_WG`` gives a geometry's pose in W; one with a ``matrices``
+        method (:class:`~geometry_core_nodes.outbound.WorldPoses`) is asked
+        for all of them at once.
+
         Raises
         ------
         KeyError
             If a result names a geometry the scene or ``X_WG`` does not know.
         """
-        pack = SIGNED_DISTANCE_NUMBERS.pack
-        names_of = self._names_of
-        # Each row: p_ACa, p_BCb, nhat_BA_W (nine floats), then p_WCa, p_WCb.
-        pairs = [(names_of(d.id_A, d.id_B, d.point_index),
-                  pack(d.distance, *row[:9], bool(d.is_nhat_BA_W_unique), *row[9:]))
-                 for d, row in zip(distances, witness_rows(distances, X_WG))]
+        keys = [(d.id_A, d.id_B, d.point_index) for d in distances]
+        layout = self._layout(self._distance_layouts, signed_distance_array_layout, keys,
+                              stale_frames, lost_frames)
         sec, nanosec = stamp_fields(stamp_ns)
-        return write_signed_distance_array(sec, nanosec, self._names.world_frame,
-                                           float(max_distance), pairs, sorted(stale_frames),
-                                           sorted(lost_frames))
+        max_distance = float(max_distance)
+        if not keys:
+            return layout.sample.write(sec, nanosec, None, max_distance)
+        many = getattr(X_WG, "matrices", None)
+        poses = (many(layout.ids) if many is not None else
+                 np.array([X_WG(g).get_as_matrix4() for g in layout.ids], dtype=float))
+        rows = signed_distance_rows(distances, poses[layout.poses_of_pairs])
+        return layout.sample.write(sec, nanosec, _little_endian(rows), max_distance)

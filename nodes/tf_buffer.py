@@ -29,7 +29,6 @@ This module is pure (no transport, no node); it uses the library's math only.
 
 from __future__ import annotations
 
-import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from geometry_core.math import (
-    matrix4_from_quaternions_and_positions,
+    matrix4_from_pose_rows,
     quaternion_xyzw_to_wxyz,
 )
 from geometry_core_nodes.inbound import Transform
@@ -53,13 +52,12 @@ MAX_CHAIN = 64
 #: (never stale), and of a pair without a chain.
 NO_DYNAMIC_NS = np.iinfo(np.int64).max
 
-#: A stored transform (translation, then the quaternion in ROS's x y z w)
-#: reordered to translation then w x y z, the order RigidTransform takes. The
+#: Where a stored transform (translation, then the quaternion in ROS's x y z
+#: w) holds the translation then w x y z, the order the library takes. The
 #: reordering is quaternion_xyzw_to_wxyz's, read off once (STYLE rule 7: one
 #: conversion of the quaternion order per boundary), so that a lookup does
-#: it inside the one array it builds anyway.
-_LIBRARY_ORDER = operator.itemgetter(
-    0, 1, 2, *(3 + int(k) for k in quaternion_xyzw_to_wxyz(np.arange(4.0))))
+#: it while the compiled loop reads the rows anyway.
+_LIBRARY_ORDER = (0, 1, 2, *(3 + int(k) for k in quaternion_xyzw_to_wxyz(np.arange(4.0))))
 
 
 @dataclass(frozen=True)
@@ -93,8 +91,8 @@ class PoseLookup:
         reaches the parent.
     X_PC_array : (N, 4, 4) float ndarray
         The pose of each pair as a matrix (identity where not found), all
-        transforms converted by the compiled quaternion batch (one call; six
-        transforms of an arm cost 2 µs there against 6 µs as RigidTransforms).
+        transforms converted in one compiled call that reads the stored rows
+        (``matrix4_from_pose_rows``), no array of their numbers made first.
     newest_ns : list of int
         Newest stamp of each chain; -1 where not found.
     oldest_dynamic_ns : list of int
@@ -357,10 +355,8 @@ class TfBuffer:
             dynamic = [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
         else:
             dynamic = stamps
-        # Translation then quaternion in the library's order, all edges in one array.
-        values = np.array([_LIBRARY_ORDER(table[row]) for row in rows],
-                          dtype=float).reshape(len(rows), 7)
-        X_array = matrix4_from_quaternions_and_positions(values[:, 3:], values[:, :3])
+        # Every edge's pose from its stored numbers, in one compiled call.
+        X_array = matrix4_from_pose_rows([table[row] for row in rows], _LIBRARY_ORDER)
         if plan.complete:
             # Every pair is one transform (the usual case): its stamps are the chain's.
             return PoseLookup(plan.found, X_array, stamps, dynamic, plan.errors, True)

@@ -18,6 +18,7 @@ scene_graph, proximity, fcl, lcm or ROS.
 
 from geometry_core.math.kernels import (
     inverse_matrix4,
+    matrix4_from_pose_rows,
     matrix4_from_quaternions_and_positions,
     rotation_matrices_from_rpy,
     validate_matrix4s,
@@ -43,6 +44,7 @@ __all__ = [
     "RotationMatrix",
     "compute_basis_from_axis",
     "inverse_matrix4",
+    "matrix4_from_pose_rows",
     "matrix4_from_quaternions_and_positions",
     "normalize_quaternion",
     "quaternion_to_rotation_matrix",

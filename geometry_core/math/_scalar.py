@@ -46,6 +46,7 @@ pose_from_rpy = _c.rpy_pose
 rpy_matrices = _c.rpy_matrices
 #: Rotations (p None) or poses of N quaternion rows into out; -1 or the first bad row.
 quaternion_poses = _c.quaternion_poses
+pose_rows = _c.pose_rows
 matrix3_from_quaternion = _c.quaternion_matrix
 matrix4_from_quaternion = _c.quaternion_matrix
 quaternion_of = _c.to_quaternion

@@ -18,6 +18,8 @@ This module must never import scene_graph, proximity, fcl, lcm or ROS.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from geometry_core import native
@@ -27,6 +29,7 @@ from geometry_core.tolerances import USER_ROTATION_TOLERANCE
 
 __all__ = [
     "inverse_matrix4",
+    "matrix4_from_pose_rows",
     "matrix4_from_quaternions_and_positions",
     "rotation_matrices_from_rpy",
     "validate_matrix4s",
@@ -184,6 +187,48 @@ def matrix4_from_quaternions_and_positions(q_wxyz: object, p: object) -> np.ndar
         quaternions_to_rotation_matrices(q, name="q_wxyz")  # raises for a bad quaternion
         _first_non_finite_row("p", positions)
     return X
+
+
+def matrix4_from_pose_rows(rows: Sequence[Sequence[float]],
+                           order: Sequence[int] = (0, 1, 2, 3, 4, 5, 6)) -> np.ndarray:
+    """Homogeneous transforms X_AB from N rows of seven numbers each.
+
+    :func:`matrix4_from_quaternions_and_positions` of the same numbers (the
+    same doubles), read from the rows in one compiled loop, without an
+    array of them made first: for a caller that keeps poses as rows of
+    numbers as they arrived (a /tf buffer).
+
+    Parameters
+    ----------
+    rows : sequence of sequences of float
+        N rows.
+    order : sequence of 7 int
+        Where each row holds p_AoBo_A's x, y, z, then q_AB's w, x, y, z.
+
+    Returns
+    -------
+    (N, 4, 4) ndarray of float64
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`matrix4_from_quaternions_and_positions`, for the first
+        row whose numbers it refuses.
+    """
+    rows = rows if isinstance(rows, list) else list(rows)
+    order = tuple(int(k) for k in order)
+    if len(order) != 7:
+        raise ValueError(f"order must hold 7 indices, got {len(order)}")
+    X = np.empty((len(rows), 4, 4))
+    if _scalar.pose_rows(rows, order, X) < 0:
+        return X
+    # A row the compiled loop refused: the checked path says what is wrong.
+    for n, row in enumerate(rows):
+        if len(row) <= max(order):
+            raise ValueError(f"rows[{n}] holds {len(row)} numbers; order reads index "
+                             f"{max(order)}")
+    values = np.array([[row[k] for k in order] for row in rows], dtype=float).reshape(-1, 7)
+    return matrix4_from_quaternions_and_positions(values[:, 3:], values[:, :3])
 
 
 def rotation_matrices_from_rpy(rpy: object) -> np.ndarray:

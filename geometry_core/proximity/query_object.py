@@ -82,8 +82,8 @@ class QueryObject:
             As :meth:`get_pose_in_world`, for the first id it refuses.
         """
         ids = list(ids)
-        find = self._scene.model.find_index
-        indices = [find(i) if type(i) is GeometryId else None for i in ids]
+        # Only a GeometryId equals a key of the model's index: a FrameId finds None.
+        indices = self._scene.model.find_indices(ids)
         if None not in indices:  # proximity geometries only: one gather
             return self._scene.X_WG[indices]
         return np.array([self._X_W(i) for i in ids], dtype=float).reshape(len(ids), 4, 4)

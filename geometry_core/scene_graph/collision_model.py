@@ -19,6 +19,7 @@ engine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,6 +114,14 @@ class CollisionModel:
     def find_index(self, geometry_id: GeometryId) -> int | None:
         """Return the index of a proximity geometry, or None when it has none here."""
         return self._index_of.get(geometry_id)
+
+    def find_indices(self, geometry_ids: Sequence[GeometryId]) -> list[int | None]:
+        """:meth:`find_index` of each id, in one pass (None for anything not found)."""
+        try:
+            return list(map(self._index_of.get, geometry_ids))
+        except TypeError:  # an unhashable id: not found
+            return [self.find_index(g) if isinstance(g, GeometryId) else None
+                    for g in geometry_ids]
 
     def unfiltered(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
         """Return a mask of the index pairs (``i < j`` elementwise) that may be reported.

@@ -8,6 +8,7 @@ from geometry_core.math import (
     RollPitchYaw,
     RotationMatrix,
     inverse_matrix4,
+    matrix4_from_pose_rows,
     matrix4_from_quaternions_and_positions,
     rotation_matrices_from_rpy,
     validate_matrix4s,
@@ -138,3 +139,49 @@ def test_inverse_matrix4_matches_rigid_transform_inverse():
     np.testing.assert_allclose(X @ X_inverse, np.tile(np.eye(4), (20, 1, 1)), atol=1e-14)
     with pytest.raises(ValueError, match=r"X_AB must have shape \(N, 4, 4\), got \(3, 4, 3\)"):
         inverse_matrix4(np.zeros((3, 4, 3)))
+
+
+# ------------------------------------------------------------ pose rows
+
+
+_ROS_ORDER = (0, 1, 2, 6, 3, 4, 5)  # translation, then a quaternion stored x y z w
+
+
+def _rows(rng, n: int) -> list[tuple[float, ...]]:
+    """Rows of translation and an unnormalised quaternion, magnitudes from 1e-300 to 1e300."""
+    scale = 10.0 ** rng.uniform(-300, 300, size=(n, 1))
+    values = np.hstack([rng.normal(size=(n, 3)), rng.normal(size=(n, 4)) * scale])
+    return [tuple(row) for row in values.tolist()]
+
+
+@pytest.mark.parametrize("n", [0, 1, 6, 50])
+def test_pose_rows_give_the_matrices_of_the_quaternion_batch_to_the_bit(n):
+    rng = np.random.default_rng(n)
+    rows = _rows(rng, n)
+    X = matrix4_from_pose_rows(rows, _ROS_ORDER)
+    values = np.array([[row[k] for k in _ROS_ORDER] for row in rows]).reshape(-1, 7)
+    expected = matrix4_from_quaternions_and_positions(values[:, 3:], values[:, :3])
+    assert X.shape == (n, 4, 4)
+    assert X.tobytes() == expected.tobytes()
+    # The default order: position then w x y z, as the rows of `values`.
+    assert matrix4_from_pose_rows(values.tolist()).tobytes() == expected.tobytes()
+
+
+@pytest.mark.parametrize("bad, message", [
+    ((0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0), "zero quaternion"),
+    ((0.0, 0.0, 0.0, 0.0, 0.0, np.nan, 1.0), "q_wxyz"),
+    ((np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0), r"p\[2\]"),
+])
+def test_a_bad_pose_row_is_refused_as_the_quaternion_batch_refuses_it(bad, message):
+    rows = _rows(np.random.default_rng(0), 2) + [bad]
+    with pytest.raises(ValueError, match=message):
+        matrix4_from_pose_rows(rows, _ROS_ORDER)
+
+
+def test_pose_rows_of_the_wrong_kind_are_refused():
+    with pytest.raises(ValueError, match="7 indices"):
+        matrix4_from_pose_rows([(0.0,) * 7], (0, 1, 2))
+    with pytest.raises((TypeError, ValueError)):
+        matrix4_from_pose_rows([(0.0, 0.0, 0.0, 1.0)], _ROS_ORDER)  # a short row
+    with pytest.raises((TypeError, ValueError)):
+        matrix4_from_pose_rows([("a",) * 7], _ROS_ORDER)

@@ -13,6 +13,7 @@ import pytest
 
 from geometry_core.demo import PERIOD_S, make_demo_scene
 from geometry_core.math import RigidTransform
+from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core_nodes.limits import MAX_STAMP_SEC
 from geometry_core_nodes.outbound import (
     GeometryNames,
@@ -122,3 +123,68 @@ def test_a_geometry_the_scene_does_not_have_raises_key_error():
     assert distances
     with pytest.raises(KeyError):
         encoder.signed_distances(distances, lambda g: RigidTransform(), 10.0, 0, [], [])
+
+
+_SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324, 1.7976931348623157e308]
+
+
+def _numbers(rng, n: int) -> np.ndarray:
+    values = rng.normal(size=n)
+    special = rng.random(n) < 0.25
+    values[special] = rng.choice(_SPECIAL, size=int(special.sum()))
+    return values
+
+
+@pytest.mark.parametrize("poses", ["all at once", "one by one"])
+def test_random_results_with_special_numbers_give_the_serialized_messages(poses):
+    """Made-up records with NaN, infinities and signed zeros give the message path's bytes.
+
+    No pair, one, many: a few pair sequences in turn, so that a sequence laid
+    out once is written again with other numbers.
+    """
+    demo = make_demo_scene()
+    query = demo.scene_graph.query_object()
+    inspector = demo.scene_graph.model_inspector()
+    names = GeometryNames(inspector, "world")
+    encoder = ResultEncoder(names)
+    X_WG = names.poses_in_world(query) if poses == "all at once" else query.get_pose_in_world
+    ids = sorted(inspector.get_all_geometry_ids())
+    rng = np.random.default_rng(7)
+    sequences = [[], [(ids[0], ids[3])], [(ids[k], ids[-1 - k]) for k in range(6)],
+                 [(ids[1], ids[2])] * 3 + [(ids[2], ids[4])]]
+    for trial in range(60):
+        pairs = sequences[trial % len(sequences)]
+        penetrations = [PenetrationAsPointPair(a, b, _numbers(rng, 3), _numbers(rng, 3),
+                                               _numbers(rng, 3), float(_numbers(rng, 1)[0]))
+                        for a, b in pairs]
+        distances = [SignedDistancePair(a, b, _numbers(rng, 3), _numbers(rng, 3),
+                                        float(_numbers(rng, 1)[0]), _numbers(rng, 3),
+                                        bool(rng.random() < 0.5)) for a, b in pairs]
+        stamp = int(rng.integers(-10**18, 10**18))
+        stale = [[], ["upper_arm", "base"]][trial % 2]
+        lost = [[], ["gripper"], ["ä", "bb", "c"]][trial % 3]
+        max_distance = float(_numbers(rng, 1)[0])
+        assert encoder.penetrations(penetrations, stamp, stale, lost) == _cyclone(
+            penetrations_to_msg(penetrations, names, stamp, stale, T, lost))
+        assert encoder.signed_distances(distances, X_WG, max_distance, stamp, stale, lost) == \
+            _cyclone(signed_distances_to_msg(distances, names, X_WG, max_distance, stamp, stale,
+                                             T, lost))
+
+
+def test_layouts_kept_stay_bounded_and_right_when_the_pairs_keep_changing():
+    demo = make_demo_scene()
+    inspector = demo.scene_graph.model_inspector()
+    names = GeometryNames(inspector, "world")
+    encoder = ResultEncoder(names)
+    ids = sorted(inspector.get_all_geometry_ids())
+    rng = np.random.default_rng(3)
+    for n in range(300):  # a new sequence of pairs every time, some longer than kept
+        pairs = [(ids[a], ids[b]) for a, b in rng.integers(0, len(ids), (n % 70 + 1, 2))]
+        penetrations = [PenetrationAsPointPair(a, b, _numbers(rng, 3), _numbers(rng, 3),
+                                               _numbers(rng, 3), 0.5) for a, b in pairs]
+        if n % 25 == 0:
+            assert encoder.penetrations(penetrations, n, [], []) == _cyclone(
+                penetrations_to_msg(penetrations, names, n, [], T))
+        else:
+            encoder.penetrations(penetrations, n, [], [])
+    assert 0 < len(encoder._penetration_layouts) <= 64

@@ -1,0 +1,129 @@
+"""Result records as structured rows: every field's bits, and the witness points in W.
+
+The reference reads each record's fields in Python and packs them with
+``struct`` (no code shared with the compiled reader); the world witness
+points are the pose applied in Python floats, coordinate by coordinate,
+``r0 a0 + r1 a1 + r2 a2 + t``, which the compiled loop must reproduce to the
+bit. Random records include NaN, infinities, signed zeros and subnormals.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+import numpy as np
+import pytest
+
+from geometry_core.demo import PERIOD_S, make_demo_scene
+from geometry_core.math import RigidTransform, RollPitchYaw
+from geometry_core.proximity.result_rows import (
+    PENETRATION_ROW,
+    SIGNED_DISTANCE_ROW,
+    penetration_rows,
+    signed_distance_rows,
+)
+from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
+from geometry_core.scene_graph import GeometryId
+
+_SPECIAL = [math.nan, math.inf, -math.inf, 0.0, -0.0, 5e-324, -1.7976931348623157e308]
+
+
+def _numbers(rng, n: int) -> np.ndarray:
+    """Random doubles, about one in five of them a special value."""
+    values = rng.normal(scale=rng.choice([1e-6, 1.0, 1e6]), size=n)
+    special = rng.random(n) < 0.2
+    values[special] = rng.choice(_SPECIAL, size=int(special.sum()))
+    return values
+
+
+def _vector(rng) -> np.ndarray:
+    return _numbers(rng, 3)
+
+
+def _pose(rng) -> np.ndarray:
+    return RigidTransform(RollPitchYaw(*rng.uniform(-3, 3, 3)),
+                          rng.normal(size=3)).get_as_matrix4()
+
+
+def _world(X: np.ndarray, p: np.ndarray) -> list[float]:
+    (r00, r01, r02, t0), (r10, r11, r12, t1), (r20, r21, r22, t2) = X[:3].tolist()
+    a0, a1, a2 = p.tolist()
+    return [r00 * a0 + r01 * a1 + r02 * a2 + t0, r10 * a0 + r11 * a1 + r12 * a2 + t1,
+            r20 * a0 + r21 * a1 + r22 * a2 + t2]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 40])
+def test_penetration_rows_hold_each_fields_bits(count):
+    rng = np.random.default_rng(count)
+    records = [PenetrationAsPointPair(GeometryId.get_new_id(), GeometryId.get_new_id(),
+                                      _vector(rng), _vector(rng), _vector(rng),
+                                      float(_numbers(rng, 1)[0])) for _ in range(count)]
+    rows = penetration_rows(records)
+    assert rows.dtype == PENETRATION_ROW and rows.shape == (count,)
+    expected = b"".join(struct.pack("=10d", p.depth, *p.p_WCa, *p.p_WCb, *p.nhat_BA_W)
+                        for p in records)
+    assert rows.tobytes() == expected
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 40])
+def test_signed_distance_rows_hold_each_fields_bits_and_the_world_points(count):
+    rng = np.random.default_rng(100 + count)
+    records = [SignedDistancePair(GeometryId.get_new_id(), GeometryId.get_new_id(),
+                                  _vector(rng), _vector(rng), float(_numbers(rng, 1)[0]),
+                                  _vector(rng), bool(rng.random() < 0.5))
+               for _ in range(count)]
+    poses = np.array([_pose(rng) for _ in range(2 * count)]).reshape(2 * count, 4, 4)
+    rows = signed_distance_rows(records, poses)
+    assert rows.dtype == SIGNED_DISTANCE_ROW and rows.shape == (count,)
+    expected = b"".join(
+        struct.pack("=10d?7x6d", d.distance, *d.p_ACa, *d.p_BCb, *d.nhat_BA_W,
+                    d.is_nhat_BA_W_unique, *_world(poses[2 * k], d.p_ACa),
+                    *_world(poses[2 * k + 1], d.p_BCb))
+        for k, d in enumerate(records))
+    assert rows.tobytes() == expected
+
+
+def test_rows_of_query_results_equal_the_records():
+    demo = make_demo_scene()
+    seen = 0
+    for t in np.linspace(0.0, PERIOD_S, 30, endpoint=False):
+        demo.advance(t)
+        query = demo.scene_graph.query_object()
+        penetrations = query.compute_point_pair_penetration()
+        rows = penetration_rows(penetrations)
+        for p, row in zip(penetrations, rows):
+            assert row["depth"] == p.depth
+            np.testing.assert_array_equal(row["nhat_BA_W"], p.nhat_BA_W)
+        distances = query.compute_signed_distance_pairwise_closest_points(0.1)
+        poses = query.get_poses_in_world([g for d in distances for g in (d.id_A, d.id_B)])
+        rows = signed_distance_rows(distances, poses)
+        for d, row in zip(distances, rows):
+            X_WA = query.get_pose_in_world(d.id_A)
+            np.testing.assert_allclose(row["p_WCa"], X_WA @ d.p_ACa, rtol=0, atol=1e-15)
+            assert row["is_nhat_BA_W_unique"] == d.is_nhat_BA_W_unique
+        seen += len(distances)
+    assert seen
+
+
+def test_a_field_that_is_no_float64_vector_is_refused_by_name():
+    good = np.zeros(3)
+    record = PenetrationAsPointPair(GeometryId.get_new_id(), GeometryId.get_new_id(),
+                                    good, np.zeros(3, dtype=np.float32), good, 0.5)
+    with pytest.raises(TypeError, match="p_WCb"):
+        penetration_rows([record])
+    record = PenetrationAsPointPair(GeometryId.get_new_id(), GeometryId.get_new_id(),
+                                    good, good, np.zeros(4), 0.5)
+    with pytest.raises(ValueError, match="nhat_BA_W"):
+        penetration_rows([record])
+    record = PenetrationAsPointPair(GeometryId.get_new_id(), GeometryId.get_new_id(),
+                                    good, good, good, "deep")
+    with pytest.raises(TypeError):
+        penetration_rows([record])
+
+
+def test_signed_distance_rows_need_two_poses_per_pair():
+    d = SignedDistancePair(GeometryId.get_new_id(), GeometryId.get_new_id(), np.zeros(3),
+                           np.zeros(3), 0.1, np.array([1.0, 0.0, 0.0]), True)
+    with pytest.raises(ValueError, match="world"):
+        signed_distance_rows([d, d], np.tile(np.eye(4), (3, 1, 1)))
