@@ -15,7 +15,10 @@
  * (D - padding - margin) / speed_p of s_m: those are skipped for that pair,
  * and a configuration every pair of which is proven is never posed.
  *
- * Bounds, cheapest first: the outer spheres' gap; an inner-sphere overlap
+ * Bounds, cheapest first: for a pair with a link of several geometries on a
+ * side (the Panda's fingers), one sphere around that link's outer spheres,
+ * shared by the pairs with the same sides; the outer spheres' gap; an
+ * inner-sphere overlap
  * (an upper bound: contact where it clears the padding by the margin); the
  * pair kernel (gc_pair_verdict) asked to prove the pair apart at s_m, which
  * returns the lower bound that proved it (GJK's, a sphere's height above a
@@ -48,7 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MOTION_VIEWS = 8 };
+enum { MOTION_VIEWS = 9 };
 
 typedef struct {
     PyObject_HEAD
@@ -65,6 +68,16 @@ typedef struct {
     int padded;
     double margin, report_max;
     double *outer_F;             /* (G, 4): each outer sphere, centre in its frame, radius */
+    /* Groups: the pairs between one geometry (or one link's several
+     * geometries) and one link's several geometries, bounded by one sphere
+     * per side before their own. group (P,): each pair's (-1: none);
+     * group_side (NG, 2): a side's geometry g as g, a link's sphere b as
+     * G + b; group_padding (NG,): the members' largest; body_F (G, 4): each
+     * link's sphere around its geometries' outer spheres, in its frame;
+     * body_slot (G,): that frame. */
+    Py_ssize_t NG;
+    int *group, *group_side, *body_slot;
+    double *group_padding, *body_F;
 } MotionObject;
 
 static void motion_release(MotionObject *self) {
@@ -74,6 +87,14 @@ static void motion_release(MotionObject *self) {
     self->has_chain = 0;
     PyMem_Free(self->outer_F);
     self->outer_F = NULL;
+    PyMem_Free(self->group);
+    PyMem_Free(self->group_side);
+    PyMem_Free(self->body_slot);
+    PyMem_Free(self->group_padding);
+    PyMem_Free(self->body_F);
+    self->group = self->group_side = self->body_slot = NULL;
+    self->group_padding = self->body_F = NULL;
+    self->NG = 0;
     Py_CLEAR(self->model);
 }
 
@@ -82,18 +103,129 @@ static void motion_dealloc(MotionObject *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+typedef struct {
+    int64_t key;
+    Py_ssize_t p;
+} pair_key;
+
+static int by_key(const void *a, const void *b) {
+    int64_t x = ((const pair_key *)a)->key, y = ((const pair_key *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* The groups (see MotionObject): a link whose geometries (body_of[g] >= 0,
+ * at least two, finite outer spheres, all in one frame) get one sphere around
+ * their outer spheres; pairs with the same sides, one of them such a link,
+ * share a group when there are at least two of them. */
+static int make_groups(MotionObject *self, Py_ssize_t P) {
+    Py_ssize_t G = self->view.G;
+    const int *body_of = self->views[8].buf, *pairs = self->views[3].buf;
+    const int *slot = self->view.frame_slot;
+    const double *padding = self->views[4].buf;
+    self->body_slot = PyMem_Malloc((size_t)(G + 1) * sizeof(int));
+    self->body_F = PyMem_Malloc((size_t)(G + 1) * 4 * sizeof(double));
+    self->group = PyMem_Malloc((size_t)(P + 1) * sizeof(int));
+    int *count = PyMem_Calloc((size_t)G + 1, sizeof(int));
+    pair_key *keys = PyMem_Malloc((size_t)(P + 1) * sizeof(pair_key));
+    if (!self->body_slot || !self->body_F || !self->group || !count || !keys) {
+        PyMem_Free(count);
+        PyMem_Free(keys);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t b = 0; b < G; ++b) {
+        self->body_slot[b] = -1;
+        for (int a = 0; a < 4; ++a) self->body_F[4 * b + a] = 0.0;
+    }
+    for (Py_ssize_t g = 0; g < G; ++g) {
+        int b = body_of[g];
+        if (b < -1 || b >= G) {
+            PyMem_Free(count);
+            PyMem_Free(keys);
+            PyErr_Format(PyExc_ValueError, "body_of[%zd] = %d is not -1 or below %zd", g, b, G);
+            return -1;
+        }
+        if (b < 0) continue;
+        /* A frame of its own or a radius without bound: no sphere. */
+        if (count[b]++ == 0) self->body_slot[b] = slot[g];
+        else if (self->body_slot[b] != slot[g]) self->body_slot[b] = -2;
+        if (!isfinite(self->outer_F[4 * g + 3])) self->body_slot[b] = -2;
+    }
+    /* The sphere: centred on the mean of the outer spheres' centres, reaching
+     * the farthest one's far side. */
+    for (Py_ssize_t g = 0; g < G; ++g) {
+        int b = body_of[g];
+        if (b < 0 || self->body_slot[b] < 0) continue;
+        for (int a = 0; a < 3; ++a) self->body_F[4 * b + a] += self->outer_F[4 * g + a] / count[b];
+    }
+    for (Py_ssize_t g = 0; g < G; ++g) {
+        int b = body_of[g];
+        if (b < 0 || self->body_slot[b] < 0) continue;
+        const double *o = self->outer_F + 4 * g, *c = self->body_F + 4 * b;
+        double d[3] = {o[0] - c[0], o[1] - c[1], o[2] - c[2]};
+        double reach = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + o[3];
+        if (reach > self->body_F[4 * b + 3]) self->body_F[4 * b + 3] = reach;
+    }
+    /* Each pair's sides, then the pairs sorted by them. */
+    for (Py_ssize_t p = 0; p < P; ++p) {
+        int side[2];
+        for (int k = 0; k < 2; ++k) {
+            int g = pairs[2 * p + k], b = body_of[g];
+            side[k] = b >= 0 && count[b] >= 2 && self->body_slot[b] >= 0 ? (int)G + b : g;
+        }
+        int grouped = side[0] >= G || side[1] >= G;
+        keys[p].key = grouped ? (int64_t)side[0] * (2 * (int64_t)G + 1) + side[1] : -1 - p;
+        keys[p].p = p;
+    }
+    qsort(keys, (size_t)P, sizeof(pair_key), by_key);
+    Py_ssize_t NG = 0;
+    for (Py_ssize_t t = 0; t < P; ++t) self->group[keys[t].p] = -1;
+    for (Py_ssize_t t = 0; t < P;) {
+        Py_ssize_t u = t + 1;
+        while (u < P && keys[u].key == keys[t].key) ++u;
+        if (keys[t].key >= 0 && u - t >= 2) {
+            for (Py_ssize_t v = t; v < u; ++v) self->group[keys[v].p] = (int)NG;
+            ++NG;
+        }
+        t = u;
+    }
+    self->group_side = PyMem_Malloc((size_t)(2 * NG + 1) * sizeof(int));
+    self->group_padding = PyMem_Malloc((size_t)(NG + 1) * sizeof(double));
+    if (!self->group_side || !self->group_padding) {
+        PyMem_Free(count);
+        PyMem_Free(keys);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t n = 0; n < NG; ++n) self->group_padding[n] = -INFINITY;
+    for (Py_ssize_t p = 0; p < P; ++p) {
+        int n = self->group[p];
+        if (n < 0) continue;
+        for (int k = 0; k < 2; ++k) {
+            int g = pairs[2 * p + k], b = body_of[g];
+            self->group_side[2 * n + k] =
+                b >= 0 && count[b] >= 2 && self->body_slot[b] >= 0 ? (int)G + b : g;
+        }
+        if (padding[p] > self->group_padding[n]) self->group_padding[n] = padding[p];
+    }
+    self->NG = NG;
+    PyMem_Free(count);
+    PyMem_Free(keys);
+    return 0;
+}
+
 static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"model", "chain", "X_PF", "link_slot", "parent_slot", "pairs",
                              "padding", "rates", "lowest", "highest", "positions", "padded",
-                             "margin", "report_max", NULL};
+                             "margin", "report_max", "body_of", NULL};
     PyObject *model, *chain_o, *objects[MOTION_VIEWS];
     Py_ssize_t positions;
     int padded;
     double margin, report_max;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOnpdd", kwlist, &model, &chain_o,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOOOnpddO", kwlist, &model, &chain_o,
                                      &objects[0], &objects[1], &objects[2], &objects[3],
                                      &objects[4], &objects[5], &objects[6], &objects[7],
-                                     &positions, &padded, &margin, &report_max))
+                                     &positions, &padded, &margin, &report_max, &objects[8]))
         return -1;
     motion_release(self);
     if (gc_model_get_view(model, &self->view) < 0) return -1;
@@ -114,9 +246,10 @@ static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
     Py_DECREF(items);
     if (rc < 0) return -1;
     self->has_chain = 1;
-    static const char formats[MOTION_VIEWS] = {'d', 'i', 'i', 'i', 'd', 'd', 'd', 'd'};
+    static const char formats[MOTION_VIEWS] = {'d', 'i', 'i', 'i', 'd', 'd', 'd', 'd', 'i'};
     static const char *names[MOTION_VIEWS] = {"X_PF", "link_slot", "parent_slot", "pairs",
-                                              "padding", "rates", "lowest", "highest"};
+                                              "padding", "rates", "lowest", "highest",
+                                              "body_of"};
     for (; self->nviews < MOTION_VIEWS; ++self->nviews)
         if (gc_get_buffer(objects[self->nviews], &self->views[self->nviews],
                           formats[self->nviews], -1, names[self->nviews]) < 0)
@@ -176,6 +309,11 @@ static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
         gc_to_world(self->view.X_FG + 16 * g, o, self->outer_F + 4 * g);
         self->outer_F[4 * g + 3] = isfinite(o[3]) ? o[3] : INFINITY;
     }
+    if (self->views[8].len != G * 4) {
+        PyErr_Format(PyExc_ValueError, "body_of must hold the model's %zd geometries", G);
+        return -1;
+    }
+    if (make_groups(self, P) < 0) return -1;
     self->F = F;
     self->P = P;
     self->positions = positions;
@@ -198,6 +336,9 @@ typedef struct {
     double *centre;         /* (G, 3): outer spheres' centres in W */
     ptrdiff_t *boxed;       /* (G): the configuration box's row is at (-1: none) */
     ptrdiff_t *todo, *need, *proof;   /* (P): a configuration's pairs left to decide */
+    ptrdiff_t *active;      /* (P): the pairs some configuration of the block may need */
+    ptrdiff_t *grouped;     /* (NG): the configuration group_clear's row is at (-1: none) */
+    double *group_clear;    /* (NG): the group's spheres' gap less its padding */
     double *box;            /* (G, 6): world boxes' centres and half widths */
     double *q;              /* (positions) */
 } motion_scratch;
@@ -205,6 +346,7 @@ typedef struct {
 typedef struct {
     const MotionObject *mo;
     const double *q1, *q2, *dq, *per;
+    const double *group_per;   /* (NG): the smallest per of its pairs */
     ptrdiff_t steps, blocks;
     motion_scratch *scratch;
     atomic_int contact, python;
@@ -278,6 +420,40 @@ static ptrdiff_t by_spheres(const edge_job *job, motion_scratch *w, Py_ssize_t p
     return proven(sqrt(square) - radii - padding, job->per[p], need);
 }
 
+/* A group side's sphere at s_m: centre in W (c) and radius. */
+static double side_sphere(const MotionObject *mo, motion_scratch *w, int side, ptrdiff_t m,
+                          double *c) {
+    Py_ssize_t G = mo->view.G;
+    if (side < G) {
+        const double *o = outer_centre(mo, w, side, m);
+        c[0] = o[0];
+        c[1] = o[1];
+        c[2] = o[2];
+        return mo->outer_F[4 * side + 3];
+    }
+    const double *b = mo->body_F + 4 * (side - G);
+    gc_to_world(w->X_WF + 16 * mo->body_slot[side - G], b, c);
+    return b[3];
+}
+
+/* Group n's spheres at s_m: a lower bound of every member pair's distance
+ * less its padding (-inf where they overlap). */
+static double group_gap(const edge_job *job, motion_scratch *w, Py_ssize_t n, ptrdiff_t m) {
+    const MotionObject *mo = job->mo;
+    if (w->grouped[n] == m) return w->group_clear[n];
+    double ci[3], cj[3];
+    double radii = side_sphere(mo, w, mo->group_side[2 * n], m, ci) +
+                   side_sphere(mo, w, mo->group_side[2 * n + 1], m, cj);
+    double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
+    double square = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    double padding = mo->group_padding[n], least = radii + padding + GC_MOTION_PROOF_MARGIN;
+    double clear = least > 0.0 && !(square > least * least) ? -INFINITY
+                                                             : sqrt(square) - radii - padding;
+    w->grouped[n] = m;
+    w->group_clear[n] = clear;
+    return clear;
+}
+
 /* Pair p at s_m (the configuration posed), k what its spheres proved:
  * PAIR_CONTACT, PAIR_PYTHON (left to Python), or k >= 0: free at s_m and at
  * the k configurations beyond it (at most need). */
@@ -347,15 +523,27 @@ static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
             w->bwd[p] = last + 1;
         }
         for (Py_ssize_t g = 0; g < mo->view.G; ++g) w->posed[g] = w->centred[g] = w->boxed[g] = -1;
+        for (Py_ssize_t n = 0; n < mo->NG; ++n) w->grouped[n] = -1;
+        Py_ssize_t active = P;
+        for (Py_ssize_t p = 0; p < P; ++p) w->active[p] = p;
         for (ptrdiff_t n = 0; n <= last - first; ++n) {
             if (atomic_load_explicit(&job->contact, memory_order_relaxed)) return;
             /* The block's last configuration, then the others in order. */
             int back = n == 0 && last > first;
             ptrdiff_t m = n == 0 ? last : first + n - 1;
-            /* The pairs not yet proven here; none: the configuration is free. */
-            Py_ssize_t todo = 0;
-            for (Py_ssize_t p = 0; p < P; ++p)
-                if (m > w->fwd[p] && m < w->bwd[p]) w->todo[todo++] = p;
+            /* The pairs not yet proven here; none: the configuration is free.
+             * Without branches (which pairs are proven is hard to predict),
+             * and a pair proven for the rest of the block (fwd + 1 >= bwd:
+             * fwd only grows, bwd only shrinks) leaves the active list. */
+            Py_ssize_t todo = 0, kept = 0;
+            for (Py_ssize_t t = 0; t < active; ++t) {
+                ptrdiff_t p = w->active[t], f = w->fwd[p], e = w->bwd[p];
+                w->active[kept] = p;
+                kept += f + 1 < e;
+                w->todo[todo] = p;
+                todo += (m > f) & (m < e);
+            }
+            active = kept;
             if (todo == 0) continue;
             pose_configuration(job, w, m);
             /* The spheres of all of them first: no iteration waits on the one
@@ -364,7 +552,13 @@ static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
                 Py_ssize_t p = w->todo[t];
                 ptrdiff_t need = back ? m - 1 - w->fwd[p] : w->bwd[p] - 1 - m;
                 w->need[t] = need;
-                w->proof[t] = by_spheres(job, w, p, m, need);
+                /* The group's spheres first: where they prove s_m, their
+                 * proof (its smallest per, its largest padding) holds for
+                 * the pair; else the pair's own. */
+                int n = mo->group[p];
+                ptrdiff_t k = n < 0 ? -1 : proven(group_gap(job, w, n, m), job->group_per[n],
+                                                  need);
+                w->proof[t] = k >= 0 ? k : by_spheres(job, w, p, m, need);
             }
             for (Py_ssize_t t = 0; t < todo; ++t) {
                 Py_ssize_t p = w->todo[t];
@@ -393,23 +587,34 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     Py_ssize_t F = self->F;
     ptrdiff_t count = steps + 1;
     int workers = gc_parallel_workers(threads, count, 1);
-    size_t per_worker = (size_t)(5 * P + 3 * G) * sizeof(ptrdiff_t) +
-                        (size_t)(32 * F + 25 * G + n) * sizeof(double);
-    size_t shared = (size_t)(n + P + L) * sizeof(double);   /* dq, per, moved */
+    Py_ssize_t NG = self->NG;
+    size_t per_worker = (size_t)(6 * P + 3 * G + NG) * sizeof(ptrdiff_t) +
+                        (size_t)(32 * F + 25 * G + n + NG) * sizeof(double);
+    size_t shared = (size_t)(n + P + L + NG) * sizeof(double) +  /* dq, per, moved, group_per */
+                    (size_t)L * sizeof(Py_ssize_t);                /* the links that move */
     char *memory = malloc(shared + (size_t)workers * (per_worker + sizeof(motion_scratch)));
     if (memory == NULL) return -2;
     double *dq = (double *)memory, *per = dq + n, *moved = per + P;
+    double *group_per = moved + L;
+    Py_ssize_t *moving = (Py_ssize_t *)(group_per + NG), M = 0;
     for (Py_ssize_t c = 0; c < n; ++c) dq[c] = q2[c] - q1[c];
     const int *column = self->chain.column;
-    for (Py_ssize_t l = 0; l < L; ++l) moved[l] = column[l] >= 0 ? fabs(dq[column[l]]) : 0.0;
+    for (Py_ssize_t l = 0; l < L; ++l) {
+        moved[l] = column[l] >= 0 ? fabs(dq[column[l]]) : 0.0;
+        if (moved[l] > 0.0) moving[M++] = l;
+    }
     const double *rates = self->views[5].buf;
     for (Py_ssize_t p = 0; p < P; ++p) {
         double v = 0.0;
-        for (Py_ssize_t l = 0; l < L; ++l)
-            if (moved[l] > 0.0) v += rates[p * L + l] * moved[l];
+        for (Py_ssize_t k = 0; k < M; ++k) v += rates[p * L + moving[k]] * moved[moving[k]];
         /* steps over the pair's speed: a division per pair and edge, not
          * per configuration (inf for a speed of 0). */
         per[p] = v > 0.0 ? (double)steps / v : INFINITY;
+    }
+    for (Py_ssize_t g = 0; g < NG; ++g) group_per[g] = INFINITY;
+    for (Py_ssize_t p = 0; p < P; ++p) {
+        int g = self->group[p];
+        if (g >= 0 && per[p] < group_per[g]) group_per[g] = per[p];
     }
     motion_scratch *scratch = (motion_scratch *)(memory + shared);
     char *next = (char *)(scratch + workers);
@@ -423,16 +628,20 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->todo = s->boxed + G;
         s->need = s->todo + P;
         s->proof = s->need + P;
-        s->X_PF = (double *)(s->proof + P);
+        s->active = s->proof + P;
+        s->grouped = s->active + P;
+        s->X_PF = (double *)(s->grouped + NG);
         s->X_WF = s->X_PF + 16 * F;
         s->X_WG = s->X_WF + 16 * F;
         s->centre = s->X_WG + 16 * G;
         s->box = s->centre + 3 * G;
         s->q = s->box + 6 * G;
+        s->group_clear = s->q + n;
         memcpy(s->X_PF, self->views[0].buf, (size_t)F * 16 * sizeof(double));
         next += per_worker;
     }
-    edge_job job = {.mo = self, .q1 = q1, .q2 = q2, .dq = dq, .per = per, .steps = steps,
+    edge_job job = {.mo = self, .q1 = q1, .q2 = q2, .dq = dq, .per = per,
+                    .group_per = group_per, .steps = steps,
                     .blocks = workers, .scratch = scratch};
     atomic_init(&job.contact, 0);
     atomic_init(&job.python, 0);

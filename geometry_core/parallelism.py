@@ -40,6 +40,9 @@ def num_threads(parallelize) -> int:
     ValueError
         If it is an int below 1, or not one of the above.
     """
+    if type(parallelize) is int and parallelize >= 1:
+        # The common case first: a run of single calls pays only this test.
+        return parallelize
     if isinstance(parallelize, bool):
         return available_cores() if parallelize else 1
     if hasattr(parallelize, "num_threads") and callable(parallelize.num_threads):

@@ -131,11 +131,15 @@ def _motion_of(checker, world):
     """
     tree = checker._pose_tree(world)
     filtered, padding = checker._filtered, checker._padding
-    objects, versions = (world, tree, filtered, padding), (filtered.version, padding.version)
     cached = checker._motion_of
-    if cached is not None and cached[1] == versions \
-            and all(x is y for x, y in zip(cached[0], objects)):
-        return cached[2]
+    if cached is not None:
+        # Compared one by one, without building tuples: a run of single
+        # edge checks pays this on every call.
+        (w, t, f, p), (f_version, p_version), motion = cached
+        if w is world and t is tree and f is filtered and p is padding \
+                and f_version == filtered.version and p_version == padding.version:
+            return motion
+    objects, versions = (world, tree, filtered, padding), (filtered.version, padding.version)
     motion = _make_motion(checker, world, tree)
     checker._motion_of = (objects, versions, motion)
     return motion
@@ -172,7 +176,24 @@ def _make_motion(checker, world, tree):
         np.ascontiguousarray(padding), pair_rates(checker, world, a, b),
         np.ascontiguousarray(chain._lowest, dtype=np.float64),
         np.ascontiguousarray(chain._highest, dtype=np.float64), checker.num_positions, padded,
-        margin, report_max)
+        margin, report_max, link_groups(checker, bodies))
+
+
+def link_groups(checker, bodies: np.ndarray) -> np.ndarray:
+    """(G,) int32: per geometry, which robot link of several geometries holds it (-1: none).
+
+    Numbered 0, 1, ... over those links. The compiled check bounds such a
+    link's geometries by one sphere (in the link's frame, around their outer
+    spheres) and tries it before each pair's own: the Panda's fingers are
+    four boxes each.
+    """
+    robot = (bodies >= 0) & np.asarray(checker._is_robot, dtype=bool)[np.maximum(bodies, 0)]
+    counts = np.bincount(bodies[robot], minlength=1)
+    several = np.flatnonzero(counts >= 2)
+    number = np.full(len(counts), -1)
+    number[several] = np.arange(len(several))
+    out = np.where(robot, number[np.where(robot, bodies, 0)], -1)
+    return np.ascontiguousarray(out, dtype=np.int32)
 
 
 def pair_rates(checker, world, a: np.ndarray, b: np.ndarray) -> np.ndarray:
