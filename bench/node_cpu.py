@@ -43,7 +43,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.node_latency import _PARAMS, _tf_messages, _world_changer
+from bench.node_latency import _PARAMS, _stamp_now, _tf_messages, _world_changer
 from geometry_core_nodes.transport import (
     RELIABLE_RESULTS,
     TF,
@@ -107,10 +107,7 @@ class _Node:
     def send(self, n: int, timeout_s: float) -> bool:
         """Publish input ``n`` and wait until both results answered its stamp."""
         message = self.messages[n % len(self.messages)]
-        stamp = time.time_ns()
-        sec, nanosec = divmod(stamp, 1_000_000_000)
-        for transform in message.transforms:
-            transform.header.stamp.sec, transform.header.stamp.nanosec = sec, nanosec
+        stamp = _stamp_now(message)
         self.publisher.publish(message)
         deadline = time.monotonic() + timeout_s
         while min(self.answered.values()) < stamp:

@@ -105,6 +105,15 @@ def _tf_messages(message_type) -> list:
     return messages
 
 
+def _stamp_now(message) -> int:
+    """Stamp every transform of ``message`` with the time now; that time in ns."""
+    stamp = time.time_ns()
+    sec, nanosec = divmod(stamp, 1_000_000_000)
+    for transform in message.transforms:
+        transform.header.stamp.sec, transform.header.stamp.nanosec = sec, nanosec
+    return stamp
+
+
 def _library_query_ms() -> tuple[float, float]:
     """Median and 99th percentile of one node query (penetration + clearance) in this process."""
     demo = make_demo_scene()
@@ -170,10 +179,7 @@ class _Run:
         n = 0
         while n * period < self.duration:
             message = self.messages[n % len(self.messages)]
-            stamp = time.time_ns()
-            sec, nanosec = divmod(stamp, 1_000_000_000)
-            for transform in message.transforms:
-                transform.header.stamp.sec, transform.header.stamp.nanosec = sec, nanosec
+            stamp = _stamp_now(message)
             self.publisher.publish(message)
             self.sent_stamps.append(stamp)
             n += 1

@@ -710,6 +710,41 @@ typedef struct {
     int unique;
 } cloud_hit;
 
+/* The squared gap from point p (in G) to the box (center, half) box_G. */
+static inline double box_gap2(const double *box_G, const double p[3]) {
+    double gap2 = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        double e = fabs(p[a] - box_G[a]) - box_G[3 + a];
+        if (e > 0.0) gap2 += e * e;
+    }
+    return gap2;
+}
+
+/* The greatest height of point p (in G) above a hull's face planes, its face
+ * in *top (when top is not NULL); it stops at the first height that exceeds
+ * `bound` by more than a hair of rounding. The planes hull_beyond samples
+ * come first (a point beyond reach mostly leaves there), then every plane:
+ * the greatest height is the same. */
+static double highest_plane(const gc_shape *shape, const double p[3], double bound, int *top) {
+    double h = -INFINITY;
+    int best = -1;
+    int step = shape->nt > HULL_CELL_PLANES ? shape->nt / HULL_CELL_PLANES : 1;
+    for (int stride = step; stride >= 1; stride = stride > 1 ? 1 : 0) {
+        for (int t = 0; t < shape->nt; t += stride) {
+            const double *n = shape->tri_n + 3 * t;
+            double height = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - shape->tri_d[t];
+            if (height > h) {
+                h = height;
+                best = t;
+                if (h - 1e-12 * (1.0 + fabs(h)) > bound) goto done;
+            }
+        }
+    }
+done:
+    if (top != NULL) *top = best;
+    return h;
+}
+
 /* A lower bound on the signed distance from the geometry to world point q, or
  * any number above `bound` once one is known to exceed it; cheap next to the
  * point kernel: the gap to the geometry's box in G, then for a hull the
@@ -718,31 +753,13 @@ typedef struct {
 static double lower_bound(const gc_shape *shape, const double *box_G, const double *X_WG,
                           const double *q, double bound) {
     if (shape->kind == GC_HALFSPACE) return -INFINITY;
-    double p[3], gap2 = 0.0;
+    double p[3];
     gc_to_local(X_WG, q, p);
-    for (int a = 0; a < 3; ++a) {
-        double e = fabs(p[a] - box_G[a]) - box_G[3 + a];
-        if (e > 0.0) gap2 += e * e;
-    }
+    double gap2 = box_gap2(box_G, p);
     /* Inside the box the point may be inside the geometry: no bound but the planes'. */
     double low = gap2 > 0.0 ? sqrt(gap2) : -INFINITY;
     if (low > bound || shape->kind != GC_CONVEX || shape->nt <= 0) return low;
-    double h = -INFINITY;
-    /* The planes hull_beyond samples first (a point beyond reach mostly
-     * leaves there), then every plane: the greatest height is the same. */
-    int step = shape->nt > HULL_CELL_PLANES ? shape->nt / HULL_CELL_PLANES : 1;
-    for (int stride = step; stride >= 1; stride = stride > 1 ? 1 : 0) {
-        for (int t = 0; t < shape->nt; t += stride) {
-            const double *n = shape->tri_n + 3 * t;
-            double height = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - shape->tri_d[t];
-            if (height > h) {
-                h = height;
-                /* Rounding of the heights: stay below by a hair. */
-                if (h - 1e-12 * (1.0 + fabs(h)) > bound) goto found;
-            }
-        }
-    }
-found:
+    double h = highest_plane(shape, p, bound, NULL);
     h -= 1e-12 * (1.0 + fabs(h));
     return h > low ? h : low;
 }
@@ -928,27 +945,13 @@ static int hull_beyond(const gc_shape *shape, const double *X_WG, const double *
  * then the face's point below it is the hull's nearest, at distance h. */
 static int hull_point_verdict(const gc_shape *shape, const double *box_G, const double *X_WG,
                               const double *q, double bound, double *distance) {
-    double p[3], gap2 = 0.0;
+    double p[3];
     gc_to_local(X_WG, q, p);
-    for (int a = 0; a < 3; ++a) {
-        double e = fabs(p[a] - box_G[a]) - box_G[3 + a];
-        if (e > 0.0) gap2 += e * e;
-    }
+    double gap2 = box_gap2(box_G, p);
     if (gap2 > 0.0 && sqrt(gap2) > bound) return 0;
-    double h = -INFINITY;
     int top = -1;
-    int step = shape->nt > HULL_CELL_PLANES ? shape->nt / HULL_CELL_PLANES : 1;
-    for (int stride = step; stride >= 1; stride = stride > 1 ? 1 : 0) {
-        for (int t = 0; t < shape->nt; t += stride) {
-            const double *n = shape->tri_n + 3 * t;
-            double height = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - shape->tri_d[t];
-            if (height > h) {
-                h = height;
-                top = t;
-                if (h - 1e-12 * (1.0 + fabs(h)) > bound) return 0;
-            }
-        }
-    }
+    double h = highest_plane(shape, p, bound, &top);
+    if (h - 1e-12 * (1.0 + fabs(h)) > bound) return 0;
     if (!(h > 1e-9 && h < bound - 1e-9 * (1.0 + fabs(bound)))) return 2;
     const double *n = shape->tri_n + 3 * top;
     const int *tri = shape->tri + 3 * top;

@@ -60,6 +60,20 @@ def environment_scene():
     return sg
 
 
+#: The last link of each arm, where a held object goes.
+HAND = {"panda": "panda_hand", "ur5": "wrist_3_link"}
+
+
+def arm_checker(name: str, environment: bool = True, **kwargs):
+    """A CollisionChecker of arm ``name`` (its SRDF), among :data:`OBSTACLES` unless told not."""
+    from geometry_core.clearance import CollisionChecker
+
+    urdf, srdf, _ = ARMS[name]
+    return CollisionChecker.from_urdf(
+        urdf, srdf=srdf, environment=environment_scene() if environment else None,
+        package_roots=PACKAGE_ROOTS, **kwargs)
+
+
 def obj_urdf(name: str, folder: Path) -> Path:
     """Write ``folder/<name>.urdf``: collision meshes as OBJ (absolute paths), no visuals."""
     import trimesh

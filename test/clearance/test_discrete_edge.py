@@ -23,18 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import robots  # noqa: E402
 
 from geometry_core import Box, RigidTransform, Sphere  # noqa: E402
-from geometry_core.clearance import CollisionChecker  # noqa: E402
 from geometry_core.clearance.discrete_edge import edge_configurations  # noqa: E402
 
-#: The last link of each arm, where a held object goes.
-HAND = {"panda": "panda_hand", "ur5": "wrist_3_link"}
-
-
-def make(name, environment=True, **kwargs):
-    urdf, srdf, _ = robots.ARMS[name]
-    return CollisionChecker.from_urdf(
-        urdf, srdf=srdf, environment=robots.environment_scene() if environment else None,
-        package_roots=robots.PACKAGE_ROOTS, **kwargs)
+HAND = robots.HAND
+make = robots.arm_checker
 
 
 def every_configuration_free(checker, q1, q2) -> bool:

@@ -14,14 +14,8 @@ from geometry_core import Box, Convex, HalfSpace, Mesh, RigidTransform, Sphere, 
 from geometry_core.clearance import CollisionChecker  # noqa: E402
 from geometry_core.clearance.live_world import BodyShapeDescription  # noqa: E402
 
-HAND = {"panda": "panda_hand", "ur5": "wrist_3_link"}
-
-
-def make(name, environment=True, **kwargs):
-    urdf, srdf, _ = robots.ARMS[name]
-    return CollisionChecker.from_urdf(
-        urdf, srdf=srdf, environment=robots.environment_scene() if environment else None,
-        package_roots=robots.PACKAGE_ROOTS, **kwargs)
+HAND = robots.HAND
+make = robots.arm_checker
 
 
 def link_pose(checker, q, body):
