@@ -141,6 +141,25 @@ class _Posed:
             gap = np.abs(box_center[g] - center_W) - box_half[g] - half_W
         return g[~np.any(gap > reach + _SLACK, axis=1)]
 
+    def may_touch(self, scene, geometries: np.ndarray) -> bool:
+        """False when no point comes within the radius (and a hair) of any of ``geometries``.
+
+        The grid's compiled yes/no query over all of them at once; a shape
+        its point kernel does not take (a Mesh) answers True, leaving the
+        pairs to decide.
+        """
+        if self.grid.low is None:
+            return False
+        reach = self.record.radius + _SLACK * (1.0 + abs(self.record.radius))
+        geometries = np.ascontiguousarray(geometries, dtype=np.int32)
+        try:
+            hit = self.grid.native.any_within(
+                scene.cache.native, self.X_CF, self.X_CF.shape[0], geometries,
+                np.full(len(geometries), reach))
+        except ValueError:
+            return True
+        return bool(hit[0])
+
     def points_near(self, scene, g: int, reach: float) -> np.ndarray:
         """Rows of the points whose centre may lie within ``reach`` of geometry ``g``."""
         mask = self.grid.native.within(
@@ -216,8 +235,16 @@ def penetrations(scene) -> list[PenetrationAsPointPair]:
 
 
 def has_collision(scene) -> bool:
-    """Whether some point of some cloud overlaps an eligible geometry."""
+    """Whether some point of some cloud overlaps an eligible geometry.
+
+    One compiled call first asks whether any point comes within the radius
+    (and a hair) of any eligible geometry; only when one may, the
+    pairs are decided one by one as spheres would be, so the compiled call
+    proves the common answer (none) and never decides a touch.
+    """
     for cloud in _posed(scene):
+        if not len(cloud.geometries) or not cloud.may_touch(scene, cloud.geometries):
+            continue
         for g in cloud.near(scene, cloud.record.radius):
             for row in cloud.points_near(scene, g, cloud.record.radius):
                 if cloud.pair(scene, g, int(row))[1].distance < 0.0:

@@ -243,3 +243,54 @@ def test_finite_rows_marks_a_row_with_any_non_finite_value():
     expected = np.array([all(np.isfinite(v) for v in row) for row in points.tolist()])
     assert np.array_equal(finite_rows(points), expected)
     assert not finite_rows(points).all() and finite_rows(points).any()
+
+
+def _one_geometry_scene(shape, X_WG, points, as_spheres):
+    """One geometry in the world on a frame, and the points as a cloud or as spheres."""
+    sg = SceneGraph()
+    src = sg.register_source("s")
+    f = sg.register_frame(src, GeometryFrame("f"))
+    sg.set_poses(src, {f: X_WG})
+    g = sg.register_geometry(src, f, GeometryInstance(RigidTransform(), shape, "g"))
+    sg.assign_role(src, g, ProximityProperties())
+    if as_spheres:
+        for k, p in enumerate(points):
+            s = sg.register_anchored_geometry(
+                src, GeometryInstance(RigidTransform(p), Sphere(RADIUS), f"p{k}"))
+            sg.assign_role(src, s, ProximityProperties())
+    else:
+        sg.register_point_cloud(src, sg.world_frame_id(), points, RADIUS)
+    return sg
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_has_collisions_at_the_touch_as_spheres(seed):
+    """A point a hair inside and a hair outside touching: the cloud answers as a sphere.
+
+    The touching distance along a random ray from the geometry's centre is
+    found by bisection on the sphere's answer; the cloud (its compiled
+    yes/no screen, then its pairs) must agree on both sides, and among far
+    points (many, none near).
+    """
+    rng = np.random.default_rng(50 + seed)
+    shape, X_WG = random_shape(rng), random_pose(rng, 0.2)
+    u = rng.normal(size=3)
+    u /= np.linalg.norm(u)
+    centre = X_WG.translation()
+
+    def sphere_hits(t):
+        return _one_geometry_scene(shape, X_WG, [centre + t * u], True) \
+            .query_object().has_collisions()
+
+    low, high = 0.0, 2.0
+    assert sphere_hits(low) and not sphere_hits(high)
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if sphere_hits(mid) else (low, mid)
+    far = centre + rng.uniform(1.0, 2.0, (200, 3)) * rng.choice([-1, 1], (200, 3))
+    for t in (low - 1e-7, low, high, high + 1e-7):
+        points = np.vstack([far, centre + t * u])
+        want = _one_geometry_scene(shape, X_WG, points, True).query_object().has_collisions()
+        got = _one_geometry_scene(shape, X_WG, points, False).query_object().has_collisions()
+        assert got == want, (t, low)
+    assert not _one_geometry_scene(shape, X_WG, far, False).query_object().has_collisions()
