@@ -26,7 +26,7 @@ from geometry_core.clearance.robot_clearance import (
     RobotContact,
 )
 from geometry_core.parallelism import num_threads
-from geometry_core.proximity.batch_query import BatchQuery
+from geometry_core.proximity.batch_query import BatchQuery, clouds_within
 from geometry_core.proximity.results import SignedDistancePair
 
 __all__ = ["CheckerQueries"]
@@ -163,13 +163,7 @@ class CheckerQueries:
 
     def _cloud_contacts(self, world: World, X_WF: np.ndarray) -> np.ndarray:
         """(K,) bool: some robot geometry's padded distance to a cloud point is <= 0."""
-        hit = np.zeros(X_WF.shape[0], dtype=bool)
-        geometries, bodies = world.robot_geometries, world.robot_bodies
-        for cloud in world.clouds:
-            thresholds = np.ascontiguousarray(cloud.radius + self._padding[bodies, 0],
-                                              dtype=np.float64)
-            hit |= cloud.any_within(world.native, X_WF, geometries, thresholds)
-        return hit
+        return clouds_within(world.native, X_WF, *self._cloud_spec(world))
 
     def _cloud_spec(self, world: World) -> tuple:
         """The clouds as :meth:`BatchQuery.has_contacts` takes them.

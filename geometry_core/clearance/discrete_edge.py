@@ -78,12 +78,7 @@ def edge_free_at_once(checker, q1, q2, threads: int) -> bool | None:
     if found is None:
         return None
     answer, steps = found
-    if answer == 0:
-        return False
-    if answer == 1 and not world.clouds:
-        return True
-    return _batch_edge_free(checker, world, np.asarray(q1), np.asarray(q2), steps, threads,
-                            answer == 1)
+    return _edge_answer(checker, world, answer, np.asarray(q1), np.asarray(q2), steps, threads)
 
 
 def discrete_edge_free(checker, q1: np.ndarray, q2: np.ndarray, steps: int,
@@ -96,6 +91,15 @@ def discrete_edge_free(checker, q1: np.ndarray, q2: np.ndarray, steps: int,
     world = checker._world
     motion = _motion_of(checker, world)
     answer = -1 if motion is None else motion.edge(q1, q2, steps, threads)
+    return _edge_answer(checker, world, answer, q1, q2, steps, threads)
+
+
+def _edge_answer(checker, world, answer: int, q1: np.ndarray, q2: np.ndarray, steps: int,
+                 threads: int) -> bool:
+    """The edge's answer from the compiled check's (1 free, 0 not, -1 left to the batch).
+
+    Free model pairs still leave the clouds to check.
+    """
     if answer == 0:
         return False
     if answer == 1 and not world.clouds:

@@ -110,13 +110,6 @@ class PointCloud:
             self._points = points
         return self._points
 
-    def any_within(self, model, X_WF: np.ndarray, geometries: np.ndarray,
-                   thresholds: np.ndarray) -> np.ndarray:
-        """(K,) bool: some geometry r comes within ``thresholds[r]`` of a point's centre."""
-        X_WF = np.ascontiguousarray(X_WF, dtype=np.float64)
-        hit = self.native.any_within(model, X_WF, X_WF.shape[1], geometries, thresholds)
-        return np.frombuffer(hit, dtype=np.uint8).astype(bool)
-
     def nearest(self, model, X_WF: np.ndarray, geometries: np.ndarray,
                 thresholds: np.ndarray) -> tuple:
         """Per configuration and geometry the nearest point within the threshold.

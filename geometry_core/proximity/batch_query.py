@@ -28,7 +28,7 @@ from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistan
 from geometry_core.scene_graph.collision_model import CollisionModel
 from geometry_core.scene_graph.snapshot import SceneSnapshot
 
-__all__ = ["BatchQuery"]
+__all__ = ["BatchQuery", "clouds_within"]
 
 _kinematics = native.kinematics
 
@@ -115,32 +115,32 @@ class BatchQuery:
         depth of that overlap, a lower bound of the true one, and no pair
         kernel runs.
 
-        With ``clouds`` (see :meth:`has_contacts`) and a chain batch, a third
-        answer: the (K,) uint8 cloud verdicts of the compiled loop (None
-        otherwise).
+        The third answer: with ``clouds`` (see :meth:`has_contacts`) and a
+        chain batch, the (K,) uint8 cloud verdicts of the compiled loop; None
+        otherwise.
         """
         threads = num_threads(parallelize)
         if not self._posed:
-            return (np.zeros(0), [], None) if clouds is not None else (np.zeros(0), [])
-        compiled = ModelCache.of(self._model).native
+            return np.zeros(0), [], None
+        compiled = self._model_native()
+        hits = None
         if self._chain is not None and self._X_WF is None:
             chain, qs, X_PF, link_slot, parent_slot = self._chain
             if clouds is not None:
                 found, python, hits = compiled.chain_min_distances(
                     chain, qs, X_PF, link_slot, parent_slot, max_distance, stop_below_zero,
                     first_contact, threads, verdict_only, clouds)
-                return (np.frombuffer(found, dtype=np.float64).copy(), python,
-                        np.frombuffer(hits, dtype=np.uint8))
-            found, python = compiled.chain_min_distances(
-                chain, qs, X_PF, link_slot, parent_slot, max_distance, stop_below_zero,
-                first_contact, threads, verdict_only)
+                hits = np.frombuffer(hits, dtype=np.uint8)
+            else:
+                found, python = compiled.chain_min_distances(
+                    chain, qs, X_PF, link_slot, parent_slot, max_distance, stop_below_zero,
+                    first_contact, threads, verdict_only)
         else:
             X_WF = np.ascontiguousarray(self.X_WF, dtype=np.float64)
             found, python = compiled.min_distances(X_WF, X_WF.shape[1], max_distance,
                                                    stop_below_zero, first_contact, threads,
                                                    verdict_only)
-        found = np.frombuffer(found, dtype=np.float64).copy()
-        return (found, python, None) if clouds is not None else (found, python)
+        return np.frombuffer(found, dtype=np.float64).copy(), python, hits
 
     def has_collisions(self, parallelize=1) -> np.ndarray:
         """Return a (K,) bool array: whether configuration k has any overlapping pair.
@@ -149,8 +149,8 @@ class BatchQuery:
         native threads share the configurations; the answers are the same
         for any number of threads.
         """
-        found, python = self._min_distances(0.0, True, parallelize=parallelize,
-                                            verdict_only=True)
+        found, python, _ = self._min_distances(0.0, True, parallelize=parallelize,
+                                               verdict_only=True)
         out = found < 0.0
         for k in python:
             out[k] = collisions_exist.has_collisions_pairwise(self._scene(k))
@@ -167,14 +167,13 @@ class BatchQuery:
         clouds (``native.Cloud``), int32 geometry indices (R,) and float64
         thresholds (C, R): a configuration also counts when some cloud c has
         a point within ``thresholds[c, r]`` of geometry ``geometries[r]``
-        (``Cloud.any_within``). A chain batch asks the clouds inside its
+        (:func:`clouds_within`). A chain batch asks the clouds inside its
         compiled loop, on the same threads, only for the configurations the
         pairs leave free.
         """
         if clouds is None:
-            found, python = self._min_distances(0.0, True, parallelize=parallelize,
-                                                verdict_only=True)
-            hits = None
+            found, python, hits = self._min_distances(0.0, True, parallelize=parallelize,
+                                                      verdict_only=True)
         else:
             natives, geometries, thresholds = clouds
             geometries = np.ascontiguousarray(geometries, dtype=np.int32)
@@ -198,12 +197,8 @@ class BatchQuery:
             rest = np.arange(len(out))
         rest = rest[~out[rest]]
         if len(rest):
-            X_WF = np.ascontiguousarray(self.X_WF[rest])
-            for native_cloud, row in zip(natives, thresholds):
-                hit = np.frombuffer(native_cloud.any_within(
-                    self._model_native(), X_WF, X_WF.shape[1], geometries, row),
-                    dtype=np.uint8).astype(bool)
-                out[rest] |= hit
+            out[rest] |= clouds_within(self._model_native(), self.X_WF[rest], natives,
+                                       geometries, thresholds)
         return out
 
     def _model_native(self):
@@ -222,8 +217,8 @@ class BatchQuery:
         :meth:`has_contacts` reduced to one answer, which stops at the first
         such configuration (in order): a discrete edge check in one call.
         """
-        found, python = self._min_distances(0.0, True, first_contact=True,
-                                            parallelize=parallelize, verdict_only=True)
+        found, python, _ = self._min_distances(0.0, True, first_contact=True,
+                                               parallelize=parallelize, verdict_only=True)
         if bool(np.any(found <= 0.0)):  # NaN (not reached) compares False
             return True
         return any(self._contact_in_python(k) for k in python)
@@ -384,9 +379,26 @@ class BatchQuery:
         max_distance = float(max_distance)
         if math.isnan(max_distance):
             raise ValueError("max_distance must be a number, got NaN")
-        out, python = self._min_distances(max_distance, False, parallelize=parallelize)
+        out, python, _ = self._min_distances(max_distance, False, parallelize=parallelize)
         for k in python:
             pairs = signed_distance.compute_signed_distance_pairwise_closest_points(
                 self._scene(k), max_distance)
             out[k] = min((p.distance for p in pairs), default=math.inf)
         return out
+
+
+def clouds_within(model_native, X_WF: np.ndarray, natives, geometries: np.ndarray,
+                  thresholds: np.ndarray) -> np.ndarray:
+    """(K,) bool: some cloud c has a point within ``thresholds[c, r]`` of ``geometries[r]``.
+
+    ``Cloud.any_within`` of each compiled cloud in ``natives`` over the K
+    configurations' frame poses ``X_WF`` (K, F, 4, 4) in the compiled model
+    ``model_native``; ``geometries`` int32 (R,), ``thresholds`` float64 (C, R).
+    """
+    X_WF = np.ascontiguousarray(X_WF, dtype=np.float64)
+    hit = np.zeros(X_WF.shape[0], dtype=bool)
+    for native_cloud, row in zip(natives, thresholds):
+        hit |= np.frombuffer(native_cloud.any_within(
+            model_native, X_WF, X_WF.shape[1], geometries,
+            np.ascontiguousarray(row, dtype=np.float64)), dtype=np.uint8).astype(bool)
+    return hit

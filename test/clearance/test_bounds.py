@@ -30,7 +30,7 @@ def test_bounded_verdicts_equal_exact_on_100000_configurations(name):
     qs = robots.random_configurations(checker, 100_000, 59)
     batch = checker._chain_batch(qs)
     exact = batch.compute_min_distance(0.0, parallelize=True)
-    bounded, python = batch._min_distances(0.0, True, parallelize=True, verdict_only=True)
+    bounded, python, _ = batch._min_distances(0.0, True, parallelize=True, verdict_only=True)
     assert python == []
     assert np.array_equal(batch.has_contacts(parallelize=True), exact <= 0.0)
     assert np.array_equal(batch.has_collisions(parallelize=True), exact < 0.0)

@@ -103,13 +103,13 @@ def test_first_contact_cut_is_the_serial_cut(arm):
     _, checker = arm
     qs = robots.random_configurations(checker, 400, 23)
     batch = checker._chain_batch(qs)
-    serial, python = batch._min_distances(0.0, True, first_contact=True)
+    serial, python, _ = batch._min_distances(0.0, True, first_contact=True)
     first = int(np.flatnonzero(serial <= 0.0)[0])
     assert first < 100 and np.all(np.isnan(serial[first + 1:])) and python == []
     assert not np.isnan(serial[:first + 1]).any()
     for threads in (2, 4, 16):
-        found, flagged = batch._min_distances(0.0, True, first_contact=True,
-                                              parallelize=threads)
+        found, flagged, _ = batch._min_distances(0.0, True, first_contact=True,
+                                                 parallelize=threads)
         assert np.array_equal(found, serial, equal_nan=True) and flagged == []
     assert batch.any_contact(parallelize=3)
 
@@ -127,7 +127,7 @@ def test_configurations_left_to_python_are_answered_there():
                                          package_roots=robots.PACKAGE_ROOTS)
     qs = robots.random_configurations(checker, 300, 29)
     batch = checker._chain_batch(qs)
-    _, python = batch._min_distances(0.0, True)
+    _, python, _ = batch._min_distances(0.0, True)
     assert len(python) > 0
     serial = checker.check_configs_collision_free(qs)
     assert np.array_equal(serial, ~frame_pose_batch(checker, qs).has_contacts())

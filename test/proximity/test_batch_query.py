@@ -132,6 +132,6 @@ def test_contacts_count_touching_and_any_contact_stops_at_the_first(arm):
     first = int(np.flatnonzero(contacts)[0])
     batch = sg.query_batch(src, frames, np.concatenate([free[:3], X_PF[first:first + 1],
                                                         free[3:6]]))
-    found, python = batch._min_distances(0.0, True, first_contact=True)
+    found, python, _ = batch._min_distances(0.0, True, first_contact=True)
     assert not python and np.all(found[:3] > 0.0) and found[3] <= 0.0
     assert np.all(np.isnan(found[4:]))
