@@ -166,6 +166,18 @@ static void rotation_from_unit_quaternion(const double q[4], double R[9]) {
     R[8] = 1.0 - (xX + yY);
 }
 
+/* The pose of quaternion q (w x y z, any nonzero norm) and position p as 16
+ * row-major doubles; 0 (X untouched) when q is zero or not finite or p not
+ * finite. */
+static int pose_from_quaternion(const double q[4], const double p[3], double X[16]) {
+    double u[4], R[9];
+    if (!unit_quaternion(q, 0.0, u) || !(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2])))
+        return 0;
+    rotation_from_unit_quaternion(u, R);
+    pose_of(R, p, X);
+    return 1;
+}
+
 /* Drake's RotationMatrix::ToQuaternion: branch on the largest of the trace and
  * the diagonal, so the component from 1 + ... is the largest; w >= 0. */
 static void quaternion_from_rotation(const double m[9], double q[4]) {
@@ -276,18 +288,12 @@ static PyObject *py_quaternion_poses(PyObject *self, PyObject *const *args, Py_s
         const double *q = qb.buf, *p = with_p ? pb.buf : NULL;
         double *out = ob.buf;
         for (Py_ssize_t k = 0; k < rows; ++k, q += 4, out += size) {
-            double u[4], R[9];
-            if (!unit_quaternion(q, 0.0, u) ||
-                (with_p && !(isfinite(p[3 * k]) && isfinite(p[3 * k + 1]) &&
-                             isfinite(p[3 * k + 2])))) {
+            double u[4];
+            if (with_p ? !pose_from_quaternion(q, p + 3 * k, out) : !unit_quaternion(q, 0.0, u)) {
                 bad = (long)k;
                 break;
             }
-            rotation_from_unit_quaternion(u, R);
-            if (with_p)
-                pose_of(R, p + 3 * k, out);
-            else
-                memcpy(out, R, sizeof R);
+            if (!with_p) rotation_from_unit_quaternion(u, out);
         }
     }
     PyBuffer_Release(&qb);
@@ -357,14 +363,10 @@ static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t 
         }
         Py_DECREF(fast);
         if (bad >= 0) break;
-        double u[4], R[9];
-        if (!unit_quaternion(v + 3, 0.0, u) ||
-            !(isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]))) {
+        if (!pose_from_quaternion(v + 3, v, out)) {
             bad = (long)k;
             break;
         }
-        rotation_from_unit_quaternion(u, R);
-        pose_of(R, v, out);
     }
     PyBuffer_Release(&ob);
     return PyLong_FromLong(bad);
