@@ -514,13 +514,6 @@ static int row_bool(PyObject *record, PyObject *name, unsigned char *out) {
     return 0;
 }
 
-/* p_WQ = X_WG p_GQ, each coordinate summed left to right:
- * ((r0 q0 + r1 q1) + r2 q2) + t, as written (no fused multiply-add). */
-static void row_to_world(const double X[16], const double p[3], double out[3]) {
-    for (int r = 0; r < 3; ++r)
-        out[r] = X[4 * r] * p[0] + X[4 * r + 1] * p[1] + X[4 * r + 2] * p[2] + X[4 * r + 3];
-}
-
 /* record_rows(records, fields, kinds, world=None) -> bytearray of one row per
  * record: fields a tuple of attribute names, kinds a str with one of 'd'
  * (float), '3' (three float64 from a buffer), '?' (bool) per field. With
@@ -599,8 +592,10 @@ static PyObject *py_record_rows(PyObject *self, PyObject *args) {
         if (world != Py_None) {
             const double *X = (const double *)poses.buf + 32 * k;
             double *w = (double *)(row + world_at);
-            row_to_world(X, (const double *)(row + offsets[first_vectors[0]]), w);
-            row_to_world(X + 16, (const double *)(row + offsets[first_vectors[1]]), w + 3);
+            /* Each coordinate ((r0 q0 + r1 q1) + r2 q2) + t, as written (the
+             * build keeps multiply-adds unfused). */
+            gc_to_world(X, (const double *)(row + offsets[first_vectors[0]]), w);
+            gc_to_world(X + 16, (const double *)(row + offsets[first_vectors[1]]), w + 3);
         }
     }
 done:
