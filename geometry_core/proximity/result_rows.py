@@ -12,19 +12,29 @@ next float64).
 ``p_WCa = X_WA p_ACa`` and ``p_WCb = X_WB p_BCb``, each coordinate summed as
 written, ``((r0 a0 + r1 a1) + r2 a2) + t``, with no fused multiply-add: the
 same doubles as those operations on Python floats.
+
+:func:`proximity_rows` gives both queries' rows of one snapshot without
+records at all: one pass of the compiled kernels over the candidate pairs
+writes the rows of the penetrations and of the pairs within
+``max_distance`` (``native.Model.pair_rows``), the same numbers as the two
+queries' records read by the functions above (``test/test_result_rows.py``
+compares them bit for bit).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from geometry_core import native
+from geometry_core.proximity import penetration, signed_distance
+from geometry_core.proximity.engine import PosedScene
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 
-__all__ = ["PENETRATION_ROW", "SIGNED_DISTANCE_ROW", "penetration_rows",
-           "signed_distance_rows"]
+__all__ = ["PENETRATION_ROW", "SIGNED_DISTANCE_ROW", "ProximityRows", "penetration_rows",
+           "proximity_rows", "signed_distance_rows"]
 
 # Native byte order: the compiled loop writes the machine's doubles.
 _VECTOR = ("f8", (3,))
@@ -77,3 +87,79 @@ def signed_distance_rows(distances: Sequence[SignedDistancePair],
     X = np.ascontiguousarray(X_WA_WB, dtype=np.float64)
     return np.frombuffer(native.record_rows(list(distances), _SIGNED_DISTANCE_FIELDS, "d333?", X),
                          dtype=SIGNED_DISTANCE_ROW)
+
+
+_NO_PAIRS = np.zeros((0, 2), dtype=np.int32)
+
+
+@dataclass(frozen=True, eq=False)
+class ProximityRows:
+    """Penetrations and signed distances of one snapshot as rows, pairs as geometry indices.
+
+    Attributes
+    ----------
+    geometry_ids : tuple of GeometryId
+        The snapshot's proximity geometries; the pairs index into it.
+    penetration_pairs : (K, 2) int32 ndarray
+        ``(index of id_A, index of id_B)`` of each penetration, in the
+        order of ``compute_point_pair_penetration``.
+    penetrations : (K,) ndarray of :data:`PENETRATION_ROW`
+    distance_pairs : (M, 2) int32 ndarray
+        The same for ``compute_signed_distance_pairwise_closest_points``.
+    distances : (M,) ndarray of :data:`SIGNED_DISTANCE_ROW`
+        With the witness points in W, as :func:`signed_distance_rows` gives
+        them for the geometries' poses in W.
+    """
+
+    geometry_ids: tuple
+    penetration_pairs: np.ndarray
+    penetrations: np.ndarray
+    distance_pairs: np.ndarray
+    distances: np.ndarray
+
+
+def proximity_rows(scene: PosedScene, max_distance: float, penetrations: bool = True,
+                   distances: bool = True) -> ProximityRows:
+    """Both pair queries of a posed scene (its point clouds aside) as :class:`ProximityRows`.
+
+    The rows of ``compute_point_pair_penetration`` (when ``penetrations``)
+    and of ``compute_signed_distance_pairwise_closest_points(max_distance)``
+    (when ``distances``) over the scene's geometries, to the bit; the query
+    not asked for has no rows. When the kernels leave a pair to Python (a
+    mesh, two half spaces, a direction-search answer), the two queries run
+    as such and their records are read.
+
+    Raises
+    ------
+    ValueError
+        As the queries (a NaN ``max_distance``, two half spaces).
+    """
+    max_distance = float(max_distance)
+    if max_distance != max_distance:
+        raise ValueError("max_distance must be a number, got NaN")
+    model = scene.model
+    pen, pen_ij, dist, dist_ij, left = scene.cache.native.pair_rows(
+        scene.X_WG, max_distance, penetrations, distances)
+    if not left:
+        return ProximityRows(model.geometry_ids,
+                             np.frombuffer(pen_ij, dtype=np.int32).reshape(-1, 2),
+                             np.frombuffer(pen, dtype=PENETRATION_ROW),
+                             np.frombuffer(dist_ij, dtype=np.int32).reshape(-1, 2),
+                             np.frombuffer(dist, dtype=SIGNED_DISTANCE_ROW))
+    pen_ij, pen_rows = _NO_PAIRS, penetration_rows([])
+    if penetrations:
+        records = penetration.compute_point_pair_penetration(scene)
+        pen_ij = _indices(model, records)
+        pen_rows = penetration_rows(records)
+    dist_ij, dist_rows = _NO_PAIRS, np.zeros(0, dtype=SIGNED_DISTANCE_ROW)
+    if distances:
+        records = signed_distance.compute_signed_distance_pairwise_closest_points(
+            scene, max_distance)
+        dist_ij = _indices(model, records)
+        dist_rows = signed_distance_rows(records, scene.X_WG[dist_ij.reshape(-1)])
+    return ProximityRows(model.geometry_ids, pen_ij, pen_rows, dist_ij, dist_rows)
+
+
+def _indices(model, records: Sequence) -> np.ndarray:
+    ids = [g for r in records for g in (r.id_A, r.id_B)]
+    return np.array(model.find_indices(ids), dtype=np.int32).reshape(-1, 2)
