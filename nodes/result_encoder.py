@@ -38,6 +38,7 @@ from geometry_core.math import RigidTransform
 from geometry_core.proximity.result_rows import (
     PENETRATION_ROW,
     SIGNED_DISTANCE_ROW,
+    ProximityRows,
     penetration_rows,
     signed_distance_rows,
 )
@@ -118,6 +119,8 @@ class ResultEncoder:
         self._distance_layouts: dict[tuple, _Layout] = {}
         #: The last layout of each message type and its key.
         self._last: dict[int, tuple[tuple, _Layout]] = {}
+        #: The same for the rows of a query (geometry ids, pairs' bytes, frames).
+        self._last_rows: dict[int, tuple[tuple, bytes, tuple, tuple, _Layout]] = {}
 
     def _names_of(self, key: _Key) -> bytes:
         encoded = self._pair_names.get(key)
@@ -197,3 +200,60 @@ class ResultEncoder:
                  np.array([X_WG(g).get_as_matrix4() for g in layout.ids], dtype=float))
         rows = signed_distance_rows(distances, poses[layout.poses_of_pairs])
         return layout.sample.write(sec, nanosec, _little_endian(rows), max_distance)
+
+    # From the rows of QueryObject.compute_proximity_rows: no record per pair.
+
+    def _rows_layout(self, kept: dict[tuple, _Layout],
+                     make: Callable[[str, list[bytes], list[str], list[str]], SampleLayout],
+                     ids: tuple, pairs: np.ndarray, stale_frames: Iterable[str],
+                     lost_frames: Iterable[str]) -> _Layout:
+        stale, lost = tuple(sorted(stale_frames)), tuple(sorted(lost_frames))
+        pair_bytes = pairs.tobytes()
+        # Most often the pairs of the previous query, of the same model.
+        last = self._last_rows.get(id(kept))
+        if (last is not None and last[0] is ids and last[1] == pair_bytes
+                and last[2] == stale and last[3] == lost):
+            return last[4]
+        keys = [(ids[i], ids[j], None) for i, j in pairs.tolist()]
+        layout = self._layout(kept, make, keys, stale, lost)
+        self._last_rows[id(kept)] = (ids, pair_bytes, stale, lost, layout)
+        return layout
+
+    def penetration_rows(self, rows: ProximityRows, stamp_ns: int,
+                         stale_frames: Iterable[str], lost_frames: Iterable[str] = ()) -> bytes:
+        """:meth:`penetrations` of the penetrations in ``rows``: the same bytes.
+
+        Raises
+        ------
+        KeyError
+            If a pair names a geometry the scene does not have.
+        """
+        layout = self._rows_layout(self._penetration_layouts, penetration_array_layout,
+                                   rows.geometry_ids, rows.penetration_pairs, stale_frames,
+                                   lost_frames)
+        sec, nanosec = stamp_fields(stamp_ns)
+        if not len(rows.penetrations):
+            return layout.sample.write(sec, nanosec)
+        return layout.sample.write(sec, nanosec, _little_endian(rows.penetrations))
+
+    def signed_distance_rows(self, rows: ProximityRows, max_distance: float, stamp_ns: int,
+                             stale_frames: Iterable[str],
+                             lost_frames: Iterable[str] = ()) -> bytes:
+        """:meth:`signed_distances` of the pairs in ``rows``: the same bytes.
+
+        The rows' world witness points are those :meth:`signed_distances`
+        computes from the geometries' poses in W.
+
+        Raises
+        ------
+        KeyError
+            If a pair names a geometry the scene does not have.
+        """
+        layout = self._rows_layout(self._distance_layouts, signed_distance_array_layout,
+                                   rows.geometry_ids, rows.distance_pairs, stale_frames,
+                                   lost_frames)
+        sec, nanosec = stamp_fields(stamp_ns)
+        max_distance = float(max_distance)
+        if not len(rows.distances):
+            return layout.sample.write(sec, nanosec, None, max_distance)
+        return layout.sample.write(sec, nanosec, _little_endian(rows.distances), max_distance)
