@@ -314,6 +314,46 @@ static PyObject *py_quaternion_poses(PyObject *self, PyObject *const *args, Py_s
  * position) then w, x, y, z (the quaternion); out: writable C-contiguous
  * float64 (N, 4, 4). The numbers of quaternion_poses on the same doubles,
  * without an array of them made first. */
+/* The seven numbers order[] picks from one row (a sequence of numbers) as a
+ * pose in X; 0, with no error set, for a row that is not such a sequence or
+ * whose quaternion or position is unusable. */
+static int pose_of_row(PyObject *row, const Py_ssize_t at[7], double X[16]) {
+    double v[7];
+    PyObject *fast = PySequence_Fast(row, "");
+    if (fast == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(fast);
+    for (int i = 0; i < 7; ++i) {
+        if (at[i] >= size) {
+            Py_DECREF(fast);
+            return 0;
+        }
+        v[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, at[i]));
+        if (v[i] == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_DECREF(fast);
+            return 0;
+        }
+    }
+    Py_DECREF(fast);
+    return pose_from_quaternion(v + 3, v, X);
+}
+
+/* The 7 indices of a row order tuple; -1 with an error set. */
+static int row_order(PyObject *order, Py_ssize_t at[7]) {
+    for (int i = 0; i < 7; ++i) {
+        at[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(order, i));
+        if (at[i] == -1 && PyErr_Occurred()) return -1;
+        if (at[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "pose_rows: negative index in order");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t n) {
     if (n != 3 || !PyList_Check(args[0]) || !PyTuple_Check(args[1]) ||
         PyTuple_GET_SIZE(args[1]) != 7) {
@@ -321,14 +361,7 @@ static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     Py_ssize_t at[7];
-    for (int i = 0; i < 7; ++i) {
-        at[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[1], i));
-        if (at[i] == -1 && PyErr_Occurred()) return NULL;
-        if (at[i] < 0) {
-            PyErr_SetString(PyExc_ValueError, "pose_rows: negative index in order");
-            return NULL;
-        }
-    }
+    if (row_order(args[1], at) < 0) return NULL;
     Py_buffer ob;
     if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
     Py_ssize_t rows = PyList_GET_SIZE(args[0]);
@@ -339,36 +372,90 @@ static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     long bad = -1;
     double *out = ob.buf;
-    for (Py_ssize_t k = 0; k < rows && bad < 0; ++k, out += 16) {
-        PyObject *row = PyList_GET_ITEM(args[0], k);
-        double v[7];
-        PyObject *fast = PySequence_Fast(row, "");
-        if (fast == NULL) {
-            PyErr_Clear();
-            bad = (long)k;
-            break;
-        }
-        Py_ssize_t size = PySequence_Fast_GET_SIZE(fast);
-        for (int i = 0; i < 7; ++i) {
-            if (at[i] >= size) {
-                bad = (long)k;
-                break;
-            }
-            v[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, at[i]));
-            if (v[i] == -1.0 && PyErr_Occurred()) {
-                PyErr_Clear();
-                bad = (long)k;
-                break;
-            }
-        }
-        Py_DECREF(fast);
-        if (bad >= 0) break;
-        if (!pose_from_quaternion(v + 3, v, out)) {
+    for (Py_ssize_t k = 0; k < rows; ++k, out += 16) {
+        if (!pose_of_row(PyList_GET_ITEM(args[0], k), at, out)) {
             bad = (long)k;
             break;
         }
     }
     PyBuffer_Release(&ob);
+    return PyLong_FromLong(bad);
+}
+
+int gc_pose_valid(const double X[16], double tolerance); /* module.c */
+
+/* pose_rows_into(rows, order, table, posed, slots, tolerance) -> -1, or the
+ * first row pose_rows refuses or whose pose is no rigid transform within
+ * tolerance (poses_valid's test), with nothing written. Else row k's pose
+ * (pose_rows' numbers) goes to table[slots[k]] and posed[slots[k]] = True:
+ * the pose table's vectorised setter on rows of numbers, in one call.
+ * table: writable float64 (F, 4, 4); posed: writable bool (F,); slots:
+ * int64 (N,), each in [0, F). */
+static PyObject *py_pose_rows_into(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    double tolerance;
+    if (n != 6 || !PyList_Check(args[0]) || !PyTuple_Check(args[1]) ||
+        PyTuple_GET_SIZE(args[1]) != 7 || ((tolerance = PyFloat_AsDouble(args[5])) == -1.0 &&
+                                           PyErr_Occurred())) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "pose_rows_into(rows: list, order: 7-tuple of "
+                                             "int, table, posed, slots, tolerance)");
+        return NULL;
+    }
+    Py_ssize_t at[7];
+    if (row_order(args[1], at) < 0) return NULL;
+    Py_buffer table, posed, slots;
+    if (PyObject_GetBuffer(args[2], &table, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[3], &posed, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[4], &slots, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&posed);
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    Py_ssize_t rows = PyList_GET_SIZE(args[0]);
+    Py_ssize_t capacity = table.len / (16 * (Py_ssize_t)sizeof(double));
+    const long long *slot = slots.buf;
+    const char *format = slots.format ? slots.format : "B";
+    if (format[0] == '<' || format[0] == '=' || format[0] == '@') format++;
+    int ok = (format[0] == 'q' || format[0] == 'l') && format[1] == '\0' &&
+             slots.itemsize == 8 && slots.len == rows * 8 && posed.len >= capacity;
+    for (Py_ssize_t k = 0; ok && k < rows; ++k) ok = slot[k] >= 0 && slot[k] < capacity;
+    long bad = -1;
+    double *X = NULL;
+    if (ok && rows > 0) {
+        X = PyMem_Malloc((size_t)rows * 16 * sizeof(double));
+        if (X == NULL) {
+            PyBuffer_Release(&slots);
+            PyBuffer_Release(&posed);
+            PyBuffer_Release(&table);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t k = 0; k < rows; ++k) {
+            if (!pose_of_row(PyList_GET_ITEM(args[0], k), at, X + 16 * k) ||
+                !gc_pose_valid(X + 16 * k, tolerance)) {
+                bad = (long)k;
+                break;
+            }
+        }
+        if (bad < 0) {
+            for (Py_ssize_t k = 0; k < rows; ++k) {
+                memcpy((double *)table.buf + 16 * slot[k], X + 16 * k, 16 * sizeof(double));
+                ((char *)posed.buf)[slot[k]] = 1;
+            }
+        }
+        PyMem_Free(X);
+    }
+    PyBuffer_Release(&slots);
+    PyBuffer_Release(&posed);
+    PyBuffer_Release(&table);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "pose_rows_into: slots must be int64 (N,) for N "
+                                          "rows, each a row of the table");
+        return NULL;
+    }
     return PyLong_FromLong(bad);
 }
 
@@ -877,6 +964,10 @@ static PyMethodDef rotation_methods[] = {
     {"pose_rows", FASTCALL(py_pose_rows),
      "pose_rows(rows list, order (7 indices: x y z, w x y z), out (N,4,4)) -> -1, or the\n"
      "first unusable row"},
+    {"pose_rows_into", FASTCALL(py_pose_rows_into),
+     "pose_rows_into(rows list, order, table (F,4,4), posed (F,) bool, slots int64 (N,),\n"
+     "tolerance) -> -1 with table[slots[k]] = pose of rows[k], or the first unusable row\n"
+     "(nothing written)"},
     {"vector3_or_none", FASTCALL(py_vector3_or_none),
      "vector3_or_none(v) -> (x, y, z) for a finite float64 (3,) array, else None"},
     {"rpy_pose", FASTCALL(py_rpy_pose),
