@@ -48,6 +48,9 @@ PENETRATION_NUMBERS = struct.Struct("<10d")
 #: first float64 is 8-aligned, so the padding is always 7 bytes.
 SIGNED_DISTANCE_NUMBERS = struct.Struct("<10d?7x6d")
 _ZEROS = tuple(b"\x00" * n for n in range(8))
+#: Up to this many pairs a sample's numbers are copied pair by pair; beyond,
+#: by one numpy assignment.
+_FEW_PAIRS = 16
 _NO_STRINGS = _U32.pack(0)
 
 
@@ -178,15 +181,22 @@ class SampleLayout:
         Index of ``max_distance`` (SignedDistancePairArray), else None.
     """
 
-    __slots__ = ("template", "pairs", "_positions", "_max_distance_at")
+    __slots__ = ("template", "pairs", "_size", "_spans", "_positions", "_max_distance_at")
 
     def __init__(self, template: bytes, numbers_at: list[int], numbers_size: int,
                  max_distance_at: int | None) -> None:
         self.template = template
         self.pairs = len(numbers_at)
-        #: Index in the sample of every byte of the pairs' numbers, pair after pair.
-        self._positions = (np.asarray(numbers_at, dtype=np.intp)[:, None]
-                           + np.arange(numbers_size, dtype=np.intp)).reshape(-1)
+        self._size = numbers_size
+        #: Where each pair's numbers go in the sample, and where they come
+        #: from in the numbers given: a few pairs are copied slice by slice.
+        self._spans = [(at, at + numbers_size, k * numbers_size, (k + 1) * numbers_size)
+                       for k, at in enumerate(numbers_at)] if self.pairs <= _FEW_PAIRS else None
+        #: Index in the sample of every byte of the pairs' numbers, pair after
+        #: pair: many pairs are copied by one numpy assignment.
+        self._positions = None if self._spans is not None else (
+            np.asarray(numbers_at, dtype=np.intp)[:, None]
+            + np.arange(numbers_size, dtype=np.intp)).reshape(-1)
         self._max_distance_at = max_distance_at
 
     def write(self, sec: int, nanosec: int, numbers: Any = None,
@@ -200,17 +210,30 @@ class SampleLayout:
         numbers : buffer
             Every pair's numbers as :data:`PENETRATION_NUMBERS` or
             :data:`SIGNED_DISTANCE_NUMBERS` packs them, pair after pair
-            (None when there is no pair).
+            (None or empty when there is no pair).
         max_distance : float, optional
             For a SignedDistancePairArray.
+
+        Raises
+        ------
+        ValueError
+            If ``numbers`` does not hold the numbers of every pair.
         """
         sample = bytearray(self.template)
         _STAMP.pack_into(sample, 4, sec, nanosec)
         if self._max_distance_at is not None:
             _F64.pack_into(sample, self._max_distance_at, max_distance)
         if self.pairs:
-            np.frombuffer(sample, dtype=np.uint8)[self._positions] = np.frombuffer(
-                numbers, dtype=np.uint8)
+            numbers = memoryview(numbers).cast("B")
+            if len(numbers) != self.pairs * self._size:
+                raise ValueError(f"{len(numbers)} bytes of numbers for {self.pairs} pairs of "
+                                 f"{self._size} bytes")
+            if self._spans is not None:
+                for start, end, first, last in self._spans:
+                    sample[start:end] = numbers[first:last]
+            else:
+                np.frombuffer(sample, dtype=np.uint8)[self._positions] = np.frombuffer(
+                    numbers, dtype=np.uint8)
         return bytes(sample)
 
 

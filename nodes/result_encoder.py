@@ -83,6 +83,13 @@ def _little_endian(rows: np.ndarray) -> np.ndarray:
     return rows if np.little_endian else rows.astype(rows.dtype.newbyteorder("<"))
 
 
+def _little_endian_bytes(rows: bytes, dtype: np.dtype) -> bytes:
+    # Rows in the machine's byte order, as CDR little endian lays them out.
+    if np.little_endian:
+        return rows
+    return np.frombuffer(rows, dtype=dtype).astype(dtype.newbyteorder("<")).tobytes()
+
+
 class _Layout:
     """A sample layout, and where each pair's two poses are among its geometries."""
 
@@ -205,18 +212,16 @@ class ResultEncoder:
 
     def _rows_layout(self, kept: dict[tuple, _Layout],
                      make: Callable[[str, list[bytes], list[str], list[str]], SampleLayout],
-                     ids: tuple, pairs: np.ndarray, stale_frames: Iterable[str],
-                     lost_frames: Iterable[str]) -> _Layout:
-        stale, lost = tuple(sorted(stale_frames)), tuple(sorted(lost_frames))
-        pair_bytes = pairs.tobytes()
+                     ids: tuple, pairs: bytes, stale: tuple, lost: tuple) -> _Layout:
         # Most often the pairs of the previous query, of the same model.
         last = self._last_rows.get(id(kept))
-        if (last is not None and last[0] is ids and last[1] == pair_bytes
+        if (last is not None and last[0] is ids and last[1] == pairs
                 and last[2] == stale and last[3] == lost):
             return last[4]
-        keys = [(ids[i], ids[j], None) for i, j in pairs.tolist()]
+        keys = [(ids[i], ids[j], None)
+                for i, j in np.frombuffer(pairs, dtype=np.int32).reshape(-1, 2).tolist()]
         layout = self._layout(kept, make, keys, stale, lost)
-        self._last_rows[id(kept)] = (ids, pair_bytes, stale, lost, layout)
+        self._last_rows[id(kept)] = (ids, pairs, stale, lost, layout)
         return layout
 
     def penetration_rows(self, rows: ProximityRows, stamp_ns: int,
@@ -229,12 +234,11 @@ class ResultEncoder:
             If a pair names a geometry the scene does not have.
         """
         layout = self._rows_layout(self._penetration_layouts, penetration_array_layout,
-                                   rows.geometry_ids, rows.penetration_pairs, stale_frames,
-                                   lost_frames)
+                                   rows.geometry_ids, rows.penetration_pair_bytes,
+                                   tuple(sorted(stale_frames)), tuple(sorted(lost_frames)))
         sec, nanosec = stamp_fields(stamp_ns)
-        if not len(rows.penetrations):
-            return layout.sample.write(sec, nanosec)
-        return layout.sample.write(sec, nanosec, _little_endian(rows.penetrations))
+        return layout.sample.write(sec, nanosec, _little_endian_bytes(
+            rows.penetration_bytes, PENETRATION_ROW))
 
     def signed_distance_rows(self, rows: ProximityRows, max_distance: float, stamp_ns: int,
                              stale_frames: Iterable[str],
@@ -250,10 +254,8 @@ class ResultEncoder:
             If a pair names a geometry the scene does not have.
         """
         layout = self._rows_layout(self._distance_layouts, signed_distance_array_layout,
-                                   rows.geometry_ids, rows.distance_pairs, stale_frames,
-                                   lost_frames)
+                                   rows.geometry_ids, rows.distance_pair_bytes,
+                                   tuple(sorted(stale_frames)), tuple(sorted(lost_frames)))
         sec, nanosec = stamp_fields(stamp_ns)
-        max_distance = float(max_distance)
-        if not len(rows.distances):
-            return layout.sample.write(sec, nanosec, None, max_distance)
-        return layout.sample.write(sec, nanosec, _little_endian(rows.distances), max_distance)
+        return layout.sample.write(sec, nanosec, _little_endian_bytes(
+            rows.distance_bytes, SIGNED_DISTANCE_ROW), float(max_distance))

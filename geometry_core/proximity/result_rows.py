@@ -24,7 +24,6 @@ compares them bit for bit).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -89,12 +88,12 @@ def signed_distance_rows(distances: Sequence[SignedDistancePair],
                          dtype=SIGNED_DISTANCE_ROW)
 
 
-_NO_PAIRS = np.zeros((0, 2), dtype=np.int32)
-
-
-@dataclass(frozen=True, eq=False)
 class ProximityRows:
     """Penetrations and signed distances of one snapshot as rows, pairs as geometry indices.
+
+    The arrays are numpy views of the bytes the compiled pass wrote, made
+    when first read; a caller that copies rows elsewhere whole (a message)
+    can take those bytes as they are.
 
     Attributes
     ----------
@@ -109,13 +108,47 @@ class ProximityRows:
     distances : (M,) ndarray of :data:`SIGNED_DISTANCE_ROW`
         With the witness points in W, as :func:`signed_distance_rows` gives
         them for the geometries' poses in W.
+    penetration_bytes, penetration_pair_bytes, distance_bytes, distance_pair_bytes : bytes
+        The same rows and pairs as bytes, in the machine's byte order.
     """
 
-    geometry_ids: tuple
-    penetration_pairs: np.ndarray
-    penetrations: np.ndarray
-    distance_pairs: np.ndarray
-    distances: np.ndarray
+    __slots__ = ("geometry_ids", "penetration_bytes", "penetration_pair_bytes",
+                 "distance_bytes", "distance_pair_bytes", "_arrays")
+
+    def __init__(self, geometry_ids: tuple, penetration_bytes: bytes,
+                 penetration_pair_bytes: bytes, distance_bytes: bytes,
+                 distance_pair_bytes: bytes) -> None:
+        self.geometry_ids = geometry_ids
+        self.penetration_bytes = penetration_bytes
+        self.penetration_pair_bytes = penetration_pair_bytes
+        self.distance_bytes = distance_bytes
+        self.distance_pair_bytes = distance_pair_bytes
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def _array(self, name: str, data: bytes, dtype) -> np.ndarray:
+        array = self._arrays.get(name)
+        if array is None:
+            array = np.frombuffer(data, dtype=dtype)
+            if dtype is np.int32:
+                array = array.reshape(-1, 2)
+            self._arrays[name] = array
+        return array
+
+    @property
+    def penetration_pairs(self) -> np.ndarray:
+        return self._array("penetration_pairs", self.penetration_pair_bytes, np.int32)
+
+    @property
+    def penetrations(self) -> np.ndarray:
+        return self._array("penetrations", self.penetration_bytes, PENETRATION_ROW)
+
+    @property
+    def distance_pairs(self) -> np.ndarray:
+        return self._array("distance_pairs", self.distance_pair_bytes, np.int32)
+
+    @property
+    def distances(self) -> np.ndarray:
+        return self._array("distances", self.distance_bytes, SIGNED_DISTANCE_ROW)
 
 
 def proximity_rows(scene: PosedScene, max_distance: float, penetrations: bool = True,
@@ -141,23 +174,19 @@ def proximity_rows(scene: PosedScene, max_distance: float, penetrations: bool = 
     pen, pen_ij, dist, dist_ij, left = scene.cache.native.pair_rows(
         scene.X_WG, max_distance, penetrations, distances)
     if not left:
-        return ProximityRows(model.geometry_ids,
-                             np.frombuffer(pen_ij, dtype=np.int32).reshape(-1, 2),
-                             np.frombuffer(pen, dtype=PENETRATION_ROW),
-                             np.frombuffer(dist_ij, dtype=np.int32).reshape(-1, 2),
-                             np.frombuffer(dist, dtype=SIGNED_DISTANCE_ROW))
-    pen_ij, pen_rows = _NO_PAIRS, penetration_rows([])
+        return ProximityRows(model.geometry_ids, pen, pen_ij, dist, dist_ij)
+    pen, pen_ij, dist, dist_ij = b"", b"", b"", b""
     if penetrations:
         records = penetration.compute_point_pair_penetration(scene)
-        pen_ij = _indices(model, records)
-        pen_rows = penetration_rows(records)
-    dist_ij, dist_rows = _NO_PAIRS, np.zeros(0, dtype=SIGNED_DISTANCE_ROW)
+        pen_ij = _indices(model, records).tobytes()
+        pen = penetration_rows(records).tobytes()
     if distances:
         records = signed_distance.compute_signed_distance_pairwise_closest_points(
             scene, max_distance)
-        dist_ij = _indices(model, records)
-        dist_rows = signed_distance_rows(records, scene.X_WG[dist_ij.reshape(-1)])
-    return ProximityRows(model.geometry_ids, pen_ij, pen_rows, dist_ij, dist_rows)
+        indices = _indices(model, records)
+        dist_ij = indices.tobytes()
+        dist = signed_distance_rows(records, scene.X_WG[indices.reshape(-1)]).tobytes()
+    return ProximityRows(model.geometry_ids, pen, pen_ij, dist, dist_ij)
 
 
 def _indices(model, records: Sequence) -> np.ndarray:
