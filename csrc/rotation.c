@@ -459,6 +459,132 @@ static PyObject *py_pose_rows_into(PyObject *self, PyObject *const *args, Py_ssi
     return PyLong_FromLong(bad);
 }
 
+/* A 4- or 8-byte number at p in the given byte order (little != 0: little
+ * endian), as the machine holds it. */
+static void read_ordered(const unsigned char *p, int size, int little, void *out) {
+    unsigned char b[8];
+    const unsigned int one = 1;
+    int host_little = *(const unsigned char *)&one == 1;
+    for (int i = 0; i < size; ++i) b[i] = little == host_little ? p[i] : p[size - 1 - i];
+    memcpy(out, b, (size_t)size);
+}
+
+/* pose_records(data, stamp_at, values_at, little, rows, values, stamps) -> -1
+ * when stored, or the first record refused (nothing stored). Record k is an
+ * int32 sec and a uint32 nanosec at data[stamp_at[k]] and seven float64 at
+ * data[values_at[k]], in little or big endian; stored as values[rows[k]] =
+ * a tuple of the seven floats and stamps[rows[k]] = sec * 10**9 + nanosec.
+ * Refused: a nanosec of 10**9 or more; numbers whose sum, row by row then
+ * over the rows as Python's sum(map(sum, rows)) adds them, is not finite; a
+ * row whose numbers 3 to 6 (a quaternion) are all zero. */
+static PyObject *py_pose_records(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 7 || !PyTuple_Check(args[1]) || !PyTuple_Check(args[2]) ||
+        !PyList_Check(args[4]) || !PyList_Check(args[5]) || !PyList_Check(args[6]) ||
+        PyTuple_GET_SIZE(args[1]) != PyTuple_GET_SIZE(args[2]) ||
+        PyList_GET_SIZE(args[4]) != PyTuple_GET_SIZE(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "pose_records(data, stamp_at tuple, values_at tuple "
+                                         "(N,), little, rows list (N,), values list, stamps "
+                                         "list)");
+        return NULL;
+    }
+    int little = PyObject_IsTrue(args[3]);
+    if (little < 0) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *data = view.buf;
+    Py_ssize_t count = PyTuple_GET_SIZE(args[1]);
+    Py_ssize_t nvalues = PyList_GET_SIZE(args[5]), nstamps = PyList_GET_SIZE(args[6]);
+    double *v = PyMem_Malloc((size_t)(count + 1) * 7 * sizeof(double));
+    long long *ns = PyMem_Malloc((size_t)(count + 1) * sizeof(long long));
+    Py_ssize_t *row = PyMem_Malloc((size_t)(count + 1) * sizeof(Py_ssize_t));
+    if (v == NULL || ns == NULL || row == NULL) {
+        PyMem_Free(v);
+        PyMem_Free(ns);
+        PyMem_Free(row);
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    long bad = -1;
+    int failed = 0;
+    double total = 0.0;
+    for (Py_ssize_t k = 0; k < count && bad < 0 && !failed; ++k) {
+        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[1], k));
+        Py_ssize_t a = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[2], k));
+        row[k] = PyLong_AsSsize_t(PyList_GET_ITEM(args[4], k));
+        if (PyErr_Occurred()) {
+            failed = 1;
+            break;
+        }
+        if (s < 0 || a < 0 || s > view.len - 8 || a > view.len - 56 || row[k] < 0 ||
+            row[k] >= nvalues || row[k] >= nstamps) {
+            PyErr_SetString(PyExc_IndexError, "pose_records: an offset outside the data, or "
+                                              "a row outside the lists");
+            failed = 1;
+            break;
+        }
+        int32_t sec;
+        uint32_t nanosec;
+        read_ordered(data + s, 4, little, &sec);
+        read_ordered(data + s + 4, 4, little, &nanosec);
+        if (nanosec >= 1000000000u) {
+            bad = (long)k;
+            break;
+        }
+        ns[k] = (long long)sec * 1000000000LL + (long long)nanosec;
+        double *r = v + 7 * k;
+        double sum = 0.0;
+        for (int i = 0; i < 7; ++i) {
+            read_ordered(data + a + 8 * i, 8, little, r + i);
+            sum += r[i];
+        }
+        total += sum;
+        if (!(r[3] != 0.0 || r[4] != 0.0 || r[5] != 0.0 || r[6] != 0.0)) bad = (long)k;
+    }
+    if (!failed && bad < 0 && !isfinite(total)) bad = 0;
+    PyObject **tuples = NULL;
+    if (!failed && bad < 0) {
+        /* Every object first, then the stores: a failed allocation stores nothing. */
+        tuples = PyMem_Calloc((size_t)(2 * count + 1), sizeof(PyObject *));
+        if (tuples == NULL) {
+            PyErr_NoMemory();
+            failed = 1;
+        }
+        for (Py_ssize_t k = 0; !failed && k < count; ++k) {
+            PyObject *t = PyTuple_New(7);
+            tuples[2 * k] = t;
+            tuples[2 * k + 1] = PyLong_FromLongLong(ns[k]);
+            if (t == NULL || tuples[2 * k + 1] == NULL) {
+                failed = 1;
+                break;
+            }
+            for (int i = 0; i < 7; ++i) {
+                PyObject *f = PyFloat_FromDouble(v[7 * k + i]);
+                if (f == NULL) {
+                    failed = 1;
+                    break;
+                }
+                PyTuple_SET_ITEM(t, i, f);
+            }
+        }
+        if (!failed) {
+            for (Py_ssize_t k = 0; k < count; ++k) {
+                /* PyList_SetItem steals the reference and drops the old item. */
+                PyList_SetItem(args[5], row[k], tuples[2 * k]);
+                PyList_SetItem(args[6], row[k], tuples[2 * k + 1]);
+                tuples[2 * k] = tuples[2 * k + 1] = NULL;
+            }
+        }
+        for (Py_ssize_t k = 0; k < 2 * count; ++k) Py_XDECREF(tuples[k]);
+        PyMem_Free(tuples);
+    }
+    PyMem_Free(v);
+    PyMem_Free(ns);
+    PyMem_Free(row);
+    PyBuffer_Release(&view);
+    if (failed) return NULL;
+    return PyLong_FromLong(bad);
+}
+
 /* 1 with v filled when obj is a finite float64 buffer of shape (3,) (any
  * stride); 0, with no error set, for anything else: the caller then takes
  * the Python path, whose checks name what is wrong. */
@@ -964,6 +1090,10 @@ static PyMethodDef rotation_methods[] = {
     {"pose_rows", FASTCALL(py_pose_rows),
      "pose_rows(rows list, order (7 indices: x y z, w x y z), out (N,4,4)) -> -1, or the\n"
      "first unusable row"},
+    {"pose_records", FASTCALL(py_pose_records),
+     "pose_records(data, stamp_at, values_at, little, rows, values, stamps) -> -1 with\n"
+     "values[rows[k]] = 7 float64 at data[values_at[k]] and stamps[rows[k]] = the int32\n"
+     "sec and uint32 nanosec at data[stamp_at[k]] in ns, or the first record refused"},
     {"pose_rows_into", FASTCALL(py_pose_rows_into),
      "pose_rows_into(rows list, order, table (F,4,4), posed (F,) bool, slots int64 (N,),\n"
      "tolerance) -> -1 with table[slots[k]] = pose of rows[k], or the first unusable row\n"

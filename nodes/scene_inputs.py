@@ -682,6 +682,12 @@ class SceneInputs:
                                    else self._layout_key(arrays, static))
         if layout is None or layout.structure != self.buffer.structure:
             return False
+        where = arrays.layout
+        if arrays.data is not None and where is not None:
+            # The bytes as they came: read, checked and stored in one call.
+            return self.buffer.store_records(layout.rows, arrays.data, where.stamp_at,
+                                             where.values_at, where.little_endian,
+                                             layout.foreign)
         nanosec = arrays.nanosec
         if not (0 <= min(nanosec) and max(nanosec) < _NS_PER_S
                 and all_pose_rows_valid(arrays.values)):

@@ -38,6 +38,7 @@ import numpy as np
 from geometry_core.math import (
     matrix4_from_pose_rows,
     quaternion_xyzw_to_wxyz,
+    read_pose_records,
 )
 from geometry_core_nodes.inbound import Transform
 from geometry_core_nodes.limits import MAX_FOREIGN_FRAMES
@@ -261,6 +262,32 @@ class TfBuffer:
         for child in children:
             self._lru.move_to_end(child)
         self.version += 1
+
+    def store_records(self, rows: list[int], data: bytes, stamp_at: tuple[int, ...],
+                      values_at: tuple[int, ...], little_endian: bool,
+                      children: Sequence[str] = ()) -> bool:
+        """:meth:`store_rows` of transforms read from packed bytes, checked, in one call.
+
+        Transform k's stamp (int32 sec, uint32 nanosec) is at
+        ``data[stamp_at[k]:]``, its seven numbers (float64, as stored) at
+        ``data[values_at[k]:]``
+        (:func:`geometry_core.math.read_pose_records`).
+
+        Returns
+        -------
+        bool
+            False, with nothing stored, when a stamp or a number is not
+            valid (nanoseconds past a second, a number not finite, a zero
+            quaternion): check them one by one and store with
+            :meth:`set_transform`.
+        """
+        if not read_pose_records(data, stamp_at, values_at, little_endian, rows, self._values,
+                                 self._stamps):
+            return False
+        for child in children:
+            self._lru.move_to_end(child)
+        self.version += 1
+        return True
 
     def is_protected(self, child: str) -> bool:
         """Whether ``child`` is a protected frame (see :meth:`protect`)."""
