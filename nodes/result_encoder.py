@@ -126,8 +126,9 @@ class ResultEncoder:
         self._distance_layouts: dict[tuple, _Layout] = {}
         #: The last layout of each message type and its key.
         self._last: dict[int, tuple[tuple, _Layout]] = {}
-        #: The same for the rows of a query (geometry ids, pairs' bytes, frames).
-        self._last_rows: dict[int, tuple[tuple, bytes, tuple, tuple, _Layout]] = {}
+        #: Per message type, the layouts of the rows of a query by the bytes of
+        #: their pairs and the frames, with the geometry ids they index.
+        self._rows_layouts: dict[int, tuple[tuple, dict[tuple, _Layout]]] = {}
 
     def _names_of(self, key: _Key) -> bytes:
         encoded = self._pair_names.get(key)
@@ -213,16 +214,51 @@ class ResultEncoder:
     def _rows_layout(self, kept: dict[tuple, _Layout],
                      make: Callable[[str, list[bytes], list[str], list[str]], SampleLayout],
                      ids: tuple, pairs: bytes, stale: tuple, lost: tuple) -> _Layout:
-        # Most often the pairs of the previous query, of the same model.
-        last = self._last_rows.get(id(kept))
-        if (last is not None and last[0] is ids and last[1] == pairs
-                and last[2] == stale and last[3] == lost):
-            return last[4]
-        keys = [(ids[i], ids[j], None)
-                for i, j in np.frombuffer(pairs, dtype=np.int32).reshape(-1, 2).tolist()]
-        layout = self._layout(kept, make, keys, stale, lost)
-        self._last_rows[id(kept)] = (ids, pairs, stale, lost, layout)
+        # The layouts by the bytes of the pairs, for the geometry ids of one
+        # model: no GeometryId hashed while the model stays.
+        by_bytes = self._rows_layouts.get(id(kept))
+        if by_bytes is None or by_bytes[0] is not ids:
+            by_bytes = self._rows_layouts[id(kept)] = (ids, {})
+        key = (pairs, stale, lost)
+        layout = by_bytes[1].get(key)
+        if layout is None:
+            keys = [(ids[i], ids[j], None)
+                    for i, j in np.frombuffer(pairs, dtype=np.int32).reshape(-1, 2).tolist()]
+            layout = self._layout(kept, make, keys, stale, lost)
+            if len(keys) <= _MAX_KEPT_PAIRS:
+                if len(by_bytes[1]) >= _MAX_LAYOUTS:
+                    by_bytes[1].clear()
+                by_bytes[1][key] = layout
         return layout
+
+    def encode_rows(self, rows: ProximityRows, max_distance: float, stamp_ns: int,
+                    stale_frames: Iterable[str], lost_frames: Iterable[str] = (),
+                    penetrations: bool = True, distances: bool = True
+                    ) -> tuple[bytes | None, bytes | None]:
+        """Both messages of ``rows``: :meth:`penetration_rows` and :meth:`signed_distance_rows`.
+
+        The one asked not for is None.
+
+        Raises
+        ------
+        KeyError
+            If a pair names a geometry the scene does not have.
+        """
+        stale, lost = tuple(sorted(stale_frames)), tuple(sorted(lost_frames))
+        sec, nanosec = stamp_fields(stamp_ns)
+        ids = rows.geometry_ids
+        penetration_bytes = distance_bytes = None
+        if penetrations:
+            layout = self._rows_layout(self._penetration_layouts, penetration_array_layout,
+                                       ids, rows.penetration_pair_bytes, stale, lost)
+            penetration_bytes = layout.sample.write(sec, nanosec, _little_endian_bytes(
+                rows.penetration_bytes, PENETRATION_ROW))
+        if distances:
+            layout = self._rows_layout(self._distance_layouts, signed_distance_array_layout,
+                                       ids, rows.distance_pair_bytes, stale, lost)
+            distance_bytes = layout.sample.write(sec, nanosec, _little_endian_bytes(
+                rows.distance_bytes, SIGNED_DISTANCE_ROW), float(max_distance))
+        return penetration_bytes, distance_bytes
 
     def penetration_rows(self, rows: ProximityRows, stamp_ns: int,
                          stale_frames: Iterable[str], lost_frames: Iterable[str] = ()) -> bytes:
@@ -233,12 +269,8 @@ class ResultEncoder:
         KeyError
             If a pair names a geometry the scene does not have.
         """
-        layout = self._rows_layout(self._penetration_layouts, penetration_array_layout,
-                                   rows.geometry_ids, rows.penetration_pair_bytes,
-                                   tuple(sorted(stale_frames)), tuple(sorted(lost_frames)))
-        sec, nanosec = stamp_fields(stamp_ns)
-        return layout.sample.write(sec, nanosec, _little_endian_bytes(
-            rows.penetration_bytes, PENETRATION_ROW))
+        return self.encode_rows(rows, 0.0, stamp_ns, stale_frames, lost_frames,
+                                distances=False)[0]
 
     def signed_distance_rows(self, rows: ProximityRows, max_distance: float, stamp_ns: int,
                              stale_frames: Iterable[str],
@@ -253,9 +285,5 @@ class ResultEncoder:
         KeyError
             If a pair names a geometry the scene does not have.
         """
-        layout = self._rows_layout(self._distance_layouts, signed_distance_array_layout,
-                                   rows.geometry_ids, rows.distance_pair_bytes,
-                                   tuple(sorted(stale_frames)), tuple(sorted(lost_frames)))
-        sec, nanosec = stamp_fields(stamp_ns)
-        return layout.sample.write(sec, nanosec, _little_endian_bytes(
-            rows.distance_bytes, SIGNED_DISTANCE_ROW), float(max_distance))
+        return self.encode_rows(rows, max_distance, stamp_ns, stale_frames, lost_frames,
+                                penetrations=False)[1]

@@ -342,13 +342,13 @@ class SceneGraphNode(ServedNode):
             encoder = self._encoder
             if encoder is None or encoder.names is not names:
                 encoder = self._encoder = ResultEncoder(names)
+            penetration_bytes, clearance_bytes = encoder.encode_rows(
+                rows, self.max_distance, state.stamp_ns, state.stale_frames,
+                state.missing_frames, to_penetrations, to_clearance)
             if to_penetrations:
-                self._penetration_pub.publish_serialized(encoder.penetration_rows(
-                    rows, state.stamp_ns, state.stale_frames, state.missing_frames))
+                self._penetration_pub.publish_serialized(penetration_bytes)
             if to_clearance:
-                self._clearance_pub.publish_serialized(encoder.signed_distance_rows(
-                    rows, self.max_distance, state.stamp_ns, state.stale_frames,
-                    state.missing_frames))
+                self._clearance_pub.publish_serialized(clearance_bytes)
             self.queries += 1
             return True
         penetrations = query.compute_point_pair_penetration() if to_penetrations else []
