@@ -805,17 +805,37 @@ typedef struct {
 static PyObject *model_pair_rows(ModelObject *self, PyObject *args) {
     PyObject *poses;
     double max_distance;
-    int want_penetration, want_clearance;
-    if (!PyArg_ParseTuple(args, "Odpp", &poses, &max_distance, &want_penetration,
-                          &want_clearance))
+    int want_penetration, want_clearance, of_frames = 0;
+    if (!PyArg_ParseTuple(args, "Odpp|p", &poses, &max_distance, &want_penetration,
+                          &want_clearance, &of_frames))
         return NULL;
     if (isnan(max_distance)) {
         PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
         return NULL;
     }
     Py_buffer view;
-    if (get_poses(self, poses, &view) < 0) return NULL;
-    const double *X_WG = view.buf;
+    double *posed = NULL; /* X_WG made here from the frames' poses */
+    if (of_frames) {
+        if (gc_get_buffer(poses, &view, 'd', -1, "X_WF") < 0) return NULL;
+        Py_ssize_t F = view.len / (16 * 8);
+        if (view.len != F * 16 * 8 || (self->G > 0 && self->max_slot >= F)) {
+            PyErr_Format(PyExc_ValueError, "X_WF must hold (F, 4, 4) poses with F > %d",
+                         self->max_slot);
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+        posed = malloc((size_t)(self->G + 1) * 16 * sizeof(double));
+        if (posed == NULL) {
+            PyBuffer_Release(&view);
+            return PyErr_NoMemory();
+        }
+        const double *W = view.buf;
+        for (Py_ssize_t g = 0; g < self->G; ++g)
+            gc_compose(W + 16 * self->frame_slot[g], self->X_FG + 16 * g, posed + 16 * g);
+    } else if (get_poses(self, poses, &view) < 0) {
+        return NULL;
+    }
+    const double *X_WG = posed != NULL ? posed : view.buf;
     double bound = want_clearance && max_distance > 0.0 ? max_distance : 0.0;
     key_list keys = {NULL, 0, 0};
     penetration_row *pen = NULL;
@@ -871,6 +891,7 @@ static PyObject *model_pair_rows(ModelObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
+    free(posed);
     free(keys.keys);
     PyObject *out = NULL;
     if (failed) {
@@ -1891,10 +1912,11 @@ static PyMethodDef model_methods[] = {
      "Candidates within margin, answered; kept when status != OK or distance < report_max\n"
      "(strict) / <= report_max. local: witnesses in each geometry's frame."},
     {"pair_rows", (PyCFunction)model_pair_rows, METH_VARARGS,
-     "pair_rows(X_WG, max_distance, penetration, clearance) -> (bytes of penetration rows\n"
-     "(K, 80), bytes of their (i, j) int32 (K, 2), bytes of signed-distance rows (M, 136)\n"
+     "pair_rows(X_WG, max_distance, penetration, clearance[, of_frames]) -> (bytes of\n"
+     "penetration rows (K, 80), bytes of their (i, j) int32 (K, 2), bytes of signed-distance rows (M, 136)\n"
      "with witnesses in W too, bytes of their (i, j), count of pairs left to Python):\n"
-     "pairs()'s two answers from one pass of the kernels, as result_rows' rows"},
+     "pairs()'s two answers from one pass of the kernels, as result_rows' rows. of_frames:\n"
+     "the first argument is X_WF (F, 4, 4), each geometry posed as world_poses() poses it"},
     {"candidates", (PyCFunction)model_candidates, METH_VARARGS,
      "candidates(X_WG, margin) -> bytes of int64 keys i * G + j, sorted"},
     {"min_distances", (PyCFunction)model_min_distances, METH_VARARGS,

@@ -344,7 +344,7 @@ static int pose_of_row(PyObject *row, const Py_ssize_t at[7], double X[16]) {
 /* The 7 indices of a row order tuple; -1 with an error set. */
 static int row_order(PyObject *order, Py_ssize_t at[7]) {
     for (int i = 0; i < 7; ++i) {
-        at[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(order, i));
+        at[i] = PyNumber_AsSsize_t(PyTuple_GET_ITEM(order, i), PyExc_OverflowError);
         if (at[i] == -1 && PyErr_Occurred()) return -1;
         if (at[i] < 0) {
             PyErr_SetString(PyExc_ValueError, "pose_rows: negative index in order");

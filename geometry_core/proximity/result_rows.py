@@ -171,8 +171,7 @@ def proximity_rows(scene: PosedScene, max_distance: float, penetrations: bool = 
     if max_distance != max_distance:
         raise ValueError("max_distance must be a number, got NaN")
     model = scene.model
-    pen, pen_ij, dist, dist_ij, left = scene.cache.native.pair_rows(
-        scene.X_WG, max_distance, penetrations, distances)
+    pen, pen_ij, dist, dist_ij, left = scene.pair_rows(max_distance, penetrations, distances)
     if not left:
         return ProximityRows(model.geometry_ids, pen, pen_ij, dist, dist_ij)
     pen, pen_ij, dist, dist_ij = b"", b"", b"", b""

@@ -465,8 +465,9 @@ class GeometryState(Registration):
         KeyError, ValueError
             As :meth:`set_poses_array` and ``matrix4_from_pose_rows``.
         """
-        rows = rows if isinstance(rows, list) else list(rows)
-        order = tuple(map(int, order))
+        rows = rows if type(rows) is list else list(rows)
+        if type(order) is not tuple:
+            order = tuple(map(int, order))
         with self._lock:
             slots = self._slots_for(source_id, frame_ids)
             if len(rows) == len(slots) and len(order) == 7 and \
@@ -542,12 +543,13 @@ class GeometryState(Registration):
 
     def _slots_for(self, source_id: SourceId, frame_ids: Iterable[FrameId]) -> np.ndarray:
         """Slots of ``frame_ids`` (all of ``source_id``); the last lookup is cached."""
-        source = self._source(source_id)
         cache = self._slot_cache
-        # The same tuple again (a caller that poses the same frames every
-        # cycle): no id compared.
-        if cache is not None and cache[0][1] is frame_ids and cache[0][0] == source_id:
+        # The same source and tuple objects again (a caller that poses the
+        # same frames every cycle): checked when cached, no id compared.
+        # Neither sources nor frames are ever removed.
+        if cache is not None and cache[0][1] is frame_ids and cache[0][0] is source_id:
             return cache[1]
+        source = self._source(source_id)
         key = (source_id, tuple(frame_ids))
         if cache is not None and cache[0] == key:
             return cache[1]
