@@ -181,22 +181,30 @@ class SampleLayout:
         Index of ``max_distance`` (SignedDistancePairArray), else None.
     """
 
-    __slots__ = ("template", "pairs", "_size", "_spans", "_positions", "_max_distance_at")
+    __slots__ = ("template", "pairs", "_size", "_segments", "_positions", "_max_distance_at")
 
     def __init__(self, template: bytes, numbers_at: list[int], numbers_size: int,
                  max_distance_at: int | None) -> None:
         self.template = template
         self.pairs = len(numbers_at)
         self._size = numbers_size
-        #: Where each pair's numbers go in the sample, and where they come
-        #: from in the numbers given: a few pairs are copied slice by slice.
-        self._spans = [(at, at + numbers_size, k * numbers_size, (k + 1) * numbers_size)
-                       for k, at in enumerate(numbers_at)] if self.pairs <= _FEW_PAIRS else None
-        #: Index in the sample of every byte of the pairs' numbers, pair after
-        #: pair: many pairs are copied by one numpy assignment.
-        self._positions = None if self._spans is not None else (
-            np.asarray(numbers_at, dtype=np.intp)[:, None]
-            + np.arange(numbers_size, dtype=np.intp)).reshape(-1)
+        #: A few pairs: the template's bytes between the pairs' numbers (the
+        #: first after the encapsulation header and stamp), joined with the
+        #: numbers given.
+        self._segments = None
+        self._positions = None
+        if self.pairs <= _FEW_PAIRS:
+            ends = [at + numbers_size for at in numbers_at]
+            self._segments = [template[start:end] for start, end in
+                              zip([12] + ends, numbers_at + [len(template)])]
+            if max_distance_at is not None:  # in the first segment: cut around it
+                first, at = self._segments[0], max_distance_at - 12
+                self._segments[0:1] = [first[:at], first[at + 8:]]
+        else:
+            #: Many pairs: the index in the sample of every byte of their
+            #: numbers, pair after pair, for one numpy assignment.
+            self._positions = (np.asarray(numbers_at, dtype=np.intp)[:, None]
+                               + np.arange(numbers_size, dtype=np.intp)).reshape(-1)
         self._max_distance_at = max_distance_at
 
     def write(self, sec: int, nanosec: int, numbers: Any = None,
@@ -219,21 +227,31 @@ class SampleLayout:
         ValueError
             If ``numbers`` does not hold the numbers of every pair.
         """
-        sample = bytearray(self.template)
-        _STAMP.pack_into(sample, 4, sec, nanosec)
-        if self._max_distance_at is not None:
-            _F64.pack_into(sample, self._max_distance_at, max_distance)
         if self.pairs:
             numbers = memoryview(numbers).cast("B")
             if len(numbers) != self.pairs * self._size:
                 raise ValueError(f"{len(numbers)} bytes of numbers for {self.pairs} pairs of "
                                  f"{self._size} bytes")
-            if self._spans is not None:
-                for start, end, first, last in self._spans:
-                    sample[start:end] = numbers[first:last]
+        segments = self._segments
+        if segments is not None:
+            if self._max_distance_at is None:
+                parts = [_HEADER, _STAMP.pack(sec, nanosec), segments[0]]
+                first = 1
             else:
-                np.frombuffer(sample, dtype=np.uint8)[self._positions] = np.frombuffer(
-                    numbers, dtype=np.uint8)
+                parts = [_HEADER, _STAMP.pack(sec, nanosec), segments[0],
+                         _F64.pack(max_distance), segments[1]]
+                first = 2
+            size = self._size
+            for k in range(self.pairs):
+                parts.append(numbers[k * size:(k + 1) * size])
+                parts.append(segments[first + k])
+            return b"".join(parts)
+        sample = bytearray(self.template)
+        _STAMP.pack_into(sample, 4, sec, nanosec)
+        if self._max_distance_at is not None:
+            _F64.pack_into(sample, self._max_distance_at, max_distance)
+        np.frombuffer(sample, dtype=np.uint8)[self._positions] = np.frombuffer(
+            numbers, dtype=np.uint8)
         return bytes(sample)
 
 

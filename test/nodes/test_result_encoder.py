@@ -229,3 +229,27 @@ def test_rows_of_one_pass_give_the_bytes_of_the_records_and_of_cyclone():
         seen["penetrating"] += bool(penetrations)
         seen["near"] += bool(distances)
     assert all(seen.values()), seen
+
+
+@pytest.mark.parametrize("count", [0, 1, 16, 17, 40])
+def test_signed_distances_of_few_and_many_pairs_give_the_serialized_messages(count):
+    # Up to 16 pairs a sample is joined from the template's pieces, beyond
+    # it is written by one array assignment: both give Cyclone's bytes.
+    demo = make_demo_scene()
+    query = demo.scene_graph.query_object()
+    inspector = demo.scene_graph.model_inspector()
+    names = GeometryNames(inspector, "world")
+    encoder = ResultEncoder(names)
+    ids = sorted(inspector.get_all_geometry_ids())
+    rng = np.random.default_rng(count)
+    for trial in range(3):
+        pairs = [(ids[a], ids[b]) for a, b in rng.integers(0, len(ids), (count, 2))]
+        distances = [SignedDistancePair(a, b, _numbers(rng, 3), _numbers(rng, 3),
+                                        float(_numbers(rng, 1)[0]), _numbers(rng, 3),
+                                        bool(rng.random() < 0.5)) for a, b in pairs]
+        max_distance = float(_numbers(rng, 1)[0])
+        stale = [[], ["base"]][trial % 2]
+        assert encoder.signed_distances(distances, query.get_pose_in_world, max_distance, 5,
+                                        stale, []) == \
+            _cyclone(signed_distances_to_msg(distances, names, query.get_pose_in_world,
+                                             max_distance, 5, stale, T, []))
