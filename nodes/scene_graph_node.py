@@ -330,15 +330,14 @@ class SceneGraphNode(ServedNode):
         if not (to_penetrations or to_clearance):
             self.queries += 1
             return True
-        query = self.inputs.scene_graph.query_object()
         names = self.inputs.names
         if (self._serialized and not markers and not names.clouds
                 and state.usable_geometries is None):
             # Every frame posed, no point cloud, no message object wanted:
-            # both results as rows from one pass of the kernels, and their
-            # bytes from those rows.
-            rows = query.compute_proximity_rows(self.max_distance, to_penetrations,
-                                                to_clearance)
+            # both results as rows from one library call (one pass of the
+            # kernels), and their bytes from those rows.
+            rows = self.inputs.scene_graph.compute_proximity_rows(
+                self.max_distance, to_penetrations, to_clearance)
             encoder = self._encoder
             if encoder is None or encoder.names is not names:
                 encoder = self._encoder = ResultEncoder(names)
@@ -351,6 +350,7 @@ class SceneGraphNode(ServedNode):
                 self._clearance_pub.publish_serialized(clearance_bytes)
             self.queries += 1
             return True
+        query = self.inputs.scene_graph.query_object()
         penetrations = query.compute_point_pair_penetration() if to_penetrations else []
         distances = (query.compute_signed_distance_pairwise_closest_points(self.max_distance)
                      if to_clearance else [])

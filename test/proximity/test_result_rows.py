@@ -286,3 +286,48 @@ def _cube_obj(folder):
     path = folder / "cube.obj"
     path.write_text(_OBJ)
     return path
+
+
+def test_the_scene_graphs_one_call_gives_the_query_objects_rows():
+    # SceneGraph.compute_proximity_rows takes the snapshot itself: the same
+    # rows, the same errors, and the query object's answer where it must.
+    spec = random_scene_spec(3, num_geometries=14)
+    scene = build_ours(spec)
+    rng = np.random.default_rng(3)
+    for _ in range(8):
+        scene.scene_graph.set_poses(scene.source_id, {
+            f: RigidTransform(RollPitchYaw(*rng.uniform(-3, 3, 3)), rng.uniform(-0.2, 0.2, 3))
+            for f in scene.frame_ids})
+        query = scene.scene_graph.query_object()
+        for max_distance in (0.0, 0.1, math.inf):
+            _assert_rows_equal(scene.scene_graph.compute_proximity_rows(max_distance),
+                               _reference_rows(query, max_distance))
+        _assert_rows_equal(scene.scene_graph.compute_proximity_rows(0.1, penetrations=False),
+                           _reference_rows(query, 0.1, penetrations=False))
+    with pytest.raises(ValueError, match="NaN"):
+        scene.scene_graph.compute_proximity_rows(math.nan)
+    sg = scene.scene_graph
+    late = sg.register_frame(scene.source_id, GeometryFrame("late"))
+    sg.assign_role(scene.source_id, sg.register_geometry(scene.source_id, late, GeometryInstance(
+        RigidTransform(), Sphere(0.1), "late_ball")), ProximityProperties())
+    with pytest.raises(ValueError, match="no pose"):
+        sg.compute_proximity_rows(0.1)
+
+
+def test_the_scene_graphs_one_call_with_a_mesh_or_a_cloud_answers_as_the_query_object(tmp_path):
+    sg = SceneGraph()
+    src = sg.register_source("s")
+    frame = sg.register_frame(src, GeometryFrame("f"))
+    mesh = sg.register_geometry(src, frame, GeometryInstance(
+        RigidTransform(), Mesh(str(_cube_obj(tmp_path))), "mesh"))
+    ball = sg.register_anchored_geometry(src, GeometryInstance(
+        RigidTransform([0.0, 0.0, 0.25]), Sphere(0.2), "ball"))
+    for g in (mesh, ball):
+        sg.assign_role(src, g, ProximityProperties())
+    sg.set_poses(src, {frame: RigidTransform()})
+    rows = sg.compute_proximity_rows(0.1)
+    _assert_rows_equal(rows, _reference_rows(sg.query_object(), 0.1))
+    assert len(rows.penetrations) == 1
+    sg.register_point_cloud(src, frame, np.zeros((2, 3)), radius=0.01)
+    with pytest.raises(ValueError, match="point cloud"):
+        sg.compute_proximity_rows(0.1)
