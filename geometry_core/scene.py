@@ -59,12 +59,13 @@ class SceneGraph(GeometryState):
     def compute_proximity_rows(self, max_distance: float = math.inf,
                                penetrations: bool = True,
                                distances: bool = True) -> ProximityRows:
-        """``query_object().compute_proximity_rows(...)`` of the current poses, in one call.
+        """Both pairwise queries of the current poses as rows, in one call.
 
-        The same rows to the bit and the same errors; the snapshot is taken
-        and both queries answered by one compiled call, without a query
-        object, when every frame has a pose and the scene holds no point
-        cloud (else through :meth:`query_object`, which says what is wrong).
+        ``query_object().compute_proximity_rows(...)``: the same rows to the
+        bit and the same errors. The snapshot is taken and both queries
+        answered by one compiled call, without a query object, when every
+        frame has a pose and the scene holds no point cloud (else through
+        :meth:`query_object`, which says what is wrong).
         """
         max_distance = float(max_distance)
         if max_distance != max_distance:
