@@ -218,7 +218,10 @@ class ResultEncoder:
         # model: no GeometryId hashed while the model stays.
         by_bytes = self._rows_layouts.get(id(kept))
         if by_bytes is None or by_bytes[0] is not ids:
-            by_bytes = self._rows_layouts[id(kept)] = (ids, {})
+            # A new model: its layouts hold while its geometries are the same
+            # (an object moved), else they start over.
+            kept_by_bytes = by_bytes[1] if by_bytes is not None and by_bytes[0] == ids else {}
+            by_bytes = self._rows_layouts[id(kept)] = (ids, kept_by_bytes)
         key = (pairs, stale, lost)
         layout = by_bytes[1].get(key)
         if layout is None:

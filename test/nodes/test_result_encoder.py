@@ -194,9 +194,10 @@ def test_layouts_kept_stay_bounded_and_right_when_the_pairs_keep_changing():
 def test_rows_of_one_pass_give_the_bytes_of_the_records_and_of_cyclone():
     """``compute_proximity_rows`` encoded: the records' bytes, while the world changes too.
 
-    A box is added beside the arm halfway through (a new model, new ids) and
-    the stale and lost frames change from query to query, so the layouts
-    kept by rows and by records are both used and renewed.
+    A box is added beside the arm halfway through (a new model, new ids),
+    then moved now and then (a new model, the same ids), and the stale and
+    lost frames change from query to query, so the layouts kept by rows and
+    by records are both used, kept and renewed.
     """
     demo = make_demo_scene()
     scene_graph = demo.scene_graph
@@ -210,6 +211,8 @@ def test_rows_of_one_pass_give_the_bytes_of_the_records_and_of_cyclone():
             box = scene_graph.register_anchored_geometry(source, GeometryInstance(
                 RigidTransform([0.35, 0.0, 0.45]), Box(0.1, 0.2, 0.3), "box"))
             scene_graph.assign_role(source, box, ProximityProperties())
+        elif n > 40 and n % 7 == 0:  # moved: a new model of the same geometries
+            scene_graph.change_pose(source, box, RigidTransform([0.35, 0.0, 0.4 + 0.01 * n]))
         demo.advance(t)
         query = scene_graph.query_object()
         rows = query.compute_proximity_rows(0.1)
