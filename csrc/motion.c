@@ -77,6 +77,7 @@ typedef struct {
     int padded;
     double margin, report_max;
     double *outer_F;             /* (G, 4): each outer sphere, centre in its frame, radius */
+    double *pair_radii;          /* (P): the sum of each pair's outer radii */
     /* Groups: the pairs between one geometry (or one link's several
      * geometries) and one link's several geometries, bounded by one sphere
      * per side before their own. group (P,): each pair's (-1: none);
@@ -96,6 +97,8 @@ static void motion_release(MotionObject *self) {
     self->has_chain = 0;
     PyMem_Free(self->outer_F);
     self->outer_F = NULL;
+    PyMem_Free(self->pair_radii);
+    self->pair_radii = NULL;
     PyMem_Free(self->group);
     PyMem_Free(self->group_side);
     PyMem_Free(self->body_slot);
@@ -318,6 +321,14 @@ static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
         gc_to_world(self->view.X_FG + 16 * g, o, self->outer_F + 4 * g);
         self->outer_F[4 * g + 3] = isfinite(o[3]) ? o[3] : INFINITY;
     }
+    self->pair_radii = PyMem_Malloc((size_t)(P + 1) * sizeof(double));
+    if (self->pair_radii == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t p = 0; p < P; ++p)
+        self->pair_radii[p] = self->outer_F[4 * pairs[2 * p] + 3] +
+                              self->outer_F[4 * pairs[2 * p + 1] + 3];
     if (self->views[8].len != G * 4) {
         PyErr_Format(PyExc_ValueError, "body_of must hold the model's %zd geometries", G);
         return -1;
@@ -414,23 +425,6 @@ static const double *outer_centre(const MotionObject *mo, motion_scratch *w, int
         w->centred[g] = m;
     }
     return c;
-}
-
-/* What pair p's outer spheres prove at s_m (as proven()): a few flops, and
- * no square root where they cannot prove s_m. */
-static ptrdiff_t by_spheres(const edge_job *job, motion_scratch *w, Py_ssize_t p, ptrdiff_t m,
-                            ptrdiff_t need) {
-    const MotionObject *mo = job->mo;
-    const int *pairs = mo->views[3].buf;
-    int i = pairs[2 * p], j = pairs[2 * p + 1];
-    double padding = ((const double *)mo->views[4].buf)[p];
-    const double *ci = outer_centre(mo, w, i, m), *cj = outer_centre(mo, w, j, m);
-    double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
-    double radii = mo->outer_F[4 * i + 3] + mo->outer_F[4 * j + 3];
-    double square = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    double least = radii + padding + GC_MOTION_PROOF_MARGIN;
-    if (least > 0.0 && !(square > least * least)) return -1;
-    return proven(sqrt(square) - radii - padding, job->per[p], need);
 }
 
 /* A group side's sphere at s_m: centre in W (c) and radius. */
@@ -546,18 +540,29 @@ static int check_state(edge_job *job, motion_scratch *w, ptrdiff_t *fwd, ptrdiff
     *active = kept;
     if (todo == 0) return 0;
     pose_configuration(job, w, m);
-    /* The spheres of all of them first: no iteration waits on the one
-     * before, so their square roots overlap. */
+    /* Every outer sphere's centre, in one pass. */
+    const int *slot = mo->view.frame_slot, *pairs = mo->views[3].buf;
+    for (Py_ssize_t g = 0; g < mo->view.G; ++g) {
+        gc_to_world(w->X_WF + 16 * slot[g], mo->outer_F + 4 * g, w->centre + 3 * g);
+        w->centred[g] = m;
+    }
+    /* The spheres of all of them first, with few branches: no iteration
+     * waits on the one before, so their square roots overlap. */
+    const double *padding = mo->views[4].buf;
     for (Py_ssize_t t = 0; t < todo; ++t) {
         Py_ssize_t p = w->todo[t];
         ptrdiff_t need = back ? m - 1 - fwd[p] : bwd[p] - 1 - m;
         w->need[t] = need;
+        const double *ci = w->centre + 3 * pairs[2 * p], *cj = w->centre + 3 * pairs[2 * p + 1];
+        double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
+        double clear = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - mo->pair_radii[p] -
+                       padding[p];
         /* The group's spheres first: where they prove s_m, their proof (its
          * smallest per, its largest padding) holds for the pair; else the
          * pair's own. */
         int n = mo->group[p];
         ptrdiff_t k = n < 0 ? -1 : proven(group_gap(job, w, n, m), job->group_per[n], need);
-        w->proof[t] = k >= 0 ? k : by_spheres(job, w, p, m, need);
+        w->proof[t] = k >= 0 ? k : proven(clear, job->per[p], need);
     }
     for (Py_ssize_t t = 0; t < todo; ++t) {
         Py_ssize_t p = w->todo[t];
