@@ -28,12 +28,16 @@
  * the configuration's own check runs, so the edge's answer is exactly that
  * of checking every configuration.
  *
- * Order: the configurations are cut into one block per thread; a block
- * checks its last configuration first (q2 for the first block, as the
- * checker always has), then the rest from its first on, each pair's proofs
- * reaching forward from what came before and back from the block's end.
- * The edge stops at the first contact any thread finds. No Python, no GIL
- * in the loop.
+ * Order: the configurations are cut into one block per thread, and a block
+ * into stretches of about GC_MOTION_STRETCH configurations. A block checks
+ * each stretch's last configuration first (q2 first of all, as the checker
+ * always has): a coarse pass over the whole edge, as vamp's first pass
+ * spreads its states, so that most colliding edges stop after a few
+ * configurations. Then each stretch's others from its first on, each
+ * pair's proofs reaching forward from what came before and back from the
+ * stretch's end. The edge stops at the first contact any thread finds;
+ * which configurations are checked is the same in any order, so the answer
+ * is too. No Python, no GIL in the loop.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -53,6 +57,11 @@
 
 enum { MOTION_VIEWS = 9 };
 
+/* A block's stretches (edge_blocks): about this many configurations each,
+ * at most this many stretches. */
+#define GC_MOTION_STRETCH 16
+#define GC_MOTION_STRETCHES_MAX 64
+
 typedef struct {
     PyObject_HEAD
     PyObject *model;             /* the Model (a strong reference) */
@@ -68,6 +77,7 @@ typedef struct {
     int padded;
     double margin, report_max;
     double *outer_F;             /* (G, 4): each outer sphere, centre in its frame, radius */
+    double *pair_radii;          /* (P): the sum of each pair's outer radii */
     /* Groups: the pairs between one geometry (or one link's several
      * geometries) and one link's several geometries, bounded by one sphere
      * per side before their own. group (P,): each pair's (-1: none);
@@ -87,6 +97,8 @@ static void motion_release(MotionObject *self) {
     self->has_chain = 0;
     PyMem_Free(self->outer_F);
     self->outer_F = NULL;
+    PyMem_Free(self->pair_radii);
+    self->pair_radii = NULL;
     PyMem_Free(self->group);
     PyMem_Free(self->group_side);
     PyMem_Free(self->body_slot);
@@ -309,6 +321,14 @@ static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
         gc_to_world(self->view.X_FG + 16 * g, o, self->outer_F + 4 * g);
         self->outer_F[4 * g + 3] = isfinite(o[3]) ? o[3] : INFINITY;
     }
+    self->pair_radii = PyMem_Malloc((size_t)(P + 1) * sizeof(double));
+    if (self->pair_radii == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t p = 0; p < P; ++p)
+        self->pair_radii[p] = self->outer_F[4 * pairs[2 * p] + 3] +
+                              self->outer_F[4 * pairs[2 * p + 1] + 3];
     if (self->views[8].len != G * 4) {
         PyErr_Format(PyExc_ValueError, "body_of must hold the model's %zd geometries", G);
         return -1;
@@ -327,8 +347,9 @@ static int motion_init(MotionObject *self, PyObject *args, PyObject *kwds) {
 
 /* One thread's scratch. */
 typedef struct {
-    ptrdiff_t *fwd, *bwd;   /* (P): per pair, proven up to fwd from the block's
-                               first configuration on, and from bwd to its last */
+    ptrdiff_t *fwd, *bwd;   /* (stretches, P): per pair, proven up to fwd from the
+                               stretch's first configuration on, and from bwd to
+                               its last */
     double *X_PF, *X_WF;    /* (F, 16) */
     double *X_WG;           /* (G, 16) */
     ptrdiff_t *posed;       /* (G): the configuration X_WG's row is posed at (-1: none) */
@@ -336,7 +357,9 @@ typedef struct {
     double *centre;         /* (G, 3): outer spheres' centres in W */
     ptrdiff_t *boxed;       /* (G): the configuration box's row is at (-1: none) */
     ptrdiff_t *todo, *need, *proof;   /* (P): a configuration's pairs left to decide */
-    ptrdiff_t *active;      /* (P): the pairs some configuration of the block may need */
+    ptrdiff_t *active;      /* (stretches, P): the pairs some configuration of the
+                               stretch may need */
+    Py_ssize_t *active_count;   /* (stretches): how many */
     ptrdiff_t *grouped;     /* (NG): the configuration group_clear's row is at (-1: none) */
     double *group_clear;    /* (NG): the group's spheres' gap less its padding */
     double *box;            /* (G, 6): world boxes' centres and half widths */
@@ -348,6 +371,7 @@ typedef struct {
     const double *q1, *q2, *dq, *per;
     const double *group_per;   /* (NG): the smallest per of its pairs */
     ptrdiff_t steps, blocks;
+    ptrdiff_t stretches;       /* per block: see edge_blocks */
     motion_scratch *scratch;
     atomic_int contact, python;
 } edge_job;
@@ -401,23 +425,6 @@ static const double *outer_centre(const MotionObject *mo, motion_scratch *w, int
         w->centred[g] = m;
     }
     return c;
-}
-
-/* What pair p's outer spheres prove at s_m (as proven()): a few flops, and
- * no square root where they cannot prove s_m. */
-static ptrdiff_t by_spheres(const edge_job *job, motion_scratch *w, Py_ssize_t p, ptrdiff_t m,
-                            ptrdiff_t need) {
-    const MotionObject *mo = job->mo;
-    const int *pairs = mo->views[3].buf;
-    int i = pairs[2 * p], j = pairs[2 * p + 1];
-    double padding = ((const double *)mo->views[4].buf)[p];
-    const double *ci = outer_centre(mo, w, i, m), *cj = outer_centre(mo, w, j, m);
-    double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
-    double radii = mo->outer_F[4 * i + 3] + mo->outer_F[4 * j + 3];
-    double square = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    double least = radii + padding + GC_MOTION_PROOF_MARGIN;
-    if (least > 0.0 && !(square > least * least)) return -1;
-    return proven(sqrt(square) - radii - padding, job->per[p], need);
 }
 
 /* A group side's sphere at s_m: centre in W (c) and radius. */
@@ -510,70 +517,111 @@ static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, pt
     return 0;
 }
 
+/* One configuration s_m of a stretch [first, last] whose proofs so far are
+ * fwd, bwd and active (as motion_scratch's; *active their count): its
+ * pairs not yet proven, decided, their proofs reaching back to first when
+ * `back` (m = last, checked first), else on towards last. 1 where a pair is
+ * in contact (the edge's answer), else 0. */
+static int check_state(edge_job *job, motion_scratch *w, ptrdiff_t *fwd, ptrdiff_t *bwd,
+                       ptrdiff_t *active_list, Py_ssize_t *active, ptrdiff_t m, int back) {
+    const MotionObject *mo = job->mo;
+    /* The pairs not yet proven here; none: the configuration is free.
+     * Without branches (which pairs are proven is hard to predict), and a
+     * pair proven for the rest of the stretch (fwd + 1 >= bwd: fwd only
+     * grows, bwd only shrinks) leaves the active list. */
+    Py_ssize_t todo = 0, kept = 0;
+    for (Py_ssize_t t = 0; t < *active; ++t) {
+        ptrdiff_t p = active_list[t], f = fwd[p], e = bwd[p];
+        active_list[kept] = p;
+        kept += f + 1 < e;
+        w->todo[todo] = p;
+        todo += (m > f) & (m < e);
+    }
+    *active = kept;
+    if (todo == 0) return 0;
+    pose_configuration(job, w, m);
+    /* Every outer sphere's centre, in one pass. */
+    const int *slot = mo->view.frame_slot, *pairs = mo->views[3].buf;
+    for (Py_ssize_t g = 0; g < mo->view.G; ++g) {
+        gc_to_world(w->X_WF + 16 * slot[g], mo->outer_F + 4 * g, w->centre + 3 * g);
+        w->centred[g] = m;
+    }
+    /* The spheres of all of them first, with few branches: no iteration
+     * waits on the one before, so their square roots overlap. */
+    const double *padding = mo->views[4].buf;
+    for (Py_ssize_t t = 0; t < todo; ++t) {
+        Py_ssize_t p = w->todo[t];
+        ptrdiff_t need = back ? m - 1 - fwd[p] : bwd[p] - 1 - m;
+        w->need[t] = need;
+        const double *ci = w->centre + 3 * pairs[2 * p], *cj = w->centre + 3 * pairs[2 * p + 1];
+        double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
+        double clear = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - mo->pair_radii[p] -
+                       padding[p];
+        /* The group's spheres first: where they prove s_m, their proof (its
+         * smallest per, its largest padding) holds for the pair; else the
+         * pair's own. */
+        int n = mo->group[p];
+        ptrdiff_t k = n < 0 ? -1 : proven(group_gap(job, w, n, m), job->group_per[n], need);
+        w->proof[t] = k >= 0 ? k : proven(clear, job->per[p], need);
+    }
+    for (Py_ssize_t t = 0; t < todo; ++t) {
+        Py_ssize_t p = w->todo[t];
+        ptrdiff_t need = w->need[t], k = w->proof[t];
+        if (k < 0) k = decide(job, w, p, m, need, k);
+        if (k == PAIR_CONTACT) {
+            atomic_store_explicit(&job->contact, 1, memory_order_relaxed);
+            return 1;
+        }
+        if (k == PAIR_PYTHON) {
+            atomic_store_explicit(&job->python, 1, memory_order_relaxed);
+            continue;
+        }
+        if (back) bwd[p] = m - k;
+        else fwd[p] = m + k;
+    }
+    return 0;
+}
+
+/* Thread blocks [begin, end) of the edge (job->blocks of them, cut evenly),
+ * each cut again into job->stretches stretches: first every stretch's last
+ * configuration (a coarse pass over the whole block, as vamp's first pass
+ * spreads its states over the edge, so that a colliding edge stops early),
+ * then each stretch's others from its first on, every pair's proofs
+ * reaching forward from what came before and back from the stretch's end. */
 static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
     edge_job *job = ctx;
     const MotionObject *mo = job->mo;
     motion_scratch *w = &job->scratch[worker];
     Py_ssize_t P = mo->P;
-    ptrdiff_t count = job->steps + 1;
+    ptrdiff_t count = job->steps + 1, S = job->stretches;
     for (ptrdiff_t b = begin; b < end; ++b) {
         ptrdiff_t first = count * b / job->blocks, last = count * (b + 1) / job->blocks - 1;
-        for (Py_ssize_t p = 0; p < P; ++p) {
-            w->fwd[p] = first - 1;
-            w->bwd[p] = last + 1;
-        }
+        ptrdiff_t size = last - first + 1;
         for (Py_ssize_t g = 0; g < mo->view.G; ++g) w->posed[g] = w->centred[g] = w->boxed[g] = -1;
         for (Py_ssize_t n = 0; n < mo->NG; ++n) w->grouped[n] = -1;
-        Py_ssize_t active = P;
-        for (Py_ssize_t p = 0; p < P; ++p) w->active[p] = p;
-        for (ptrdiff_t n = 0; n <= last - first; ++n) {
-            if (atomic_load_explicit(&job->contact, memory_order_relaxed)) return;
-            /* The block's last configuration, then the others in order. */
-            int back = n == 0 && last > first;
-            ptrdiff_t m = n == 0 ? last : first + n - 1;
-            /* The pairs not yet proven here; none: the configuration is free.
-             * Without branches (which pairs are proven is hard to predict),
-             * and a pair proven for the rest of the block (fwd + 1 >= bwd:
-             * fwd only grows, bwd only shrinks) leaves the active list. */
-            Py_ssize_t todo = 0, kept = 0;
-            for (Py_ssize_t t = 0; t < active; ++t) {
-                ptrdiff_t p = w->active[t], f = w->fwd[p], e = w->bwd[p];
-                w->active[kept] = p;
-                kept += f + 1 < e;
-                w->todo[todo] = p;
-                todo += (m > f) & (m < e);
-            }
-            active = kept;
-            if (todo == 0) continue;
-            pose_configuration(job, w, m);
-            /* The spheres of all of them first: no iteration waits on the one
-             * before, so their square roots overlap. */
-            for (Py_ssize_t t = 0; t < todo; ++t) {
-                Py_ssize_t p = w->todo[t];
-                ptrdiff_t need = back ? m - 1 - w->fwd[p] : w->bwd[p] - 1 - m;
-                w->need[t] = need;
-                /* The group's spheres first: where they prove s_m, their
-                 * proof (its smallest per, its largest padding) holds for
-                 * the pair; else the pair's own. */
-                int n = mo->group[p];
-                ptrdiff_t k = n < 0 ? -1 : proven(group_gap(job, w, n, m), job->group_per[n],
-                                                  need);
-                w->proof[t] = k >= 0 ? k : by_spheres(job, w, p, m, need);
-            }
-            for (Py_ssize_t t = 0; t < todo; ++t) {
-                Py_ssize_t p = w->todo[t];
-                ptrdiff_t need = w->need[t], k = w->proof[t];
-                if (k < 0) k = decide(job, w, p, m, need, k);
-                if (k == PAIR_CONTACT) {
-                    atomic_store_explicit(&job->contact, 1, memory_order_relaxed);
-                    return;
+        for (ptrdiff_t pass = 0; pass < 2; ++pass) {
+            for (ptrdiff_t r = 0; r < S; ++r) {
+                ptrdiff_t lo = first + size * r / S, hi = first + size * (r + 1) / S - 1;
+                ptrdiff_t *fwd = w->fwd + P * r, *bwd = w->bwd + P * r;
+                ptrdiff_t *active_list = w->active + P * r;
+                if (hi < lo) continue;
+                if (pass == 0) {
+                    for (Py_ssize_t p = 0; p < P; ++p) {
+                        fwd[p] = lo - 1;
+                        bwd[p] = hi + 1;
+                        active_list[p] = p;
+                    }
+                    w->active_count[r] = P;
                 }
-                if (k == PAIR_PYTHON) {
-                    atomic_store_explicit(&job->python, 1, memory_order_relaxed);
-                    continue;
+                /* Pass 0: the stretch's last configuration; pass 1: the
+                 * others in order. */
+                ptrdiff_t from = pass == 0 ? hi : lo, to = pass == 0 ? hi : hi - 1;
+                for (ptrdiff_t m = from; m <= to; ++m) {
+                    if (atomic_load_explicit(&job->contact, memory_order_relaxed)) return;
+                    if (check_state(job, w, fwd, bwd, active_list, &w->active_count[r], m,
+                                    pass == 0 && hi > lo))
+                        return;
                 }
-                if (back) w->bwd[p] = m - k;
-                else w->fwd[p] = m + k;
             }
         }
     }
@@ -588,8 +636,16 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     ptrdiff_t count = steps + 1;
     int workers = gc_parallel_workers(threads, count, 1);
     Py_ssize_t NG = self->NG;
-    size_t per_worker = (size_t)(6 * P + 3 * G + NG) * sizeof(ptrdiff_t) +
+    /* Stretches of about GC_MOTION_STRETCH configurations a block, at most
+     * GC_MOTION_STRETCHES_MAX. */
+    ptrdiff_t stretches = count / workers / GC_MOTION_STRETCH;
+    if (stretches < 1) stretches = 1;
+    if (stretches > GC_MOTION_STRETCHES_MAX) stretches = GC_MOTION_STRETCHES_MAX;
+    size_t per_worker = (size_t)(3 * stretches * P + 3 * P + 3 * G + NG) * sizeof(ptrdiff_t) +
+                        (size_t)stretches * sizeof(Py_ssize_t) +
                         (size_t)(32 * F + 25 * G + n + NG) * sizeof(double);
+    /* Every part of a worker's scratch stays 8-byte aligned. */
+    per_worker = (per_worker + 7) / 8 * 8;
     size_t shared = (size_t)(n + P + L + NG) * sizeof(double) +  /* dq, per, moved, group_per */
                     (size_t)L * sizeof(Py_ssize_t);                /* the links that move */
     char *memory = malloc(shared + (size_t)workers * (per_worker + sizeof(motion_scratch)));
@@ -621,15 +677,15 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     for (int w = 0; w < workers; ++w) {
         motion_scratch *s = &scratch[w];
         s->fwd = (ptrdiff_t *)next;
-        s->bwd = s->fwd + P;
-        s->posed = s->bwd + P;
+        s->bwd = s->fwd + stretches * P;
+        s->active = s->bwd + stretches * P;
+        s->posed = s->active + stretches * P;
         s->centred = s->posed + G;
         s->boxed = s->centred + G;
         s->todo = s->boxed + G;
         s->need = s->todo + P;
         s->proof = s->need + P;
-        s->active = s->proof + P;
-        s->grouped = s->active + P;
+        s->grouped = s->proof + P;
         s->X_PF = (double *)(s->grouped + NG);
         s->X_WF = s->X_PF + 16 * F;
         s->X_WG = s->X_WF + 16 * F;
@@ -637,12 +693,13 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->box = s->centre + 3 * G;
         s->q = s->box + 6 * G;
         s->group_clear = s->q + n;
+        s->active_count = (Py_ssize_t *)(s->group_clear + NG);
         memcpy(s->X_PF, self->views[0].buf, (size_t)F * 16 * sizeof(double));
         next += per_worker;
     }
     edge_job job = {.mo = self, .q1 = q1, .q2 = q2, .dq = dq, .per = per,
                     .group_per = group_per, .steps = steps,
-                    .blocks = workers, .scratch = scratch};
+                    .blocks = workers, .stretches = stretches, .scratch = scratch};
     atomic_init(&job.contact, 0);
     atomic_init(&job.python, 0);
     Py_BEGIN_ALLOW_THREADS

@@ -138,18 +138,77 @@ def test_an_obstacle_that_one_middle_configuration_touches_is_found(name, paddin
     steps = math.ceil(float(np.linalg.norm(q2 - q1)) / checker.edge_step_size)
     qs = edge_configurations(q1, q2, steps)
     assert checker.check_configs_collision_free(qs).all()
-    # Beside the hand at the middle configuration, off its direction of motion.
-    _, X_WL = checker._chain.frame_poses(qs)
-    hand = checker.body_index(HAND[name]) - 1
-    middle = 2 + steps // 2          # rows 0 and 1 are q2 and q1
-    path = X_WL[:, hand, :3, 3]
-    motion = path[middle + 1] - path[middle - 1]
-    aside = np.cross(motion, [0.0, 0.0, 1.0])
-    centre = path[middle] + 0.12 * aside / np.linalg.norm(aside)
-    radii = touching_radii(checker, qs, centre)
+    centre, radii = beside_the_hand(checker, qs, steps // 2, name, (0.12,))
     nearest, second = np.argsort(radii)[:2]
     assert nearest not in (0, 1)     # an interior configuration
     assert radii[second] - radii[nearest] > 1e-5
+    touch_one_configuration(checker, q1, q2, qs, centre, radii)
+
+
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+@pytest.mark.parametrize("at", [31, 32, 47, 66])
+def test_a_long_edge_finds_the_one_configuration_touching_wherever_it_is(name, at):
+    """The same on a long edge of 81 configurations, checked in stretches of 16.
+
+    Each stretch's last configuration is checked first, then each
+    stretch's others in order: the touching configuration is put at (or
+    next to) a stretch's end (31), the next one's start (32), one's inside
+    (47) and the last one (66), on the first free edge of 1.6 rad where a
+    sphere beside the hand there touches one configuration alone.
+    """
+    checker = make(name, environment=False)
+    checker.edge_step_size = 0.02
+    starts = robots.random_configurations(checker, 1500, 31)
+    starts = starts[checker.check_configs_collision_free(starts)]
+    rng = np.random.default_rng(37)
+    for q1 in starts:
+        direction = rng.normal(size=q1.shape)
+        q2 = q1 + 1.6 * direction / np.linalg.norm(direction)
+        if not np.all((checker._chain.lower <= q2) & (q2 <= checker._chain.upper)):
+            continue
+        qs = edge_configurations(q1, q2, 80)
+        if not checker.check_configs_collision_free(qs).all():
+            continue
+        centre, radii = beside_the_hand(checker, qs, at, name, (0.12, 0.14, 0.10, 0.16, 0.08))
+        nearest, second = np.argsort(radii)[:2]
+        if radii[nearest] > 0.0 and radii[second] - radii[nearest] > 1e-5 \
+                and abs(nearest - (1 + at)) <= 1:
+            break
+    else:
+        pytest.fail("no edge among the samples to place the sphere on")
+    assert math.ceil(float(np.linalg.norm(q2 - q1)) / checker.edge_step_size) == 80
+    touch_one_configuration(checker, q1, q2, qs, centre, radii)
+
+
+def beside_the_hand(checker, qs, at, name, offsets):
+    """A centre beside the hand at configuration ``at`` of the edge ``qs``, off its motion.
+
+    The first of ``offsets`` (m) at which two configurations do not come
+    within 10 µm of touching a sphere there alike; and every
+    configuration's touching radius (:func:`touching_radii`).
+    """
+    _, X_WL = checker._chain.frame_poses(qs)
+    hand = checker.body_index(HAND[name]) - 1
+    middle = 1 + at                  # rows 0 and 1 are q2 and q1
+    path = X_WL[:, hand, :3, 3]
+    motion = path[middle + 1] - path[middle - 1]
+    aside = np.cross(motion, [0.0, 0.0, 1.0])
+    for offset in offsets:
+        centre = path[middle] + offset * aside / np.linalg.norm(aside)
+        radii = touching_radii(checker, qs, centre)
+        nearest, second = np.sort(radii)[:2]
+        if second - nearest > 1e-5:
+            break
+    return centre, radii
+
+
+def touch_one_configuration(checker, q1, q2, qs, centre, radii):
+    """A sphere at ``centre`` touching the nearest configuration alone, then a hair smaller.
+
+    The batch check finds exactly that configuration in contact, then none;
+    the edge check must answer the same, on one thread and on two.
+    """
+    nearest, second = np.argsort(radii)[:2]
     for radius, touched in ((0.5 * (radii[nearest] + radii[second]), 1),
                             (radii[nearest] - 1e-5, 0)):
         checker.add_collision_shape_to_body("obstacle", "world", Sphere(radius),
