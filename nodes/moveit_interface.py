@@ -49,6 +49,7 @@ import numpy as np
 
 from geometry_core.shapes import Box, Convex, Cylinder, HalfSpace, Sphere
 from geometry_core_nodes import moveit_types  # noqa: F401  (the DDS backend's definitions)
+from geometry_core_nodes.collision_object_cdr import COLLISION_OBJECT_CODEC
 from geometry_core_nodes.joint_states import JointStateError, joint_state_to_positions
 from geometry_core_nodes.limits import MAX_BATCH_STATES
 from geometry_core_nodes.outbound import make_header
@@ -129,7 +130,8 @@ class MoveItInterface:
                 "sensor_msgs/PointCloud2 topic of obstacle points in the planning frame (a depth "
                 "camera's, transformed); empty: none.")
         node.create_subscription("moveit_msgs/msg/CollisionObject", "collision_object",
-                                 self.on_collision_object, RELIABLE_RESULTS)
+                                 self.on_collision_object, RELIABLE_RESULTS,
+                                 codec=COLLISION_OBJECT_CODEC)
         node.create_subscription("moveit_msgs/msg/AttachedCollisionObject",
                                  "attached_collision_object", self.on_attached_object,
                                  RELIABLE_RESULTS)

@@ -183,3 +183,53 @@ def test_batch_validity_equals_one_call_per_state(served, client):
     request.joint_names = ["panda_joint1"]
     request.positions = [0.1, 0.2]
     assert len(batch.call(request, timeout_s=20).valid) == 2
+
+
+def test_moves_read_as_repeats_are_checked_and_refused_whole(served, client):
+    # MOVEs that differ from the sample before in pose and stamp only are read
+    # from their bytes (collision_object_cdr); bad ones are refused and counted
+    # as any other, and the world keeps the last good pose.
+    T = client.message_type
+    moveit = served.moveit
+    counters = served.inputs.counters
+    publisher = client.create_publisher("moveit_msgs/msg/CollisionObject", "collision_object",
+                                        RELIABLE_RESULTS)
+    _wait(lambda: publisher.get_subscription_count() > 0)
+    decoder = next(s._decode for s in served.node._subscriptions
+                   if getattr(s, "topic", "").endswith("/collision_object"))
+    repeats = decoder.repeats
+
+    def send(co, refused=False):
+        applied, bad = moveit.applied, counters.get("bad_collision_object", 0)
+        publisher.publish(co)
+        if refused:
+            _wait(lambda: counters.get("bad_collision_object", 0) > bad)
+            assert moveit.applied == applied
+        else:
+            _wait(lambda: moveit.applied > applied)
+
+    def x_of_box():
+        return moveit.world.objects["repeat_box"].edit.X_FO.translation()[0]
+
+    send(scenario._box(T, "repeat_box", (2.0, 2.0, 2.0)))
+    send(scenario._box(T, "repeat_box", (2.1, 2.0, 2.0), operation=3))
+    send(scenario._box(T, "repeat_box", (2.2, 2.0, 2.0), operation=3))
+    assert x_of_box() == 2.2
+    nan = scenario._box(T, "repeat_box", (2.3, 2.0, 2.0), operation=3)
+    nan.pose.orientation.x = float("nan")
+    send(nan, refused=True)
+    zero = scenario._box(T, "repeat_box", (2.4, 2.0, 2.0), operation=3)
+    zero.pose.orientation.w = 0.0
+    send(zero, refused=True)
+    infinite = scenario._box(T, "repeat_box", (float("inf"), 2.0, 2.0), operation=3)
+    send(infinite, refused=True)
+    assert x_of_box() == 2.2
+    send(scenario._box(T, "repeat_box", (2.5, 2.0, 2.0), operation=3))
+    assert x_of_box() == 2.5
+    send(scenario._box(T, "repeat_box", (0.0, 0.0, 0.0), operation=1))
+    assert "repeat_box" not in moveit.world.objects
+    # MOVEs of the removed object: decoded, then a repeat; both unknown.
+    send(scenario._box(T, "repeat_box", (2.6, 2.0, 2.0), operation=3), refused=True)
+    send(scenario._box(T, "repeat_box", (2.7, 2.0, 2.0), operation=3), refused=True)
+    assert "repeat_box" not in moveit.world.objects
+    assert decoder.repeats - repeats == 6
