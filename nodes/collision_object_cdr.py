@@ -107,7 +107,7 @@ class CollisionObjectDecoder:
 
 
 class CollisionObjectCodec:
-    """The transport codec of ``collision_object`` subscriptions: message objects, decoded faster."""
+    """The transport codec of ``collision_object`` subscriptions: message objects, faster."""
 
     def from_message(self, msg: Any) -> Any:
         """A message object of either backend, as it is."""
