@@ -326,22 +326,24 @@ class PlanningSceneWorld:
         changed = [k for k in set(planned) | set(self.objects)
                    if planned.get(k) != self.objects.get(k)]
         before = checker.get_all_added_collision_shapes()
-        try:
-            for object_id in changed:
-                checker.remove_all_added_collision_shapes(object_group(object_id))
-                held = planned.get(object_id)
-                if held is None:
-                    continue
-                for body, shape, X_BG in self._shapes_of(held):
-                    checker.add_collision_shape_to_body(object_group(object_id), body, shape,
-                                                        X_BG)
-        except ValueError as err:
-            for object_id in changed:  # back to what the groups held
-                group = object_group(object_id)
-                checker.remove_all_added_collision_shapes(group)
-                for description in before.get(group, []):
-                    checker.add_collision_shape(group, description)
-            raise PlanningSceneError(str(err)) from None
+        # One new world for the whole message (a MOVE removes and adds its shapes).
+        with checker.batched_changes():
+            try:
+                for object_id in changed:
+                    checker.remove_all_added_collision_shapes(object_group(object_id))
+                    held = planned.get(object_id)
+                    if held is None:
+                        continue
+                    for body, shape, X_BG in self._shapes_of(held):
+                        checker.add_collision_shape_to_body(object_group(object_id), body,
+                                                            shape, X_BG)
+            except ValueError as err:
+                for object_id in changed:  # back to what the groups held
+                    group = object_group(object_id)
+                    checker.remove_all_added_collision_shapes(group)
+                    for description in before.get(group, []):
+                        checker.add_collision_shape(group, description)
+                raise PlanningSceneError(str(err)) from None
         self.objects = planned
         self._apply_filters(planned, allowed)
         self._apply_padding(padding)

@@ -13,8 +13,10 @@ fcl, lcm or ROS.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -54,6 +56,36 @@ class AddedGeometry:
         self._added_source = None
         self._added_count = 0
         self._added_triangles = 0
+        # Inside batched_changes: the new world is swapped in once, at its end.
+        self._batch_depth = 0
+        self._world_stale = False
+
+    def _swap_world(self) -> None:
+        """Swap in the world of the tables as they are now (at a batch's end when in one)."""
+        if self._batch_depth:
+            self._world_stale = True
+        else:
+            self._world = self._make_world()
+
+    @contextlib.contextmanager
+    def batched_changes(self) -> Iterator[None]:
+        """Make the added-shape changes of a ``with`` block one change of the world.
+
+        Shapes removed and added inside the block (an object moved: its
+        group removed and added again at the new pose) rebuild the world the
+        queries see once, when the block ends (also when it raises), not
+        once per call; a query in another thread sees the world before the
+        block or after it. Blocks may nest; the outermost one swaps.
+        """
+        with self._lock:
+            self._batch_depth += 1
+            try:
+                yield
+            finally:
+                self._batch_depth -= 1
+                if not self._batch_depth and self._world_stale:
+                    self._world_stale = False
+                    self._world = self._make_world()
 
     # ------------------------------------------------------------- added shapes
 
@@ -157,7 +189,7 @@ class AddedGeometry:
             for body in touched:
                 members = [g for g, b in self._body_of.items() if b == body]
                 self._geometry_sets[body] = GeometrySet(members) if members else None
-            self._world = self._make_world()
+            self._swap_world()
 
     def _add_shape(self, group_name, body: int, shape, X_BG) -> GeometryId:
         if not isinstance(group_name, str) or not group_name:
@@ -213,7 +245,7 @@ class AddedGeometry:
         self._added_triangles += triangles
         self._added.setdefault(group_name, []).append(
             BodyShapeDescription(shape, X_BG, body_name, g))
-        self._world = self._make_world()
+        self._swap_world()
         return g
 
     # ------------------------------------------------------------ point clouds

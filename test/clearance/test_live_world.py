@@ -287,6 +287,68 @@ def test_queries_on_other_threads_see_the_old_world_or_the_new_one():
     assert any(is_old for is_old, _, _ in seen) and any(is_new for _, is_new, _ in seen)
 
 
+def test_a_batched_move_answers_as_the_calls_one_by_one_and_is_one_change():
+    # batched_changes: an obstacle removed and added again at a new pose is one
+    # new world: queries on other threads never see the world without it.
+    checker, reference = make("ur5"), make("ur5")
+    qs = robots.random_configurations(checker, 40, 13)
+    box = Box(0.1, 2.0, 2.0)
+    X_A, X_B = RigidTransform([0.35, 0.0, 0.5]), RigidTransform([-0.35, 0.0, 0.5])
+    empty = checker.check_configs_collision_free(qs)
+    for c in (checker, reference):
+        c.add_collision_shape_to_body("wall", "world", box, X_A)
+    at_a = checker.check_configs_collision_free(qs)
+    reference.remove_all_added_collision_shapes("wall")
+    reference.add_collision_shape_to_body("wall", "world", box, X_B)
+    at_b = reference.check_configs_collision_free(qs)
+    assert not np.array_equal(at_a, at_b) and not np.array_equal(at_a, empty)
+    assert not np.array_equal(at_b, empty)
+    stop = threading.Event()
+    seen, errors = [], []
+
+    def reader():
+        try:
+            while not stop.is_set():
+                verdicts = checker.check_configs_collision_free(qs)
+                seen.append((np.array_equal(verdicts, at_a), np.array_equal(verdicts, at_b)))
+        except Exception as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        for k in range(20):
+            with checker.batched_changes():
+                checker.remove_all_added_collision_shapes("wall")
+                if k % 2 == 0:
+                    # The world of the queries is still the one before the block.
+                    assert np.array_equal(checker.check_configs_collision_free(qs), at_a)
+                checker.add_collision_shape_to_body("wall", "world", box,
+                                                    X_B if k % 2 == 0 else X_A)
+    finally:
+        stop.set()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert seen and all(is_a or is_b for is_a, is_b in seen)
+    # Nested blocks and a block that raises swap in the world of the tables.
+    with pytest.raises(RuntimeError):
+        with checker.batched_changes():
+            with checker.batched_changes():
+                checker.remove_all_added_collision_shapes("wall")
+            assert np.array_equal(checker.check_configs_collision_free(qs), at_a)
+            raise RuntimeError("a failure half way")
+    assert checker.get_all_added_collision_shapes() == {}
+    assert np.array_equal(checker.check_configs_collision_free(qs), empty)
+    with checker.batched_changes():
+        checker.add_collision_shape_to_body("wall", "world", box, X_B)
+    assert np.array_equal(checker.check_configs_collision_free(qs), at_b)
+    table, expected = checker.calc_robot_clearance(qs[0], 0.3), reference.calc_robot_clearance(
+        qs[0], 0.3)
+    assert np.array_equal(table.distances(), expected.distances())
+
+
 # ------------------------------------------------------------------ point clouds
 
 def workspace_points(count, seed):
