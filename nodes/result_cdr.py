@@ -24,6 +24,7 @@ This module must never import cyclonedds, rclpy or ``geometry_core``.
 from __future__ import annotations
 
 import functools
+import operator
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -181,7 +182,8 @@ class SampleLayout:
         Index of ``max_distance`` (SignedDistancePairArray), else None.
     """
 
-    __slots__ = ("template", "pairs", "_size", "_segments", "_positions", "_max_distance_at")
+    __slots__ = ("template", "pairs", "_size", "_parts", "_cut", "_first", "_positions",
+                 "_max_distance_at")
 
     def __init__(self, template: bytes, numbers_at: list[int], numbers_size: int,
                  max_distance_at: int | None) -> None:
@@ -191,15 +193,26 @@ class SampleLayout:
         #: A few pairs: the template's bytes between the pairs' numbers (the
         #: first after the encapsulation header and stamp), joined with the
         #: numbers given.
-        self._segments = None
+        self._parts = None
         self._positions = None
         if self.pairs <= _FEW_PAIRS:
             ends = [at + numbers_size for at in numbers_at]
-            self._segments = [template[start:end] for start, end in
-                              zip([12] + ends, numbers_at + [len(template)])]
-            if max_distance_at is not None:  # in the first segment: cut around it
-                first, at = self._segments[0], max_distance_at - 12
-                self._segments[0:1] = [first[:at], first[at + 8:]]
+            segments = [template[start:end] for start, end in
+                        zip([12] + ends, numbers_at + [len(template)])]
+            # The parts of a sample: header, stamp, the first segment (cut
+            # around max_distance), then each pair's numbers and the segment
+            # after them; the stamp, max_distance and numbers are None here.
+            if max_distance_at is None:
+                head = [_HEADER, None, segments[0]]
+            else:
+                at = max_distance_at - 12
+                head = [_HEADER, None, segments[0][:at], None, segments[0][at + 8:]]
+            self._first = len(head)
+            self._parts = head + [part for segment in segments[1:] for part in (None, segment)]
+            # Every pair's numbers cut from the buffer in one call.
+            cuts = [slice(k * numbers_size, (k + 1) * numbers_size) for k in range(self.pairs)]
+            self._cut = operator.itemgetter(*cuts) if len(cuts) > 1 else (
+                (lambda numbers, cut=cuts[0]: (numbers[cut],)) if cuts else None)
         else:
             #: Many pairs: the index in the sample of every byte of their
             #: numbers, pair after pair, for one numpy assignment.
@@ -232,19 +245,14 @@ class SampleLayout:
             if len(numbers) != self.pairs * self._size:
                 raise ValueError(f"{len(numbers)} bytes of numbers for {self.pairs} pairs of "
                                  f"{self._size} bytes")
-        segments = self._segments
-        if segments is not None:
-            if self._max_distance_at is None:
-                parts = [_HEADER, _STAMP.pack(sec, nanosec), segments[0]]
-                first = 1
-            else:
-                parts = [_HEADER, _STAMP.pack(sec, nanosec), segments[0],
-                         _F64.pack(max_distance), segments[1]]
-                first = 2
-            size = self._size
-            for k in range(self.pairs):
-                parts.append(numbers[k * size:(k + 1) * size])
-                parts.append(segments[first + k])
+        parts = self._parts
+        if parts is not None:
+            parts = parts[:]
+            parts[1] = _STAMP.pack(sec, nanosec)
+            if self._max_distance_at is not None:
+                parts[3] = _F64.pack(max_distance)
+            if self.pairs:
+                parts[self._first::2] = self._cut(numbers)
             return b"".join(parts)
         sample = bytearray(self.template)
         _STAMP.pack_into(sample, 4, sec, nanosec)

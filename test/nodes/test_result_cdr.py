@@ -67,3 +67,44 @@ def test_serializer_for_refuses_a_writer_that_differs():
     # XCDR2 aligns float64 to 4: the flat XCDR1 writer must not be used for it.
     assert serializer_for(DISTANCES, T, lambda m: m.serialize(use_version_2=True)) is None
     assert serializer_for("std_msgs/msg/String", T, _cyclone) is None
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 7, 16, 17, 40])
+def test_a_layout_writes_what_the_writer_writes_for_any_numbers(count):
+    # A few pairs are joined from the template's pieces, many written into a
+    # copy of it: both must give the writer's bytes for the same pairs.
+    import numpy as np
+
+    from geometry_core_nodes.result_cdr import (
+        PENETRATION_NUMBERS,
+        SIGNED_DISTANCE_NUMBERS,
+        pair_names,
+        penetration_array_layout,
+        signed_distance_array_layout,
+        write_penetration_array,
+        write_signed_distance_array,
+    )
+
+    rng = np.random.default_rng(count)
+    names = [pair_names("g" * (k % 5 + 1), f"b{k}", "ünï" if k % 3 else "f", "w" * (k % 7))
+             for k in range(count)]
+    stale, lost = ["upper_arm"] if count % 2 else [], ["gripper"] * (count % 3)
+    for frame in ("world", "w", "base_link_x"):
+        for layout_of, writer, numbers in (
+                (penetration_array_layout, write_penetration_array, PENETRATION_NUMBERS),
+                (signed_distance_array_layout, write_signed_distance_array,
+                 SIGNED_DISTANCE_NUMBERS)):
+            layout = layout_of(frame, names, stale, lost)
+            values = rng.normal(size=numbers.size // 8 * count) * 10.0 ** rng.integers(
+                -300, 300, numbers.size // 8 * count)
+            packed = values.tobytes()
+            pairs = [(n, packed[k * numbers.size:(k + 1) * numbers.size])
+                     for k, n in enumerate(names)]
+            sec, nanosec = int(rng.integers(-2**31, 2**31)), int(rng.integers(0, 2**32))
+            if writer is write_penetration_array:
+                expected = writer(sec, nanosec, frame, pairs, stale, lost)
+                got = layout.write(sec, nanosec, packed)
+            else:
+                expected = writer(sec, nanosec, frame, 0.25, pairs, stale, lost)
+                got = layout.write(sec, nanosec, packed, 0.25)
+            assert got == expected, (frame, writer.__name__)
