@@ -370,18 +370,10 @@ class TfBuffer:
         Pass the same sequence (say, a tuple the caller keeps) on every call:
         the chains are worked out again only when it or the structure changed.
         """
-        plan = self._plan
-        if plan is None or plan.structure != self.structure or (
-                plan.pairs is not pairs and plan.pairs != tuple(pairs)):
-            plan = self._plan = self._make_plan(tuple(pairs))
+        plan = self._plan_for(pairs)
         rows = plan.edge_rows
-        table, stamp_table = self._values, self._stamps
-        stamps = [stamp_table[row] for row in rows]
-        if plan.any_static:
-            static = self._static
-            dynamic = [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
-        else:
-            dynamic = stamps
+        table = self._values
+        stamps, dynamic = self._edge_stamps(plan)
         # Every edge's pose from its stored numbers, in one compiled call.
         X_array = matrix4_from_pose_rows([table[row] for row in rows], LIBRARY_ORDER)
         if plan.complete:
@@ -409,21 +401,30 @@ class TfBuffer:
             :meth:`lookup_poses`' stamps; None when some pair is not found
             or takes a chain of several transforms (ask :meth:`lookup_poses`).
         """
+        plan = self._plan_for(pairs)
+        if not plan.complete:
+            return None
+        rows = plan.edge_rows
+        table = self._values
+        stamps, dynamic = self._edge_stamps(plan)
+        return [table[row] for row in rows], stamps, dynamic
+
+    def _plan_for(self, pairs: Sequence[tuple[str, str]]):
+        """The chains of ``pairs``, worked out again only when they or the structure changed."""
         plan = self._plan
         if plan is None or plan.structure != self.structure or (
                 plan.pairs is not pairs and plan.pairs != tuple(pairs)):
             plan = self._plan = self._make_plan(tuple(pairs))
-        if not plan.complete:
-            return None
-        rows = plan.edge_rows
-        table, stamp_table = self._values, self._stamps
+        return plan
+
+    def _edge_stamps(self, plan) -> tuple[list[int], list[int]]:
+        """Each edge's stamp, and its stamp as a dynamic one (none for a static edge)."""
+        rows, stamp_table = plan.edge_rows, self._stamps
         stamps = [stamp_table[row] for row in rows]
-        if plan.any_static:
-            static = self._static
-            dynamic = [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
-        else:
-            dynamic = stamps
-        return [table[row] for row in rows], stamps, dynamic
+        if not plan.any_static:
+            return stamps, stamps
+        static = self._static
+        return stamps, [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
 
     @staticmethod
     def _compose(X: Sequence, first: int, length: int):

@@ -19,6 +19,7 @@ import os
 import re
 import struct
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -47,6 +48,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from scene_builders import build_ours, random_scene_spec  # noqa: E402
 
 _SPECIAL = [math.nan, math.inf, -math.inf, 0.0, -0.0, 5e-324, -1.7976931348623157e308]
+
+# A box of 0.06 x 0.06 x 0.2 m, as an OBJ (eight vertices, twelve triangles).
+_BOX_OBJ = Path(__file__).parents[1] / "data" / "meshes" / "forearm.obj"
 
 
 def _numbers(rng, n: int) -> np.ndarray:
@@ -215,14 +219,14 @@ def test_proximity_rows_of_the_demo_arm_along_its_motion():
     assert all(seen), seen
 
 
-def test_pairs_left_to_python_give_the_records_rows_too(tmp_path):
+def test_pairs_left_to_python_give_the_records_rows_too():
     # A mesh pair is answered in Python (FCL), two half spaces are an error:
     # the rows then come from the records, with the same errors.
     sg = SceneGraph()
     src = sg.register_source("s")
     frame = sg.register_frame(src, GeometryFrame("f"))
     mesh = sg.register_geometry(src, frame, GeometryInstance(
-        RigidTransform(), Mesh(str(_cube_obj(tmp_path))), "mesh"))
+        RigidTransform(), Mesh(str(_BOX_OBJ)), "mesh"))
     ball = sg.register_anchored_geometry(src, GeometryInstance(
         RigidTransform([0.0, 0.0, 0.4]), Sphere(0.2), "ball"))
     for g in (mesh, ball):
@@ -259,35 +263,6 @@ def test_proximity_rows_refuse_nan_and_point_clouds():
         sg.query_object().compute_proximity_rows(0.1)
 
 
-_OBJ = """v -0.1 -0.1 -0.1
-v 0.1 -0.1 -0.1
-v 0.1 0.1 -0.1
-v -0.1 0.1 -0.1
-v -0.1 -0.1 0.1
-v 0.1 -0.1 0.1
-v 0.1 0.1 0.1
-v -0.1 0.1 0.1
-f 1 3 2
-f 1 4 3
-f 5 6 7
-f 5 7 8
-f 1 2 6
-f 1 6 5
-f 2 3 7
-f 2 7 6
-f 3 4 8
-f 3 8 7
-f 4 1 5
-f 4 5 8
-"""
-
-
-def _cube_obj(folder):
-    path = folder / "cube.obj"
-    path.write_text(_OBJ)
-    return path
-
-
 def test_the_scene_graphs_one_call_gives_the_query_objects_rows():
     # SceneGraph.compute_proximity_rows takes the snapshot itself: the same
     # rows, the same errors, and the query object's answer where it must.
@@ -314,12 +289,12 @@ def test_the_scene_graphs_one_call_gives_the_query_objects_rows():
         sg.compute_proximity_rows(0.1)
 
 
-def test_the_scene_graphs_one_call_with_a_mesh_or_a_cloud_answers_as_the_query_object(tmp_path):
+def test_the_scene_graphs_one_call_with_a_mesh_or_a_cloud_answers_as_the_query_object():
     sg = SceneGraph()
     src = sg.register_source("s")
     frame = sg.register_frame(src, GeometryFrame("f"))
     mesh = sg.register_geometry(src, frame, GeometryInstance(
-        RigidTransform(), Mesh(str(_cube_obj(tmp_path))), "mesh"))
+        RigidTransform(), Mesh(str(_BOX_OBJ)), "mesh"))
     ball = sg.register_anchored_geometry(src, GeometryInstance(
         RigidTransform([0.0, 0.0, 0.25]), Sphere(0.2), "ball"))
     for g in (mesh, ball):
