@@ -50,6 +50,9 @@
 #include "gc_tolerances.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -356,7 +359,9 @@ typedef struct {
     ptrdiff_t *centred;     /* (G): the configuration centre's row is at (-1: none) */
     double *centre;         /* (G, 3): outer spheres' centres in W */
     ptrdiff_t *boxed;       /* (G): the configuration box's row is at (-1: none) */
-    ptrdiff_t *todo, *need, *proof;   /* (P): a configuration's pairs left to decide */
+    ptrdiff_t *todo;        /* (P): a configuration's pairs left to decide */
+    double *lane;           /* (6, P): their centres' differences, radii, paddings
+                               and gaps (check_state) */
     ptrdiff_t *active;      /* (stretches, P): the pairs some configuration of the
                                stretch may need */
     Py_ssize_t *active_count;   /* (stretches): how many */
@@ -517,6 +522,27 @@ static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, pt
     return 0;
 }
 
+/* clear[t] = |(dx, dy, dz)[t]| - rad[t] - pad[t], t < n: the outer spheres'
+ * gap less the padding. Two at once where SSE2 is (every x86_64): the same
+ * operations in the same order, and a square root is correctly rounded in
+ * either width, so the bits are those of the scalar loop on any CPU. */
+static void sphere_gaps(const double *dx, const double *dy, const double *dz,
+                        const double *rad, const double *pad, double *clear, Py_ssize_t n) {
+    Py_ssize_t t = 0;
+#if defined(__SSE2__)
+    for (; t + 2 <= n; t += 2) {
+        __m128d x = _mm_loadu_pd(dx + t), y = _mm_loadu_pd(dy + t), z = _mm_loadu_pd(dz + t);
+        __m128d square = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x, x), _mm_mul_pd(y, y)),
+                                    _mm_mul_pd(z, z));
+        __m128d gap = _mm_sub_pd(_mm_sub_pd(_mm_sqrt_pd(square), _mm_loadu_pd(rad + t)),
+                                 _mm_loadu_pd(pad + t));
+        _mm_storeu_pd(clear + t, gap);
+    }
+#endif
+    for (; t < n; ++t)
+        clear[t] = sqrt(dx[t] * dx[t] + dy[t] * dy[t] + dz[t] * dz[t]) - rad[t] - pad[t];
+}
+
 /* One configuration s_m of a stretch [first, last] whose proofs so far are
  * fwd, bwd and active (as motion_scratch's; *active their count): its
  * pairs not yet proven, decided, their proofs reaching back to first when
@@ -546,27 +572,31 @@ static int check_state(edge_job *job, motion_scratch *w, ptrdiff_t *fwd, ptrdiff
         gc_to_world(w->X_WF + 16 * slot[g], mo->outer_F + 4 * g, w->centre + 3 * g);
         w->centred[g] = m;
     }
-    /* The spheres of all of them first, with few branches: no iteration
-     * waits on the one before, so their square roots overlap. */
+    /* The outer spheres' gaps of all of them, in a loop of two pairs an
+     * instruction (sphere_gaps), their differences gathered first. */
     const double *padding = mo->views[4].buf;
+    Py_ssize_t P = mo->P;
+    double *dx = w->lane, *dy = dx + P, *dz = dy + P, *rad = dz + P, *pad = rad + P;
+    double *clear = pad + P;
+    for (Py_ssize_t t = 0; t < todo; ++t) {
+        Py_ssize_t p = w->todo[t];
+        const double *ci = w->centre + 3 * pairs[2 * p], *cj = w->centre + 3 * pairs[2 * p + 1];
+        dx[t] = ci[0] - cj[0];
+        dy[t] = ci[1] - cj[1];
+        dz[t] = ci[2] - cj[2];
+        rad[t] = mo->pair_radii[p];
+        pad[t] = padding[p];
+    }
+    sphere_gaps(dx, dy, dz, rad, pad, clear, todo);
     for (Py_ssize_t t = 0; t < todo; ++t) {
         Py_ssize_t p = w->todo[t];
         ptrdiff_t need = back ? m - 1 - fwd[p] : bwd[p] - 1 - m;
-        w->need[t] = need;
-        const double *ci = w->centre + 3 * pairs[2 * p], *cj = w->centre + 3 * pairs[2 * p + 1];
-        double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
-        double clear = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - mo->pair_radii[p] -
-                       padding[p];
         /* The group's spheres first: where they prove s_m, their proof (its
          * smallest per, its largest padding) holds for the pair; else the
          * pair's own. */
         int n = mo->group[p];
         ptrdiff_t k = n < 0 ? -1 : proven(group_gap(job, w, n, m), job->group_per[n], need);
-        w->proof[t] = k >= 0 ? k : proven(clear, job->per[p], need);
-    }
-    for (Py_ssize_t t = 0; t < todo; ++t) {
-        Py_ssize_t p = w->todo[t];
-        ptrdiff_t need = w->need[t], k = w->proof[t];
+        if (k < 0) k = proven(clear[t], job->per[p], need);
         if (k < 0) k = decide(job, w, p, m, need, k);
         if (k == PAIR_CONTACT) {
             atomic_store_explicit(&job->contact, 1, memory_order_relaxed);
@@ -641,9 +671,9 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     ptrdiff_t stretches = count / workers / GC_MOTION_STRETCH;
     if (stretches < 1) stretches = 1;
     if (stretches > GC_MOTION_STRETCHES_MAX) stretches = GC_MOTION_STRETCHES_MAX;
-    size_t per_worker = (size_t)(3 * stretches * P + 3 * P + 3 * G + NG) * sizeof(ptrdiff_t) +
+    size_t per_worker = (size_t)(3 * stretches * P + P + 3 * G + NG) * sizeof(ptrdiff_t) +
                         (size_t)stretches * sizeof(Py_ssize_t) +
-                        (size_t)(32 * F + 25 * G + n + NG) * sizeof(double);
+                        (size_t)(32 * F + 25 * G + n + NG + 6 * P) * sizeof(double);
     /* Every part of a worker's scratch stays 8-byte aligned. */
     per_worker = (per_worker + 7) / 8 * 8;
     size_t shared = (size_t)(n + P + L + NG) * sizeof(double) +  /* dq, per, moved, group_per */
@@ -683,9 +713,7 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->centred = s->posed + G;
         s->boxed = s->centred + G;
         s->todo = s->boxed + G;
-        s->need = s->todo + P;
-        s->proof = s->need + P;
-        s->grouped = s->proof + P;
+        s->grouped = s->todo + P;
         s->X_PF = (double *)(s->grouped + NG);
         s->X_WF = s->X_PF + 16 * F;
         s->X_WG = s->X_WF + 16 * F;
@@ -693,7 +721,8 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->box = s->centre + 3 * G;
         s->q = s->box + 6 * G;
         s->group_clear = s->q + n;
-        s->active_count = (Py_ssize_t *)(s->group_clear + NG);
+        s->lane = s->group_clear + NG;
+        s->active_count = (Py_ssize_t *)(s->lane + 6 * P);
         memcpy(s->X_PF, self->views[0].buf, (size_t)F * 16 * sizeof(double));
         next += per_worker;
     }
