@@ -91,6 +91,9 @@ typedef struct {
     Py_ssize_t NG;
     int *group, *group_side, *body_slot;
     double *group_padding, *body_F;
+    double *group_radii;         /* (NG): the sum of its sides' radii */
+    int *bodies;                 /* (NB): the links b some group has a side G + b of */
+    Py_ssize_t NB;
 } MotionObject;
 
 static void motion_release(MotionObject *self) {
@@ -107,9 +110,11 @@ static void motion_release(MotionObject *self) {
     PyMem_Free(self->body_slot);
     PyMem_Free(self->group_padding);
     PyMem_Free(self->body_F);
-    self->group = self->group_side = self->body_slot = NULL;
-    self->group_padding = self->body_F = NULL;
-    self->NG = 0;
+    PyMem_Free(self->group_radii);
+    PyMem_Free(self->bodies);
+    self->group = self->group_side = self->body_slot = self->bodies = NULL;
+    self->group_padding = self->body_F = self->group_radii = NULL;
+    self->NG = self->NB = 0;
     Py_CLEAR(self->model);
 }
 
@@ -223,7 +228,33 @@ static int make_groups(MotionObject *self, Py_ssize_t P) {
         }
         if (padding[p] > self->group_padding[n]) self->group_padding[n] = padding[p];
     }
+    /* Each group's radii, as its sides' spheres add them; the links on a
+     * side, once each. */
+    self->group_radii = PyMem_Malloc((size_t)(NG + 1) * sizeof(double));
+    self->bodies = PyMem_Malloc((size_t)(G + 1) * sizeof(int));
+    if (!self->group_radii || !self->bodies) {
+        PyMem_Free(count);
+        PyMem_Free(keys);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(count, 0, (size_t)G * sizeof(int));
+    Py_ssize_t NB = 0;
+    for (Py_ssize_t n = 0; n < NG; ++n) {
+        double r[2];
+        for (int k = 0; k < 2; ++k) {
+            int side = self->group_side[2 * n + k];
+            if (side < G) {
+                r[k] = self->outer_F[4 * side + 3];
+                continue;
+            }
+            r[k] = self->body_F[4 * (side - G) + 3];
+            if (count[side - G]++ == 0) self->bodies[NB++] = side - (int)G;
+        }
+        self->group_radii[n] = r[0] + r[1];
+    }
     self->NG = NG;
+    self->NB = NB;
     PyMem_Free(count);
     PyMem_Free(keys);
     return 0;
@@ -356,8 +387,8 @@ typedef struct {
     double *X_PF, *X_WF;    /* (F, 16) */
     double *X_WG;           /* (G, 16) */
     ptrdiff_t *posed;       /* (G): the configuration X_WG's row is posed at (-1: none) */
-    ptrdiff_t *centred;     /* (G): the configuration centre's row is at (-1: none) */
-    double *centre;         /* (G, 3): outer spheres' centres in W */
+    double *centre;         /* (2 G, 3): outer spheres' centres in W (row g), and
+                               the groups' link spheres' (row G + b) */
     ptrdiff_t *boxed;       /* (G): the configuration box's row is at (-1: none) */
     ptrdiff_t *todo;        /* (P): a configuration's pairs left to decide */
     double *lane;           /* (6, P): their centres' differences, radii, paddings
@@ -422,40 +453,15 @@ static const double *world_box(const MotionObject *mo, motion_scratch *w, int g,
     return b;
 }
 
-static const double *outer_centre(const MotionObject *mo, motion_scratch *w, int g,
-                                  ptrdiff_t m) {
-    double *c = w->centre + 3 * g;
-    if (w->centred[g] != m) {
-        gc_to_world(w->X_WF + 16 * mo->view.frame_slot[g], mo->outer_F + 4 * g, c);
-        w->centred[g] = m;
-    }
-    return c;
-}
-
-/* A group side's sphere at s_m: centre in W (c) and radius. */
-static double side_sphere(const MotionObject *mo, motion_scratch *w, int side, ptrdiff_t m,
-                          double *c) {
-    Py_ssize_t G = mo->view.G;
-    if (side < G) {
-        const double *o = outer_centre(mo, w, side, m);
-        c[0] = o[0];
-        c[1] = o[1];
-        c[2] = o[2];
-        return mo->outer_F[4 * side + 3];
-    }
-    const double *b = mo->body_F + 4 * (side - G);
-    gc_to_world(w->X_WF + 16 * mo->body_slot[side - G], b, c);
-    return b[3];
-}
-
-/* Group n's spheres at s_m: a lower bound of every member pair's distance
- * less its padding (-inf where they overlap). */
+/* Group n's spheres at s_m (their centres in w->centre, check_state): a
+ * lower bound of every member pair's distance less its padding (-inf where
+ * they overlap). */
 static double group_gap(const edge_job *job, motion_scratch *w, Py_ssize_t n, ptrdiff_t m) {
     const MotionObject *mo = job->mo;
     if (w->grouped[n] == m) return w->group_clear[n];
-    double ci[3], cj[3];
-    double radii = side_sphere(mo, w, mo->group_side[2 * n], m, ci) +
-                   side_sphere(mo, w, mo->group_side[2 * n + 1], m, cj);
+    const double *ci = w->centre + 3 * mo->group_side[2 * n];
+    const double *cj = w->centre + 3 * mo->group_side[2 * n + 1];
+    double radii = mo->group_radii[n];
     double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
     double square = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     double padding = mo->group_padding[n], least = radii + padding + GC_MOTION_PROOF_MARGIN;
@@ -566,11 +572,15 @@ static int check_state(edge_job *job, motion_scratch *w, ptrdiff_t *fwd, ptrdiff
     *active = kept;
     if (todo == 0) return 0;
     pose_configuration(job, w, m);
-    /* Every outer sphere's centre, in one pass. */
+    /* Every outer sphere's centre, in one pass (row g). */
     const int *slot = mo->view.frame_slot, *pairs = mo->views[3].buf;
-    for (Py_ssize_t g = 0; g < mo->view.G; ++g) {
+    for (Py_ssize_t g = 0; g < mo->view.G; ++g)
         gc_to_world(w->X_WF + 16 * slot[g], mo->outer_F + 4 * g, w->centre + 3 * g);
-        w->centred[g] = m;
+    /* And the groups' link spheres, on rows G + b. */
+    for (Py_ssize_t k = 0; k < mo->NB; ++k) {
+        int b = mo->bodies[k];
+        gc_to_world(w->X_WF + 16 * mo->body_slot[b], mo->body_F + 4 * b,
+                    w->centre + 3 * (mo->view.G + b));
     }
     /* The outer spheres' gaps of all of them, in a loop of two pairs an
      * instruction (sphere_gaps), their differences gathered first. */
@@ -627,7 +637,7 @@ static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
     for (ptrdiff_t b = begin; b < end; ++b) {
         ptrdiff_t first = count * b / job->blocks, last = count * (b + 1) / job->blocks - 1;
         ptrdiff_t size = last - first + 1;
-        for (Py_ssize_t g = 0; g < mo->view.G; ++g) w->posed[g] = w->centred[g] = w->boxed[g] = -1;
+        for (Py_ssize_t g = 0; g < mo->view.G; ++g) w->posed[g] = w->boxed[g] = -1;
         for (Py_ssize_t n = 0; n < mo->NG; ++n) w->grouped[n] = -1;
         for (ptrdiff_t pass = 0; pass < 2; ++pass) {
             for (ptrdiff_t r = 0; r < S; ++r) {
@@ -671,9 +681,9 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     ptrdiff_t stretches = count / workers / GC_MOTION_STRETCH;
     if (stretches < 1) stretches = 1;
     if (stretches > GC_MOTION_STRETCHES_MAX) stretches = GC_MOTION_STRETCHES_MAX;
-    size_t per_worker = (size_t)(3 * stretches * P + P + 3 * G + NG) * sizeof(ptrdiff_t) +
+    size_t per_worker = (size_t)(3 * stretches * P + P + 2 * G + NG) * sizeof(ptrdiff_t) +
                         (size_t)stretches * sizeof(Py_ssize_t) +
-                        (size_t)(32 * F + 25 * G + n + NG + 6 * P) * sizeof(double);
+                        (size_t)(32 * F + 28 * G + n + NG + 6 * P) * sizeof(double);
     /* Every part of a worker's scratch stays 8-byte aligned. */
     per_worker = (per_worker + 7) / 8 * 8;
     size_t shared = (size_t)(n + P + L + NG) * sizeof(double) +  /* dq, per, moved, group_per */
@@ -710,15 +720,14 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->bwd = s->fwd + stretches * P;
         s->active = s->bwd + stretches * P;
         s->posed = s->active + stretches * P;
-        s->centred = s->posed + G;
-        s->boxed = s->centred + G;
+        s->boxed = s->posed + G;
         s->todo = s->boxed + G;
         s->grouped = s->todo + P;
         s->X_PF = (double *)(s->grouped + NG);
         s->X_WF = s->X_PF + 16 * F;
         s->X_WG = s->X_WF + 16 * F;
         s->centre = s->X_WG + 16 * G;
-        s->box = s->centre + 3 * G;
+        s->box = s->centre + 6 * G;
         s->q = s->box + 6 * G;
         s->group_clear = s->q + n;
         s->lane = s->group_clear + NG;
