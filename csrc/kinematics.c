@@ -121,9 +121,14 @@ int gc_chain_max_column(const chain *c) {
 void gc_chain_pose_frames(const chain *c, const double *q, const int *link_slot,
                           const int *parent_slot, Py_ssize_t F, double *X_PF, double *X_WF) {
     link_poses(c, q, link_slot, X_PF);
-    memcpy(X_WF, X_PF, (size_t)F * 16 * sizeof(double));
-    for (Py_ssize_t s = 1; s < F; ++s)
-        if (parent_slot[s] != 0) gc_compose(X_WF + 16 * parent_slot[s], X_PF + 16 * s, X_WF + 16 * s);
+    /* A slot under the world is its X_PF; the others are composed, every
+     * value written, so only the former are copied. */
+    for (Py_ssize_t s = 0; s < F; ++s) {
+        if (s == 0 || parent_slot[s] == 0)
+            memcpy(X_WF + 16 * s, X_PF + 16 * s, 16 * sizeof(double));
+        else
+            gc_compose(X_WF + 16 * parent_slot[s], X_PF + 16 * s, X_WF + 16 * s);
+    }
 }
 
 /* Checks link_slot (L,) and parent_slot (F,) for gc_chain_pose_frames: every
