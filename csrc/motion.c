@@ -419,9 +419,14 @@ enum { PAIR_CONTACT = -1, PAIR_PYTHON = -2 };
  * even prove s_m. `per` is the pair's steps / speed (inf when nothing moves
  * its bodies apart or together). */
 static ptrdiff_t proven(double clear, double per, ptrdiff_t need) {
-    if (!(clear > GC_MOTION_PROOF_MARGIN)) return -1;
+    /* Without branches (whether a pair is proven is hard to predict): the
+     * reach clamped to [0, need] (a NaN to need) before it is truncated,
+     * which keeps every conversion defined; need is exact as a double. */
     double reach = (clear - GC_MOTION_PROOF_MARGIN) * per;
-    return reach >= (double)need ? need : (ptrdiff_t)reach;
+    reach = reach < (double)need ? reach : (double)need;
+    reach = reach > 0.0 ? reach : 0.0;
+    ptrdiff_t k = (ptrdiff_t)reach;
+    return clear > GC_MOTION_PROOF_MARGIN ? k : -1;
 }
 
 static void pose_configuration(const edge_job *job, motion_scratch *w, ptrdiff_t m) {
@@ -606,7 +611,8 @@ static int check_state(edge_job *job, motion_scratch *w, ptrdiff_t *fwd, ptrdiff
          * pair's own. */
         int n = mo->group[p];
         ptrdiff_t k = n < 0 ? -1 : proven(group_gap(job, w, n, m), job->group_per[n], need);
-        if (k < 0) k = proven(clear[t], job->per[p], need);
+        ptrdiff_t own = proven(clear[t], job->per[p], need);
+        k = k >= 0 ? k : own;
         if (k < 0) k = decide(job, w, p, m, need, k);
         if (k == PAIR_CONTACT) {
             atomic_store_explicit(&job->contact, 1, memory_order_relaxed);
