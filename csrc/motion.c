@@ -391,8 +391,8 @@ typedef struct {
                                the groups' link spheres' (row G + b) */
     ptrdiff_t *boxed;       /* (G): the configuration box's row is at (-1: none) */
     ptrdiff_t *todo;        /* (P): a configuration's pairs left to decide */
-    double *lane;           /* (6, P): their centres' differences, radii, paddings
-                               and gaps (check_state) */
+    double *lane;           /* (4, P): their centres' differences and distances
+                               (check_state) */
     ptrdiff_t *active;      /* (stretches, P): the pairs some configuration of the
                                stretch may need */
     Py_ssize_t *active_count;   /* (stretches): how many */
@@ -533,25 +533,23 @@ static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, pt
     return 0;
 }
 
-/* clear[t] = |(dx, dy, dz)[t]| - rad[t] - pad[t], t < n: the outer spheres'
- * gap less the padding. Two at once where SSE2 is (every x86_64): the same
+/* span[t] = |(dx, dy, dz)[t]|, t < n: the distance between two outer
+ * spheres' centres. Two at once where SSE2 is (every x86_64): the same
  * operations in the same order, and a square root is correctly rounded in
  * either width, so the bits are those of the scalar loop on any CPU. */
-static void sphere_gaps(const double *dx, const double *dy, const double *dz,
-                        const double *rad, const double *pad, double *clear, Py_ssize_t n) {
+static void sphere_spans(const double *dx, const double *dy, const double *dz, double *span,
+                         Py_ssize_t n) {
     Py_ssize_t t = 0;
 #if defined(__SSE2__)
     for (; t + 2 <= n; t += 2) {
         __m128d x = _mm_loadu_pd(dx + t), y = _mm_loadu_pd(dy + t), z = _mm_loadu_pd(dz + t);
         __m128d square = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x, x), _mm_mul_pd(y, y)),
                                     _mm_mul_pd(z, z));
-        __m128d gap = _mm_sub_pd(_mm_sub_pd(_mm_sqrt_pd(square), _mm_loadu_pd(rad + t)),
-                                 _mm_loadu_pd(pad + t));
-        _mm_storeu_pd(clear + t, gap);
+        _mm_storeu_pd(span + t, _mm_sqrt_pd(square));
     }
 #endif
     for (; t < n; ++t)
-        clear[t] = sqrt(dx[t] * dx[t] + dy[t] * dy[t] + dz[t] * dz[t]) - rad[t] - pad[t];
+        span[t] = sqrt(dx[t] * dx[t] + dy[t] * dy[t] + dz[t] * dz[t]);
 }
 
 /* One configuration s_m of a stretch [first, last] whose proofs so far are
@@ -587,22 +585,19 @@ static int check_state(edge_job *job, motion_scratch *w, ptrdiff_t *fwd, ptrdiff
         gc_to_world(w->X_WF + 16 * mo->body_slot[b], mo->body_F + 4 * b,
                     w->centre + 3 * (mo->view.G + b));
     }
-    /* The outer spheres' gaps of all of them, in a loop of two pairs an
-     * instruction (sphere_gaps), their differences gathered first. */
+    /* The distances between their outer spheres' centres, in a loop of two
+     * pairs an instruction (sphere_spans), the differences gathered first. */
     const double *padding = mo->views[4].buf;
     Py_ssize_t P = mo->P;
-    double *dx = w->lane, *dy = dx + P, *dz = dy + P, *rad = dz + P, *pad = rad + P;
-    double *clear = pad + P;
+    double *dx = w->lane, *dy = dx + P, *dz = dy + P, *span = dz + P;
     for (Py_ssize_t t = 0; t < todo; ++t) {
         Py_ssize_t p = w->todo[t];
         const double *ci = w->centre + 3 * pairs[2 * p], *cj = w->centre + 3 * pairs[2 * p + 1];
         dx[t] = ci[0] - cj[0];
         dy[t] = ci[1] - cj[1];
         dz[t] = ci[2] - cj[2];
-        rad[t] = mo->pair_radii[p];
-        pad[t] = padding[p];
     }
-    sphere_gaps(dx, dy, dz, rad, pad, clear, todo);
+    sphere_spans(dx, dy, dz, span, todo);
     for (Py_ssize_t t = 0; t < todo; ++t) {
         Py_ssize_t p = w->todo[t];
         ptrdiff_t need = back ? m - 1 - fwd[p] : bwd[p] - 1 - m;
@@ -611,7 +606,7 @@ static int check_state(edge_job *job, motion_scratch *w, ptrdiff_t *fwd, ptrdiff
          * pair's own. */
         int n = mo->group[p];
         ptrdiff_t k = n < 0 ? -1 : proven(group_gap(job, w, n, m), job->group_per[n], need);
-        ptrdiff_t own = proven(clear[t], job->per[p], need);
+        ptrdiff_t own = proven(span[t] - mo->pair_radii[p] - padding[p], job->per[p], need);
         k = k >= 0 ? k : own;
         if (k < 0) k = decide(job, w, p, m, need, k);
         if (k == PAIR_CONTACT) {
@@ -689,7 +684,7 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     if (stretches > GC_MOTION_STRETCHES_MAX) stretches = GC_MOTION_STRETCHES_MAX;
     size_t per_worker = (size_t)(3 * stretches * P + P + 2 * G + NG) * sizeof(ptrdiff_t) +
                         (size_t)stretches * sizeof(Py_ssize_t) +
-                        (size_t)(32 * F + 28 * G + n + NG + 6 * P) * sizeof(double);
+                        (size_t)(32 * F + 28 * G + n + NG + 4 * P) * sizeof(double);
     /* Every part of a worker's scratch stays 8-byte aligned. */
     per_worker = (per_worker + 7) / 8 * 8;
     size_t shared = (size_t)(n + P + L + NG) * sizeof(double) +  /* dq, per, moved, group_per */
@@ -737,7 +732,7 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->q = s->box + 6 * G;
         s->group_clear = s->q + n;
         s->lane = s->group_clear + NG;
-        s->active_count = (Py_ssize_t *)(s->lane + 6 * P);
+        s->active_count = (Py_ssize_t *)(s->lane + 4 * P);
         memcpy(s->X_PF, self->views[0].buf, (size_t)F * 16 * sizeof(double));
         next += per_worker;
     }
