@@ -777,6 +777,139 @@ static PyObject *model_pairs(ModelObject *self, PyObject *args) {
     return out;
 }
 
+/* A penetration row (80 bytes), as geometry_core/proximity/result_rows.py's
+ * PENETRATION_ROW: depth, p_WCa, p_WCb, nhat_BA_W. */
+typedef struct {
+    double depth, p_WCa[3], p_WCb[3], n[3];
+} penetration_row;
+
+/* A signed-distance row (136 bytes), as SIGNED_DISTANCE_ROW: distance,
+ * p_ACa, p_BCb, nhat_BA_W, is_nhat_BA_W_unique (one byte, seven zero bytes
+ * of padding), p_WCa = X_WA p_ACa, p_WCb = X_WB p_BCb. */
+typedef struct {
+    double distance, p_ACa[3], p_BCb[3], n[3];
+    unsigned char unique, pad[7];
+    double p_WCa[3], p_WCb[3];
+} distance_row;
+
+/* One pass over the candidates within max(max_distance, 0) for both
+ * answers pairs() gives: penetration (margin 0, report_max 0, strict, W
+ * witnesses) and clearance (margin and report_max max_distance, local
+ * witnesses). Each pair's kernel runs once, bounded by max(max_distance, 0):
+ * the bound only lets a kernel stop once it proves a pair farther apart than
+ * it, which an overlapping pair never is, so an overlapping pair's answer is
+ * the one the penetration pass computes with bound 0; and with max_distance
+ * >= 0 every answer is the clearance pass's. Pairs left to Python (status
+ * neither OK nor BEYOND: meshes, two half spaces, the direction search's)
+ * are only counted: the caller then asks pairs() twice. */
+static PyObject *model_pair_rows(ModelObject *self, PyObject *args) {
+    PyObject *poses;
+    double max_distance;
+    int want_penetration, want_clearance, of_frames = 0;
+    if (!PyArg_ParseTuple(args, "Odpp|p", &poses, &max_distance, &want_penetration,
+                          &want_clearance, &of_frames))
+        return NULL;
+    if (isnan(max_distance)) {
+        PyErr_SetString(PyExc_ValueError, "max_distance must be a number");
+        return NULL;
+    }
+    Py_buffer view;
+    double *posed = NULL; /* X_WG made here from the frames' poses */
+    if (of_frames) {
+        if (gc_get_buffer(poses, &view, 'd', -1, "X_WF") < 0) return NULL;
+        Py_ssize_t F = view.len / (16 * 8);
+        if (view.len != F * 16 * 8 || (self->G > 0 && self->max_slot >= F)) {
+            PyErr_Format(PyExc_ValueError, "X_WF must hold (F, 4, 4) poses with F > %d",
+                         self->max_slot);
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+        posed = malloc((size_t)(self->G + 1) * 16 * sizeof(double));
+        if (posed == NULL) {
+            PyBuffer_Release(&view);
+            return PyErr_NoMemory();
+        }
+        const double *W = view.buf;
+        for (Py_ssize_t g = 0; g < self->G; ++g)
+            gc_compose(W + 16 * self->frame_slot[g], self->X_FG + 16 * g, posed + 16 * g);
+    } else if (get_poses(self, poses, &view) < 0) {
+        return NULL;
+    }
+    const double *X_WG = posed != NULL ? posed : view.buf;
+    double bound = want_clearance && max_distance > 0.0 ? max_distance : 0.0;
+    key_list keys = {NULL, 0, 0};
+    penetration_row *pen = NULL;
+    distance_row *dist = NULL;
+    int32_t *pen_ij = NULL, *dist_ij = NULL;
+    Py_ssize_t npen = 0, ndist = 0, left = 0;
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (candidates(self, X_WG, bound, NULL, &keys, NULL) < 0) {
+        failed = 1;
+    } else {
+        size_t n = (size_t)keys.size + 1;
+        pen = calloc(n, sizeof(penetration_row));
+        dist = calloc(n, sizeof(distance_row));
+        pen_ij = malloc(2 * n * sizeof(int32_t));
+        dist_ij = malloc(2 * n * sizeof(int32_t));
+        if (pen == NULL || dist == NULL || pen_ij == NULL || dist_ij == NULL) failed = 1;
+    }
+    for (Py_ssize_t k = 0; !failed && k < keys.size; ++k) {
+        int i = (int)(keys.keys[k] / self->G), j = (int)(keys.keys[k] % self->G);
+        const double *Xi = X_WG + 16 * i, *Xj = X_WG + 16 * j;
+        gc_pair_result r;
+        memset(&r, 0, sizeof(r));
+        int status = gc_pair_within(&self->shapes[i], Xi, &self->shapes[j], Xj, bound, &r);
+        if (status == GC_BEYOND) continue;
+        if (status != GC_OK) {
+            ++left;
+            continue;
+        }
+        if (want_penetration && r.distance < 0.0) {
+            penetration_row *p = &pen[npen];
+            p->depth = -r.distance;
+            gc_copy(r.p_WCa, p->p_WCa);
+            gc_copy(r.p_WCb, p->p_WCb);
+            gc_copy(r.nhat_BA_W, p->n);
+            pen_ij[2 * npen] = i;
+            pen_ij[2 * npen + 1] = j;
+            ++npen;
+        }
+        if (want_clearance && r.distance <= max_distance) {
+            distance_row *d = &dist[ndist];
+            d->distance = r.distance;
+            gc_to_local(Xi, r.p_WCa, d->p_ACa);
+            gc_to_local(Xj, r.p_WCb, d->p_BCb);
+            gc_copy(r.nhat_BA_W, d->n);
+            d->unique = r.unique ? 1 : 0;
+            gc_to_world(Xi, d->p_ACa, d->p_WCa);
+            gc_to_world(Xj, d->p_BCb, d->p_WCb);
+            dist_ij[2 * ndist] = i;
+            dist_ij[2 * ndist + 1] = j;
+            ++ndist;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    free(posed);
+    free(keys.keys);
+    PyObject *out = NULL;
+    if (failed) {
+        PyErr_NoMemory();
+    } else {
+        out = Py_BuildValue(
+            "(y#y#y#y#n)", (const char *)pen, npen * (Py_ssize_t)sizeof(penetration_row),
+            (const char *)pen_ij, npen * 2 * (Py_ssize_t)sizeof(int32_t), (const char *)dist,
+            ndist * (Py_ssize_t)sizeof(distance_row), (const char *)dist_ij,
+            ndist * 2 * (Py_ssize_t)sizeof(int32_t), left);
+    }
+    free(pen);
+    free(dist);
+    free(pen_ij);
+    free(dist_ij);
+    return out;
+}
+
 static PyObject *model_candidates(ModelObject *self, PyObject *args) {
     PyObject *poses;
     double margin;
@@ -1778,6 +1911,12 @@ static PyMethodDef model_methods[] = {
      "unique, count not OK, count SEARCHED).\n"
      "Candidates within margin, answered; kept when status != OK or distance < report_max\n"
      "(strict) / <= report_max. local: witnesses in each geometry's frame."},
+    {"pair_rows", (PyCFunction)model_pair_rows, METH_VARARGS,
+     "pair_rows(X_WG, max_distance, penetration, clearance[, of_frames]) -> (bytes of\n"
+     "penetration rows (K, 80), bytes of their (i, j) int32 (K, 2), bytes of signed-distance rows (M, 136)\n"
+     "with witnesses in W too, bytes of their (i, j), count of pairs left to Python):\n"
+     "pairs()'s two answers from one pass of the kernels, as result_rows' rows. of_frames:\n"
+     "the first argument is X_WF (F, 4, 4), each geometry posed as world_poses() poses it"},
     {"candidates", (PyCFunction)model_candidates, METH_VARARGS,
      "candidates(X_WG, margin) -> bytes of int64 keys i * G + j, sorted"},
     {"min_distances", (PyCFunction)model_min_distances, METH_VARARGS,

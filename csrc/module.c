@@ -224,6 +224,21 @@ done:
  * and a rotation block with max |R R^T - I| <= tolerance and det R > 0: the
  * accepting half of math.kernels.validate_matrix4s. False sends the caller to
  * the Python validator, which names the first bad pose and what is wrong. */
+int gc_pose_valid(const double X[16], double tolerance) {
+    for (int c = 0; c < 12; ++c)
+        if (!isfinite(X[c])) return 0;
+    if (!(X[12] == 0.0 && X[13] == 0.0 && X[14] == 0.0 && X[15] == 1.0)) return 0;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+            double e = X[4 * r] * X[4 * c] + X[4 * r + 1] * X[4 * c + 1] +
+                       X[4 * r + 2] * X[4 * c + 2] - (r == c ? 1.0 : 0.0);
+            if (!(fabs(e) <= tolerance)) return 0;
+        }
+    double det = X[0] * (X[5] * X[10] - X[6] * X[9]) - X[1] * (X[4] * X[10] - X[6] * X[8]) +
+                 X[2] * (X[4] * X[9] - X[5] * X[8]);
+    return det > 0.0;
+}
+
 static PyObject *py_poses_valid(PyObject *self, PyObject *args) {
     PyObject *x_o;
     double tolerance;
@@ -233,24 +248,7 @@ static PyObject *py_poses_valid(PyObject *self, PyObject *args) {
     Py_ssize_t n = view.len / (16 * 8);
     int ok = view.len == n * 16 * 8;
     const double *X = view.buf;
-    for (Py_ssize_t k = 0; ok && k < n; ++k, X += 16) {
-        for (int c = 0; c < 12; ++c)
-            if (!isfinite(X[c])) ok = 0;
-        if (!(X[12] == 0.0 && X[13] == 0.0 && X[14] == 0.0 && X[15] == 1.0)) ok = 0;
-        if (!ok) break;
-        for (int r = 0; r < 3 && ok; ++r)
-            for (int c = 0; c < 3; ++c) {
-                double e = X[4 * r] * X[4 * c] + X[4 * r + 1] * X[4 * c + 1] +
-                           X[4 * r + 2] * X[4 * c + 2] - (r == c ? 1.0 : 0.0);
-                if (!(fabs(e) <= tolerance)) {
-                    ok = 0;
-                    break;
-                }
-            }
-        double det = X[0] * (X[5] * X[10] - X[6] * X[9]) - X[1] * (X[4] * X[10] - X[6] * X[8]) +
-                     X[2] * (X[4] * X[9] - X[5] * X[8]);
-        if (!(det > 0.0)) ok = 0;
-    }
+    for (Py_ssize_t k = 0; ok && k < n; ++k, X += 16) ok = gc_pose_valid(X, tolerance);
     PyBuffer_Release(&view);
     return PyBool_FromLong(ok);
 }

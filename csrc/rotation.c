@@ -314,6 +314,46 @@ static PyObject *py_quaternion_poses(PyObject *self, PyObject *const *args, Py_s
  * position) then w, x, y, z (the quaternion); out: writable C-contiguous
  * float64 (N, 4, 4). The numbers of quaternion_poses on the same doubles,
  * without an array of them made first. */
+/* The seven numbers order[] picks from one row (a sequence of numbers) as a
+ * pose in X; 0, with no error set, for a row that is not such a sequence or
+ * whose quaternion or position is unusable. */
+static int pose_of_row(PyObject *row, const Py_ssize_t at[7], double X[16]) {
+    double v[7];
+    PyObject *fast = PySequence_Fast(row, "");
+    if (fast == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_ssize_t size = PySequence_Fast_GET_SIZE(fast);
+    for (int i = 0; i < 7; ++i) {
+        if (at[i] >= size) {
+            Py_DECREF(fast);
+            return 0;
+        }
+        v[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, at[i]));
+        if (v[i] == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_DECREF(fast);
+            return 0;
+        }
+    }
+    Py_DECREF(fast);
+    return pose_from_quaternion(v + 3, v, X);
+}
+
+/* The 7 indices of a row order tuple; -1 with an error set. */
+static int row_order(PyObject *order, Py_ssize_t at[7]) {
+    for (int i = 0; i < 7; ++i) {
+        at[i] = PyNumber_AsSsize_t(PyTuple_GET_ITEM(order, i), PyExc_OverflowError);
+        if (at[i] == -1 && PyErr_Occurred()) return -1;
+        if (at[i] < 0) {
+            PyErr_SetString(PyExc_ValueError, "pose_rows: negative index in order");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t n) {
     if (n != 3 || !PyList_Check(args[0]) || !PyTuple_Check(args[1]) ||
         PyTuple_GET_SIZE(args[1]) != 7) {
@@ -321,14 +361,7 @@ static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     Py_ssize_t at[7];
-    for (int i = 0; i < 7; ++i) {
-        at[i] = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[1], i));
-        if (at[i] == -1 && PyErr_Occurred()) return NULL;
-        if (at[i] < 0) {
-            PyErr_SetString(PyExc_ValueError, "pose_rows: negative index in order");
-            return NULL;
-        }
-    }
+    if (row_order(args[1], at) < 0) return NULL;
     Py_buffer ob;
     if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
     Py_ssize_t rows = PyList_GET_SIZE(args[0]);
@@ -339,36 +372,216 @@ static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t 
     }
     long bad = -1;
     double *out = ob.buf;
-    for (Py_ssize_t k = 0; k < rows && bad < 0; ++k, out += 16) {
-        PyObject *row = PyList_GET_ITEM(args[0], k);
-        double v[7];
-        PyObject *fast = PySequence_Fast(row, "");
-        if (fast == NULL) {
-            PyErr_Clear();
-            bad = (long)k;
-            break;
-        }
-        Py_ssize_t size = PySequence_Fast_GET_SIZE(fast);
-        for (int i = 0; i < 7; ++i) {
-            if (at[i] >= size) {
-                bad = (long)k;
-                break;
-            }
-            v[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, at[i]));
-            if (v[i] == -1.0 && PyErr_Occurred()) {
-                PyErr_Clear();
-                bad = (long)k;
-                break;
-            }
-        }
-        Py_DECREF(fast);
-        if (bad >= 0) break;
-        if (!pose_from_quaternion(v + 3, v, out)) {
+    for (Py_ssize_t k = 0; k < rows; ++k, out += 16) {
+        if (!pose_of_row(PyList_GET_ITEM(args[0], k), at, out)) {
             bad = (long)k;
             break;
         }
     }
     PyBuffer_Release(&ob);
+    return PyLong_FromLong(bad);
+}
+
+int gc_pose_valid(const double X[16], double tolerance); /* module.c */
+
+/* pose_rows_into(rows, order, table, posed, slots, tolerance) -> -1, or the
+ * first row pose_rows refuses or whose pose is no rigid transform within
+ * tolerance (poses_valid's test), with nothing written. Else row k's pose
+ * (pose_rows' numbers) goes to table[slots[k]] and posed[slots[k]] = True:
+ * the pose table's vectorised setter on rows of numbers, in one call.
+ * table: writable float64 (F, 4, 4); posed: writable bool (F,); slots:
+ * int64 (N,), each in [0, F). */
+static PyObject *py_pose_rows_into(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    double tolerance;
+    if (n != 6 || !PyList_Check(args[0]) || !PyTuple_Check(args[1]) ||
+        PyTuple_GET_SIZE(args[1]) != 7 || ((tolerance = PyFloat_AsDouble(args[5])) == -1.0 &&
+                                           PyErr_Occurred())) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "pose_rows_into(rows: list, order: 7-tuple of "
+                                             "int, table, posed, slots, tolerance)");
+        return NULL;
+    }
+    Py_ssize_t at[7];
+    if (row_order(args[1], at) < 0) return NULL;
+    Py_buffer table, posed, slots;
+    if (PyObject_GetBuffer(args[2], &table, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[3], &posed, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[4], &slots, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&posed);
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    Py_ssize_t rows = PyList_GET_SIZE(args[0]);
+    Py_ssize_t capacity = table.len / (16 * (Py_ssize_t)sizeof(double));
+    const long long *slot = slots.buf;
+    const char *format = slots.format ? slots.format : "B";
+    if (format[0] == '<' || format[0] == '=' || format[0] == '@') format++;
+    int ok = (format[0] == 'q' || format[0] == 'l') && format[1] == '\0' &&
+             slots.itemsize == 8 && slots.len == rows * 8 && posed.len >= capacity;
+    for (Py_ssize_t k = 0; ok && k < rows; ++k) ok = slot[k] >= 0 && slot[k] < capacity;
+    long bad = -1;
+    double *X = NULL;
+    if (ok && rows > 0) {
+        X = PyMem_Malloc((size_t)rows * 16 * sizeof(double));
+        if (X == NULL) {
+            PyBuffer_Release(&slots);
+            PyBuffer_Release(&posed);
+            PyBuffer_Release(&table);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t k = 0; k < rows; ++k) {
+            if (!pose_of_row(PyList_GET_ITEM(args[0], k), at, X + 16 * k) ||
+                !gc_pose_valid(X + 16 * k, tolerance)) {
+                bad = (long)k;
+                break;
+            }
+        }
+        if (bad < 0) {
+            for (Py_ssize_t k = 0; k < rows; ++k) {
+                memcpy((double *)table.buf + 16 * slot[k], X + 16 * k, 16 * sizeof(double));
+                ((char *)posed.buf)[slot[k]] = 1;
+            }
+        }
+        PyMem_Free(X);
+    }
+    PyBuffer_Release(&slots);
+    PyBuffer_Release(&posed);
+    PyBuffer_Release(&table);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "pose_rows_into: slots must be int64 (N,) for N "
+                                          "rows, each a row of the table");
+        return NULL;
+    }
+    return PyLong_FromLong(bad);
+}
+
+/* A 4- or 8-byte number at p in the given byte order (little != 0: little
+ * endian), as the machine holds it. */
+static void read_ordered(const unsigned char *p, int size, int little, void *out) {
+    unsigned char b[8];
+    const unsigned int one = 1;
+    int host_little = *(const unsigned char *)&one == 1;
+    for (int i = 0; i < size; ++i) b[i] = little == host_little ? p[i] : p[size - 1 - i];
+    memcpy(out, b, (size_t)size);
+}
+
+/* pose_records(data, stamp_at, values_at, little, rows, values, stamps) -> -1
+ * when stored, or the first record refused (nothing stored). Record k is an
+ * int32 sec and a uint32 nanosec at data[stamp_at[k]] and seven float64 at
+ * data[values_at[k]], in little or big endian; stored as values[rows[k]] =
+ * a tuple of the seven floats and stamps[rows[k]] = sec * 10**9 + nanosec.
+ * Refused: a nanosec of 10**9 or more; numbers whose sum, row by row then
+ * over the rows as Python's sum(map(sum, rows)) adds them, is not finite; a
+ * row whose numbers 3 to 6 (a quaternion) are all zero. */
+static PyObject *py_pose_records(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 7 || !PyTuple_Check(args[1]) || !PyTuple_Check(args[2]) ||
+        !PyList_Check(args[4]) || !PyList_Check(args[5]) || !PyList_Check(args[6]) ||
+        PyTuple_GET_SIZE(args[1]) != PyTuple_GET_SIZE(args[2]) ||
+        PyList_GET_SIZE(args[4]) != PyTuple_GET_SIZE(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "pose_records(data, stamp_at tuple, values_at tuple "
+                                         "(N,), little, rows list (N,), values list, stamps "
+                                         "list)");
+        return NULL;
+    }
+    int little = PyObject_IsTrue(args[3]);
+    if (little < 0) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *data = view.buf;
+    Py_ssize_t count = PyTuple_GET_SIZE(args[1]);
+    Py_ssize_t nvalues = PyList_GET_SIZE(args[5]), nstamps = PyList_GET_SIZE(args[6]);
+    double *v = PyMem_Malloc((size_t)(count + 1) * 7 * sizeof(double));
+    long long *ns = PyMem_Malloc((size_t)(count + 1) * sizeof(long long));
+    Py_ssize_t *row = PyMem_Malloc((size_t)(count + 1) * sizeof(Py_ssize_t));
+    if (v == NULL || ns == NULL || row == NULL) {
+        PyMem_Free(v);
+        PyMem_Free(ns);
+        PyMem_Free(row);
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    long bad = -1;
+    int failed = 0;
+    double total = 0.0;
+    for (Py_ssize_t k = 0; k < count && bad < 0 && !failed; ++k) {
+        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[1], k));
+        Py_ssize_t a = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[2], k));
+        row[k] = PyLong_AsSsize_t(PyList_GET_ITEM(args[4], k));
+        if (PyErr_Occurred()) {
+            failed = 1;
+            break;
+        }
+        if (s < 0 || a < 0 || s > view.len - 8 || a > view.len - 56 || row[k] < 0 ||
+            row[k] >= nvalues || row[k] >= nstamps) {
+            PyErr_SetString(PyExc_IndexError, "pose_records: an offset outside the data, or "
+                                              "a row outside the lists");
+            failed = 1;
+            break;
+        }
+        int32_t sec;
+        uint32_t nanosec;
+        read_ordered(data + s, 4, little, &sec);
+        read_ordered(data + s + 4, 4, little, &nanosec);
+        if (nanosec >= 1000000000u) {
+            bad = (long)k;
+            break;
+        }
+        ns[k] = (long long)sec * 1000000000LL + (long long)nanosec;
+        double *r = v + 7 * k;
+        double sum = 0.0;
+        for (int i = 0; i < 7; ++i) {
+            read_ordered(data + a + 8 * i, 8, little, r + i);
+            sum += r[i];
+        }
+        total += sum;
+        if (!(r[3] != 0.0 || r[4] != 0.0 || r[5] != 0.0 || r[6] != 0.0)) bad = (long)k;
+    }
+    if (!failed && bad < 0 && !isfinite(total)) bad = 0;
+    PyObject **tuples = NULL;
+    if (!failed && bad < 0) {
+        /* Every object first, then the stores: a failed allocation stores nothing. */
+        tuples = PyMem_Calloc((size_t)(2 * count + 1), sizeof(PyObject *));
+        if (tuples == NULL) {
+            PyErr_NoMemory();
+            failed = 1;
+        }
+        for (Py_ssize_t k = 0; !failed && k < count; ++k) {
+            PyObject *t = PyTuple_New(7);
+            tuples[2 * k] = t;
+            tuples[2 * k + 1] = PyLong_FromLongLong(ns[k]);
+            if (t == NULL || tuples[2 * k + 1] == NULL) {
+                failed = 1;
+                break;
+            }
+            for (int i = 0; i < 7; ++i) {
+                PyObject *f = PyFloat_FromDouble(v[7 * k + i]);
+                if (f == NULL) {
+                    failed = 1;
+                    break;
+                }
+                PyTuple_SET_ITEM(t, i, f);
+            }
+        }
+        if (!failed) {
+            for (Py_ssize_t k = 0; k < count; ++k) {
+                /* PyList_SetItem steals the reference and drops the old item. */
+                PyList_SetItem(args[5], row[k], tuples[2 * k]);
+                PyList_SetItem(args[6], row[k], tuples[2 * k + 1]);
+                tuples[2 * k] = tuples[2 * k + 1] = NULL;
+            }
+        }
+        for (Py_ssize_t k = 0; k < 2 * count; ++k) Py_XDECREF(tuples[k]);
+        PyMem_Free(tuples);
+    }
+    PyMem_Free(v);
+    PyMem_Free(ns);
+    PyMem_Free(row);
+    PyBuffer_Release(&view);
+    if (failed) return NULL;
     return PyLong_FromLong(bad);
 }
 
@@ -877,6 +1090,14 @@ static PyMethodDef rotation_methods[] = {
     {"pose_rows", FASTCALL(py_pose_rows),
      "pose_rows(rows list, order (7 indices: x y z, w x y z), out (N,4,4)) -> -1, or the\n"
      "first unusable row"},
+    {"pose_records", FASTCALL(py_pose_records),
+     "pose_records(data, stamp_at, values_at, little, rows, values, stamps) -> -1 with\n"
+     "values[rows[k]] = 7 float64 at data[values_at[k]] and stamps[rows[k]] = the int32\n"
+     "sec and uint32 nanosec at data[stamp_at[k]] in ns, or the first record refused"},
+    {"pose_rows_into", FASTCALL(py_pose_rows_into),
+     "pose_rows_into(rows list, order, table (F,4,4), posed (F,) bool, slots int64 (N,),\n"
+     "tolerance) -> -1 with table[slots[k]] = pose of rows[k], or the first unusable row\n"
+     "(nothing written)"},
     {"vector3_or_none", FASTCALL(py_vector3_or_none),
      "vector3_or_none(v) -> (x, y, z) for a finite float64 (3,) array, else None"},
     {"rpy_pose", FASTCALL(py_rpy_pose),

@@ -8,11 +8,16 @@ and the query engine so that neither imports the other (DESIGN.md section 1).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from geometry_core.proximity.batch_query import BatchQuery
+from geometry_core.proximity.engine import ModelCache
 from geometry_core.proximity.query_object import QueryObject
+from geometry_core.proximity.result_rows import ProximityRows
 from geometry_core.scene_graph import FrameId, GeometryState, SceneGraphInspector, SourceId
+from geometry_core.scene_graph.snapshot import SceneSnapshot
 
 __all__ = ["SceneGraph"]
 
@@ -50,6 +55,36 @@ class SceneGraph(GeometryState):
             pose (names them).
         """
         return QueryObject(self, self.snapshot(frames_without_pose))
+
+    def compute_proximity_rows(self, max_distance: float = math.inf,
+                               penetrations: bool = True,
+                               distances: bool = True) -> ProximityRows:
+        """Both pairwise queries of the current poses as rows, in one call.
+
+        ``query_object().compute_proximity_rows(...)``: the same rows to the
+        bit and the same errors. The snapshot is taken and both queries
+        answered by one compiled call, without a query object, when every
+        frame has a pose and the scene holds no point cloud (else through
+        :meth:`query_object`, which says what is wrong).
+        """
+        max_distance = float(max_distance)
+        if max_distance != max_distance:
+            raise ValueError("max_distance must be a number, got NaN")
+        model = None
+        with self._lock:
+            if not self._clouds and self._poses.all_posed():
+                model = self.collision_model()
+                X_WF = self._poses.world_poses()
+        if model is None:
+            return self.query_object().compute_proximity_rows(max_distance, penetrations,
+                                                              distances)
+        pen, pen_ij, dist, dist_ij, left = ModelCache.of(model).native.pair_rows(
+            X_WF, max_distance, penetrations, distances, True)
+        if not left:
+            return ProximityRows(model.geometry_ids, pen, pen_ij, dist, dist_ij)
+        # A pair left to Python: the query object of the same poses answers.
+        return QueryObject(self, SceneSnapshot(model, X_WF, self.frame_slot_map())
+                           ).compute_proximity_rows(max_distance, penetrations, distances)
 
     def query_batch(self, source_id: SourceId, frame_ids: list[FrameId],
                     X_PF: np.ndarray) -> BatchQuery:

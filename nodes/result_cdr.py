@@ -48,6 +48,9 @@ PENETRATION_NUMBERS = struct.Struct("<10d")
 #: first float64 is 8-aligned, so the padding is always 7 bytes.
 SIGNED_DISTANCE_NUMBERS = struct.Struct("<10d?7x6d")
 _ZEROS = tuple(b"\x00" * n for n in range(8))
+#: Up to this many pairs a sample's numbers are copied pair by pair; beyond,
+#: by one numpy assignment.
+_FEW_PAIRS = 16
 _NO_STRINGS = _U32.pack(0)
 
 
@@ -178,15 +181,30 @@ class SampleLayout:
         Index of ``max_distance`` (SignedDistancePairArray), else None.
     """
 
-    __slots__ = ("template", "pairs", "_positions", "_max_distance_at")
+    __slots__ = ("template", "pairs", "_size", "_segments", "_positions", "_max_distance_at")
 
     def __init__(self, template: bytes, numbers_at: list[int], numbers_size: int,
                  max_distance_at: int | None) -> None:
         self.template = template
         self.pairs = len(numbers_at)
-        #: Index in the sample of every byte of the pairs' numbers, pair after pair.
-        self._positions = (np.asarray(numbers_at, dtype=np.intp)[:, None]
-                           + np.arange(numbers_size, dtype=np.intp)).reshape(-1)
+        self._size = numbers_size
+        #: A few pairs: the template's bytes between the pairs' numbers (the
+        #: first after the encapsulation header and stamp), joined with the
+        #: numbers given.
+        self._segments = None
+        self._positions = None
+        if self.pairs <= _FEW_PAIRS:
+            ends = [at + numbers_size for at in numbers_at]
+            self._segments = [template[start:end] for start, end in
+                              zip([12] + ends, numbers_at + [len(template)])]
+            if max_distance_at is not None:  # in the first segment: cut around it
+                first, at = self._segments[0], max_distance_at - 12
+                self._segments[0:1] = [first[:at], first[at + 8:]]
+        else:
+            #: Many pairs: the index in the sample of every byte of their
+            #: numbers, pair after pair, for one numpy assignment.
+            self._positions = (np.asarray(numbers_at, dtype=np.intp)[:, None]
+                               + np.arange(numbers_size, dtype=np.intp)).reshape(-1)
         self._max_distance_at = max_distance_at
 
     def write(self, sec: int, nanosec: int, numbers: Any = None,
@@ -200,17 +218,40 @@ class SampleLayout:
         numbers : buffer
             Every pair's numbers as :data:`PENETRATION_NUMBERS` or
             :data:`SIGNED_DISTANCE_NUMBERS` packs them, pair after pair
-            (None when there is no pair).
+            (None or empty when there is no pair).
         max_distance : float, optional
             For a SignedDistancePairArray.
+
+        Raises
+        ------
+        ValueError
+            If ``numbers`` does not hold the numbers of every pair.
         """
+        if self.pairs:
+            numbers = memoryview(numbers).cast("B")
+            if len(numbers) != self.pairs * self._size:
+                raise ValueError(f"{len(numbers)} bytes of numbers for {self.pairs} pairs of "
+                                 f"{self._size} bytes")
+        segments = self._segments
+        if segments is not None:
+            if self._max_distance_at is None:
+                parts = [_HEADER, _STAMP.pack(sec, nanosec), segments[0]]
+                first = 1
+            else:
+                parts = [_HEADER, _STAMP.pack(sec, nanosec), segments[0],
+                         _F64.pack(max_distance), segments[1]]
+                first = 2
+            size = self._size
+            for k in range(self.pairs):
+                parts.append(numbers[k * size:(k + 1) * size])
+                parts.append(segments[first + k])
+            return b"".join(parts)
         sample = bytearray(self.template)
         _STAMP.pack_into(sample, 4, sec, nanosec)
         if self._max_distance_at is not None:
             _F64.pack_into(sample, self._max_distance_at, max_distance)
-        if self.pairs:
-            np.frombuffer(sample, dtype=np.uint8)[self._positions] = np.frombuffer(
-                numbers, dtype=np.uint8)
+        np.frombuffer(sample, dtype=np.uint8)[self._positions] = np.frombuffer(
+            numbers, dtype=np.uint8)
         return bytes(sample)
 
 

@@ -38,6 +38,7 @@ from geometry_core.math import RigidTransform
 from geometry_core.proximity.result_rows import (
     PENETRATION_ROW,
     SIGNED_DISTANCE_ROW,
+    ProximityRows,
     penetration_rows,
     signed_distance_rows,
 )
@@ -82,6 +83,13 @@ def _little_endian(rows: np.ndarray) -> np.ndarray:
     return rows if np.little_endian else rows.astype(rows.dtype.newbyteorder("<"))
 
 
+def _little_endian_bytes(rows: bytes, dtype: np.dtype) -> bytes:
+    # Rows in the machine's byte order, as CDR little endian lays them out.
+    if np.little_endian:
+        return rows
+    return np.frombuffer(rows, dtype=dtype).astype(dtype.newbyteorder("<")).tobytes()
+
+
 class _Layout:
     """A sample layout, and where each pair's two poses are among its geometries."""
 
@@ -118,6 +126,9 @@ class ResultEncoder:
         self._distance_layouts: dict[tuple, _Layout] = {}
         #: The last layout of each message type and its key.
         self._last: dict[int, tuple[tuple, _Layout]] = {}
+        #: Per message type, the layouts of the rows of a query by the bytes of
+        #: their pairs and the frames, with the geometry ids they index.
+        self._rows_layouts: dict[int, tuple[tuple, dict[tuple, _Layout]]] = {}
 
     def _names_of(self, key: _Key) -> bytes:
         encoded = self._pair_names.get(key)
@@ -197,3 +208,85 @@ class ResultEncoder:
                  np.array([X_WG(g).get_as_matrix4() for g in layout.ids], dtype=float))
         rows = signed_distance_rows(distances, poses[layout.poses_of_pairs])
         return layout.sample.write(sec, nanosec, _little_endian(rows), max_distance)
+
+    # From the rows of QueryObject.compute_proximity_rows: no record per pair.
+
+    def _rows_layout(self, kept: dict[tuple, _Layout],
+                     make: Callable[[str, list[bytes], list[str], list[str]], SampleLayout],
+                     ids: tuple, pairs: bytes, stale: tuple, lost: tuple) -> _Layout:
+        # The layouts by the bytes of the pairs, for the geometry ids of one
+        # model: no GeometryId hashed while the model stays.
+        by_bytes = self._rows_layouts.get(id(kept))
+        if by_bytes is None or by_bytes[0] is not ids:
+            # A new model: its layouts hold while its geometries are the same
+            # (an object moved), else they start over.
+            kept_by_bytes = by_bytes[1] if by_bytes is not None and by_bytes[0] == ids else {}
+            by_bytes = self._rows_layouts[id(kept)] = (ids, kept_by_bytes)
+        key = (pairs, stale, lost)
+        layout = by_bytes[1].get(key)
+        if layout is None:
+            keys = [(ids[i], ids[j], None)
+                    for i, j in np.frombuffer(pairs, dtype=np.int32).reshape(-1, 2).tolist()]
+            layout = self._layout(kept, make, keys, stale, lost)
+            if len(keys) <= _MAX_KEPT_PAIRS:
+                if len(by_bytes[1]) >= _MAX_LAYOUTS:
+                    by_bytes[1].clear()
+                by_bytes[1][key] = layout
+        return layout
+
+    def encode_rows(self, rows: ProximityRows, max_distance: float, stamp_ns: int,
+                    stale_frames: Iterable[str], lost_frames: Iterable[str] = (),
+                    penetrations: bool = True, distances: bool = True
+                    ) -> tuple[bytes | None, bytes | None]:
+        """Both messages of ``rows``: :meth:`penetration_rows` and :meth:`signed_distance_rows`.
+
+        The one asked not for is None.
+
+        Raises
+        ------
+        KeyError
+            If a pair names a geometry the scene does not have.
+        """
+        stale, lost = tuple(sorted(stale_frames)), tuple(sorted(lost_frames))
+        sec, nanosec = stamp_fields(stamp_ns)
+        ids = rows.geometry_ids
+        penetration_bytes = distance_bytes = None
+        if penetrations:
+            layout = self._rows_layout(self._penetration_layouts, penetration_array_layout,
+                                       ids, rows.penetration_pair_bytes, stale, lost)
+            penetration_bytes = layout.sample.write(sec, nanosec, _little_endian_bytes(
+                rows.penetration_bytes, PENETRATION_ROW))
+        if distances:
+            layout = self._rows_layout(self._distance_layouts, signed_distance_array_layout,
+                                       ids, rows.distance_pair_bytes, stale, lost)
+            distance_bytes = layout.sample.write(sec, nanosec, _little_endian_bytes(
+                rows.distance_bytes, SIGNED_DISTANCE_ROW), float(max_distance))
+        return penetration_bytes, distance_bytes
+
+    def penetration_rows(self, rows: ProximityRows, stamp_ns: int,
+                         stale_frames: Iterable[str], lost_frames: Iterable[str] = ()) -> bytes:
+        """:meth:`penetrations` of the penetrations in ``rows``: the same bytes.
+
+        Raises
+        ------
+        KeyError
+            If a pair names a geometry the scene does not have.
+        """
+        return self.encode_rows(rows, 0.0, stamp_ns, stale_frames, lost_frames,
+                                distances=False)[0]
+
+    def signed_distance_rows(self, rows: ProximityRows, max_distance: float, stamp_ns: int,
+                             stale_frames: Iterable[str],
+                             lost_frames: Iterable[str] = ()) -> bytes:
+        """:meth:`signed_distances` of the pairs in ``rows``: the same bytes.
+
+        The rows' world witness points are those :meth:`signed_distances`
+        computes from the geometries' poses in W.
+
+        Raises
+        ------
+        KeyError
+            If a pair names a geometry the scene does not have.
+        """
+        return self.encode_rows(rows, max_distance, stamp_ns, stale_frames, lost_frames,
+                                penetrations=False)[1]

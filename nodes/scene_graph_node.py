@@ -330,13 +330,32 @@ class SceneGraphNode(ServedNode):
         if not (to_penetrations or to_clearance):
             self.queries += 1
             return True
+        names = self.inputs.names
+        if (self._serialized and not markers and not names.clouds
+                and state.usable_geometries is None):
+            # Every frame posed, no point cloud, no message object wanted:
+            # both results as rows from one library call (one pass of the
+            # kernels), and their bytes from those rows.
+            rows = self.inputs.scene_graph.compute_proximity_rows(
+                self.max_distance, to_penetrations, to_clearance)
+            encoder = self._encoder
+            if encoder is None or encoder.names is not names:
+                encoder = self._encoder = ResultEncoder(names)
+            penetration_bytes, clearance_bytes = encoder.encode_rows(
+                rows, self.max_distance, state.stamp_ns, state.stale_frames,
+                state.missing_frames, to_penetrations, to_clearance)
+            if to_penetrations:
+                self._penetration_pub.publish_serialized(penetration_bytes)
+            if to_clearance:
+                self._clearance_pub.publish_serialized(clearance_bytes)
+            self.queries += 1
+            return True
         query = self.inputs.scene_graph.query_object()
         penetrations = query.compute_point_pair_penetration() if to_penetrations else []
         distances = (query.compute_signed_distance_pairwise_closest_points(self.max_distance)
                      if to_clearance else [])
         if state.usable_geometries is not None:
             penetrations, distances = state.keep(penetrations), state.keep(distances)
-        names = self.inputs.names
         # A point cloud's witness points go out in the cloud's frame.
         distances = names.cloud_pairs_in_cloud_frames(distances)
         X_WG = names.poses_in_world(query)

@@ -61,7 +61,7 @@ from geometry_core_nodes.inbound import (
 from geometry_core_nodes.limits import LOG_PERIOD_S, MAX_TRANSFORMS_PER_MESSAGE
 from geometry_core_nodes.outbound import GeometryNames
 from geometry_core_nodes.tf_arrays import TF_CODEC, TfArrays, tf_arrays_from_message
-from geometry_core_nodes.tf_buffer import PoseLookup, TfBuffer
+from geometry_core_nodes.tf_buffer import LIBRARY_ORDER, PoseLookup, TfBuffer
 from geometry_core_nodes.transport import (
     LATCHED,
     SENSOR_DATA,
@@ -682,6 +682,12 @@ class SceneInputs:
                                    else self._layout_key(arrays, static))
         if layout is None or layout.structure != self.buffer.structure:
             return False
+        where = arrays.layout
+        if arrays.data is not None and where is not None:
+            # The bytes as they came: read, checked and stored in one call.
+            return self.buffer.store_records(layout.rows, arrays.data, where.stamp_at,
+                                             where.values_at, where.little_endian,
+                                             layout.foreign)
         nanosec = arrays.nanosec
         if not (0 <= min(nanosec) and max(nanosec) < _NS_PER_S
                 and all_pose_rows_valid(arrays.values)):
@@ -761,6 +767,20 @@ class SceneInputs:
         self.coalesced += max(0, self._pending - 1)
         self._pending = 0
         frames = self._frames
+        found = self.buffer.lookup_rows(self._lookup_pairs)
+        if found is not None:
+            # Every scene frame has a pose of one transform (the usual case):
+            # its stored numbers go into the scene graph in one call a source.
+            rows, newest_ns, oldest_dynamic_ns = found
+            scene_graph = self.scene_graph
+            for source_id, ids, indices, take in self._by_source:
+                scene_graph.set_poses_from_pose_rows(
+                    source_id, ids, rows[take] if type(take) is slice else
+                    [rows[n] for n in indices], LIBRARY_ORDER)
+            stamp_ns = max(newest_ns)
+            stale = self._stale(stamp_ns, oldest_dynamic_ns, range(len(frames)))
+            self._state = PoseState(stamp_ns, stale, [])
+            return self._state
         poses = self.buffer.lookup_poses(self._lookup_pairs)
         for _, error in poses.errors:
             self._drop("disconnected", str(error))

@@ -49,7 +49,6 @@ _MIN_TRANSFORM_BYTES = 74
 _MAX_LAYOUTS = 8
 
 
-@dataclass
 class TfArrays:
     """The transforms of one TFMessage, field by field.
 
@@ -68,17 +67,63 @@ class TfArrays:
         The layout a :class:`TfDecoder` read the message with: the same
         object for every message with the same names (``parents`` and
         ``children`` are then that layout's lists, not to be changed).
+    data : bytes or None
+        With a layout: the message's bytes, where the layout says its
+        stamps and numbers are; ``sec``, ``nanosec`` and ``values`` are read
+        from them when first asked for (a caller may instead read them
+        straight from the bytes, see :attr:`TfLayout.stamp_at`).
     """
 
-    parents: list[str]
-    children: list[str]
-    sec: list[int]
-    nanosec: list[int]
-    values: list[tuple[float, ...]]
-    layout: TfLayout | None = None
+    __slots__ = ("parents", "children", "_sec", "_nanosec", "_values", "layout", "data")
+
+    def __init__(self, parents: list[str], children: list[str], sec: list[int] | None = None,
+                 nanosec: list[int] | None = None, values: list[tuple[float, ...]] | None = None,
+                 layout: TfLayout | None = None, data: bytes | None = None) -> None:
+        self.parents = parents
+        self.children = children
+        self._sec, self._nanosec, self._values = sec, nanosec, values
+        self.layout = layout
+        self.data = data
+
+    def _read(self) -> None:
+        self._sec, self._nanosec, self._values = self.layout.numbers(self.data)
+
+    @property
+    def sec(self) -> list[int]:
+        if self._sec is None:
+            self._read()
+        return self._sec
+
+    @sec.setter
+    def sec(self, value: list[int]) -> None:
+        self._sec = value
+
+    @property
+    def nanosec(self) -> list[int]:
+        if self._nanosec is None:
+            self._read()
+        return self._nanosec
+
+    @nanosec.setter
+    def nanosec(self, value: list[int]) -> None:
+        self._nanosec = value
+
+    @property
+    def values(self) -> list[tuple[float, ...]]:
+        if self._values is None:
+            self._read()
+        return self._values
+
+    @values.setter
+    def values(self, value: list[tuple[float, ...]]) -> None:
+        self._values = value
 
     def __len__(self) -> int:
         return len(self.children)
+
+    def __repr__(self) -> str:
+        return (f"TfArrays(parents={self.parents!r}, children={self.children!r}, "
+                f"sec={self.sec!r}, nanosec={self.nanosec!r}, values={self.values!r})")
 
 
 def tf_arrays_from_message(msg: Any) -> TfArrays:
@@ -148,18 +193,32 @@ class TfLayout:
     size: int
     parents: list[str]
     children: list[str]
+    #: Offset in the bytes of each transform's stamp (int32 sec, uint32 nanosec).
+    stamp_at: tuple[int, ...]
+    #: Offset in the bytes of each transform's seven float64.
+    values_at: tuple[int, ...]
+    #: Whether the numbers are little endian.
+    little_endian: bool
     _fixed: tuple[bytes, ...]  # every byte but stamps and numbers, in segments
     _segments: Callable[[bytes], tuple[bytes, ...]]  # cuts those segments from a message
     _numbers: struct.Struct  # per transform: sec, nanosec, then the seven float64
     _values_at: range  # where each transform's seven float64 start in what _numbers reads
 
     def read(self, data: bytes) -> TfArrays | None:
-        """``data`` as :class:`TfArrays` if it has this layout, else None."""
+        """``data`` as :class:`TfArrays` if it has this layout, else None.
+
+        Only the names and lengths are compared here; the stamps and
+        numbers are read when asked for (:attr:`TfArrays.data`).
+        """
         if len(data) != self.size or self._segments(data) != self._fixed:
             return None
+        return TfArrays(self.parents, self.children, layout=self, data=data)
+
+    def numbers(self, data: bytes) -> tuple[list[int], list[int], list[tuple[float, ...]]]:
+        """``(sec, nanosec, values)`` of a message of this layout."""
         numbers = self._numbers.unpack_from(data, 8)
-        return TfArrays(self.parents, self.children, list(numbers[0::9]),
-                        list(numbers[1::9]), [numbers[k:k + 7] for k in self._values_at], self)
+        return (list(numbers[0::9]), list(numbers[1::9]),
+                [numbers[k:k + 7] for k in self._values_at])
 
 
 class TfDecoder:
@@ -232,7 +291,8 @@ def _decode(data: bytes, deserialize: Callable[[bytes], Any]) -> tuple[TfArrays,
     segments = [slice(0, 8)] + [slice(4 + s + 8, 4 + v) for s, v in zip(stamp_at, numbers_at)]
     cut = operator.itemgetter(*segments)
     gaps = [v - s - 8 for s, v in zip(stamp_at, numbers_at)]
-    layout = TfLayout(len(data), parents, children, cut(data), cut,
+    layout = TfLayout(len(data), parents, children, tuple(4 + s for s in stamp_at),
+                      tuple(4 + v for v in numbers_at), order == "<", cut(data), cut,
                       struct.Struct(order + "".join(f"iI{gap}x7d" for gap in gaps)),
                       range(2, 9 * count, 9))
     return arrays, layout

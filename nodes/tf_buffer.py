@@ -38,11 +38,12 @@ import numpy as np
 from geometry_core.math import (
     matrix4_from_pose_rows,
     quaternion_xyzw_to_wxyz,
+    read_pose_records,
 )
 from geometry_core_nodes.inbound import Transform
 from geometry_core_nodes.limits import MAX_FOREIGN_FRAMES
 
-__all__ = ["NO_DYNAMIC_NS", "ChainPose", "PoseLookup", "TfBuffer"]
+__all__ = ["LIBRARY_ORDER", "NO_DYNAMIC_NS", "ChainPose", "PoseLookup", "TfBuffer"]
 
 #: Longest parent chain followed; a longer one is treated as a cycle. Real
 #: tf trees are a few levels deep between a scene frame and its parent.
@@ -57,7 +58,7 @@ NO_DYNAMIC_NS = np.iinfo(np.int64).max
 #: reordering is quaternion_xyzw_to_wxyz's, read off once (STYLE rule 7: one
 #: conversion of the quaternion order per boundary), so that a lookup does
 #: it while the compiled loop reads the rows anyway.
-_LIBRARY_ORDER = (0, 1, 2, *(3 + int(k) for k in quaternion_xyzw_to_wxyz(np.arange(4.0))))
+LIBRARY_ORDER = (0, 1, 2, *(3 + int(k) for k in quaternion_xyzw_to_wxyz(np.arange(4.0))))
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,32 @@ class TfBuffer:
             self._lru.move_to_end(child)
         self.version += 1
 
+    def store_records(self, rows: list[int], data: bytes, stamp_at: tuple[int, ...],
+                      values_at: tuple[int, ...], little_endian: bool,
+                      children: Sequence[str] = ()) -> bool:
+        """:meth:`store_rows` of transforms read from packed bytes, checked, in one call.
+
+        Transform k's stamp (int32 sec, uint32 nanosec) is at
+        ``data[stamp_at[k]:]``, its seven numbers (float64, as stored) at
+        ``data[values_at[k]:]``
+        (:func:`geometry_core.math.read_pose_records`).
+
+        Returns
+        -------
+        bool
+            False, with nothing stored, when a stamp or a number is not
+            valid (nanoseconds past a second, a number not finite, a zero
+            quaternion): check them one by one and store with
+            :meth:`set_transform`.
+        """
+        if not read_pose_records(data, stamp_at, values_at, little_endian, rows, self._values,
+                                 self._stamps):
+            return False
+        for child in children:
+            self._lru.move_to_end(child)
+        self.version += 1
+        return True
+
     def is_protected(self, child: str) -> bool:
         """Whether ``child`` is a protected frame (see :meth:`protect`)."""
         return child in self._protected
@@ -343,20 +370,12 @@ class TfBuffer:
         Pass the same sequence (say, a tuple the caller keeps) on every call:
         the chains are worked out again only when it or the structure changed.
         """
-        plan = self._plan
-        if plan is None or plan.structure != self.structure or (
-                plan.pairs is not pairs and plan.pairs != tuple(pairs)):
-            plan = self._plan = self._make_plan(tuple(pairs))
+        plan = self._plan_for(pairs)
         rows = plan.edge_rows
-        table, stamp_table = self._values, self._stamps
-        stamps = [stamp_table[row] for row in rows]
-        if plan.any_static:
-            static = self._static
-            dynamic = [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
-        else:
-            dynamic = stamps
+        table = self._values
+        stamps, dynamic = self._edge_stamps(plan)
         # Every edge's pose from its stored numbers, in one compiled call.
-        X_array = matrix4_from_pose_rows([table[row] for row in rows], _LIBRARY_ORDER)
+        X_array = matrix4_from_pose_rows([table[row] for row in rows], LIBRARY_ORDER)
         if plan.complete:
             # Every pair is one transform (the usual case): its stamps are the chain's.
             return PoseLookup(plan.found, X_array, stamps, dynamic, plan.errors, True)
@@ -365,6 +384,47 @@ class TfBuffer:
             X_PC_array[n] = self._compose(X_array, k, plan.lengths[n])
         return PoseLookup(plan.found, X_PC_array, *self._chain_stamps(plan, stamps, dynamic),
                           plan.errors, False)
+
+    def lookup_rows(self, pairs: Sequence[tuple[str, str]],
+                    ) -> tuple[list[Sequence[float]], list[int], list[int]] | None:
+        """The stored numbers of each pair, when every pair is one stored transform.
+
+        :meth:`lookup_poses` without the poses: for a caller that turns the
+        numbers into poses itself (``SceneGraph.set_poses_from_pose_rows``
+        with :data:`LIBRARY_ORDER`). Pass the same sequence on every call,
+        as there.
+
+        Returns
+        -------
+        (rows, newest_ns, oldest_dynamic_ns) or None
+            Per pair, its transform's seven numbers as stored and
+            :meth:`lookup_poses`' stamps; None when some pair is not found
+            or takes a chain of several transforms (ask :meth:`lookup_poses`).
+        """
+        plan = self._plan_for(pairs)
+        if not plan.complete:
+            return None
+        rows = plan.edge_rows
+        table = self._values
+        stamps, dynamic = self._edge_stamps(plan)
+        return [table[row] for row in rows], stamps, dynamic
+
+    def _plan_for(self, pairs: Sequence[tuple[str, str]]):
+        """The chains of ``pairs``, worked out again only when they or the structure changed."""
+        plan = self._plan
+        if plan is None or plan.structure != self.structure or (
+                plan.pairs is not pairs and plan.pairs != tuple(pairs)):
+            plan = self._plan = self._make_plan(tuple(pairs))
+        return plan
+
+    def _edge_stamps(self, plan) -> tuple[list[int], list[int]]:
+        """Each edge's stamp, and its stamp as a dynamic one (none for a static edge)."""
+        rows, stamp_table = plan.edge_rows, self._stamps
+        stamps = [stamp_table[row] for row in rows]
+        if not plan.any_static:
+            return stamps, stamps
+        static = self._static
+        return stamps, [NO_DYNAMIC_NS if static[row] else stamp_table[row] for row in rows]
 
     @staticmethod
     def _compose(X: Sequence, first: int, length: int):

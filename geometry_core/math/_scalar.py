@@ -47,6 +47,10 @@ rpy_matrices = _c.rpy_matrices
 #: Rotations (p None) or poses of N quaternion rows into out; -1 or the first bad row.
 quaternion_poses = _c.quaternion_poses
 pose_rows = _c.pose_rows
+#: Poses of N rows of numbers into rows of a pose table (checked); -1 or the first bad row.
+pose_rows_into = _c.pose_rows_into
+#: Stamped pose records at byte offsets of a buffer into two lists (checked); -1 or the first bad.
+pose_records = _c.pose_records
 matrix3_from_quaternion = _c.quaternion_matrix
 matrix4_from_quaternion = _c.quaternion_matrix
 quaternion_of = _c.to_quaternion

@@ -189,6 +189,47 @@ def matrix4_from_quaternions_and_positions(q_wxyz: object, p: object) -> np.ndar
     return X
 
 
+def read_pose_records(data: bytes, stamp_at: tuple[int, ...], values_at: tuple[int, ...],
+                      little_endian: bool, rows: list[int], values: list, stamps: list) -> bool:
+    """Read N stamped pose records at byte offsets of a buffer into rows of two lists, checked.
+
+    Record k is an int32 of seconds and a uint32 of nanoseconds at
+    ``data[stamp_at[k]:]``, and seven float64 (a pose row: position, then
+    quaternion, as :func:`matrix4_from_pose_rows` reads it with order
+    ``(0, ..., 6)`` or any other) at ``data[values_at[k]:]``, all in the
+    byte order given. In one compiled call, for a caller that receives
+    poses as packed numbers (a wire message whose layout it knows).
+
+    Parameters
+    ----------
+    data : bytes-like
+    stamp_at, values_at : tuple of int, length N
+        Byte offsets in ``data``.
+    little_endian : bool
+        The numbers' byte order.
+    rows : list of int, length N
+        Where each record goes in ``values`` and ``stamps``.
+    values, stamps : list
+        Get ``values[rows[k]]`` = the seven floats as a tuple, and
+        ``stamps[rows[k]]`` = ``sec * 10**9 + nanosec`` (int).
+
+    Returns
+    -------
+    bool
+        True when every record was stored; False, with nothing stored, when
+        a record's nanoseconds are 10**9 or more, its numbers are not all
+        finite (their sum, added row by row, is not), or its quaternion is
+        zero: the caller then reads the records one by one to say which.
+
+    Raises
+    ------
+    IndexError
+        If an offset lies outside ``data`` or a row outside the lists.
+    """
+    return _scalar.pose_records(data, stamp_at, values_at, little_endian, rows, values,
+                                stamps) < 0
+
+
 def matrix4_from_pose_rows(rows: Sequence[Sequence[float]],
                            order: Sequence[int] = (0, 1, 2, 3, 4, 5, 6)) -> np.ndarray:
     """Homogeneous transforms X_AB from N rows of seven numbers each.

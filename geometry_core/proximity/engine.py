@@ -23,6 +23,9 @@ __all__ = ["ModelCache", "PosedScene", "settle_searched"]
 
 _caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
+# The cache returned last, checked by identity before the weak dictionary.
+# It keeps its model alive until another model's cache is asked for.
+_last: list[ModelCache | None] = [None]
 
 
 class ModelCache:
@@ -49,6 +52,9 @@ class ModelCache:
     @classmethod
     def of(cls, model: CollisionModel) -> ModelCache:
         """Return the cache of ``model``, building it on first use."""
+        last = _last[0]
+        if last is not None and last.model is model:  # most often the model asked for last
+            return last
         cache = _caches.get(model)
         if cache is None:
             with _caches_lock:
@@ -61,6 +67,7 @@ class ModelCache:
                     cache = _caches[model] = cls(model, base, steps if base else ())
                     # Its caches exist now: later edits derive from this model.
                     object.__setattr__(model, "derived_from", None)
+        _last[0] = cache
         return cache
 
 
@@ -133,6 +140,19 @@ class PosedScene:
         """
         return settle_searched(self.model, specs.PairAnswers(self.cache.native.pairs(
             self.X_WG, float(margin), float(report_max), strict, local)))
+
+    def pair_rows(self, max_distance: float, penetrations: bool, distances: bool) -> tuple:
+        """``native.Model.pair_rows`` of this snapshot (see :mod:`.result_rows`).
+
+        Before anything asked for :attr:`X_WG`, the compiled call poses the
+        geometries itself from the frames' poses, as :attr:`X_WG` would.
+        """
+        if self._X_WG is None:
+            X_WF = self.snapshot.X_WF
+            if X_WF.dtype == np.float64 and X_WF.flags.c_contiguous:
+                return self.cache.native.pair_rows(X_WF, max_distance, penetrations, distances,
+                                                   True)
+        return self.cache.native.pair_rows(self.X_WG, max_distance, penetrations, distances)
 
     def signed_distance(self, i: int, j: int):
         """PairWitness of geometry indices ``i`` (A) and ``j`` (B)."""

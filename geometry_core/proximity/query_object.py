@@ -28,6 +28,7 @@ from geometry_core.proximity import (
     signed_distance,
 )
 from geometry_core.proximity.engine import PosedScene
+from geometry_core.proximity.result_rows import ProximityRows, proximity_rows
 from geometry_core.proximity.results import (
     Aabb,
     PenetrationAsPointPair,
@@ -155,6 +156,36 @@ class QueryObject:
             return clouds.merged(self._scene, results,
                                  clouds.signed_distances(self._scene, float(max_distance)))
         return results
+
+    def compute_proximity_rows(self, max_distance: float = math.inf,
+                               penetrations: bool = True,
+                               distances: bool = True) -> ProximityRows:
+        """Both pairwise queries at once, as rows of numbers instead of records.
+
+        The same pairs and numbers, to the bit, as
+        :meth:`compute_point_pair_penetration` and
+        :meth:`compute_signed_distance_pairwise_closest_points` with
+        ``max_distance``, from one pass of the compiled kernels, without a
+        record per pair: for a caller that writes every field of every
+        result (a message per query). Set ``penetrations`` or ``distances``
+        to False to leave that query out (its rows are then empty).
+
+        Returns
+        -------
+        ProximityRows
+            See :class:`geometry_core.proximity.result_rows.ProximityRows`.
+
+        Raises
+        ------
+        ValueError
+            If the snapshot holds point clouds (their results carry a point
+            index: use the record queries), or as the two queries.
+        """
+        if self._snapshot.point_clouds:
+            raise ValueError("compute_proximity_rows does not answer point clouds; the "
+                             "snapshot holds "
+                             f"{len(self._snapshot.point_clouds)}: use the record queries")
+        return proximity_rows(self._scene, max_distance, penetrations, distances)
 
     def compute_signed_distance_pair_closest_points(
             self, geometry_id_A: GeometryId, geometry_id_B: GeometryId) -> SignedDistancePair:

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from geometry_core.math import RigidTransform
+from geometry_core.math import RigidTransform, matrix4_from_pose_rows
 from geometry_core.scene_graph.collision_filters import (
     CollisionFilterDeclaration,
     CollisionFilterManager,
@@ -440,6 +440,42 @@ class GeometryState(Registration):
         with self._lock:
             self._poses.set_rows(self._slots_for(source_id, frame_ids), X_PF)
 
+    def set_poses_from_pose_rows(self, source_id: SourceId, frame_ids: Iterable[FrameId],
+                                 rows: Sequence[Sequence[float]],
+                                 order: Sequence[int] = (0, 1, 2, 3, 4, 5, 6)) -> None:
+        """Vectorised pose setter from rows of seven numbers: position, then quaternion.
+
+        ``set_poses_array(source_id, frame_ids, matrix4_from_pose_rows(rows,
+        order))``, the same poses to the bit and the same errors, in one
+        compiled call that reads the rows and writes the pose table: for a
+        caller that keeps poses as the numbers they arrived as (a /tf buffer).
+
+        Parameters
+        ----------
+        frame_ids : sequence of FrameId, length N
+            As for :meth:`set_poses_array` (the same sequence again skips the
+            id lookup).
+        rows : sequence of N sequences of float
+        order : sequence of 7 int
+            Where each row holds the position's x, y, z, then the
+            quaternion's w, x, y, z (normalised here; it must not be zero).
+
+        Raises
+        ------
+        KeyError, ValueError
+            As :meth:`set_poses_array` and ``matrix4_from_pose_rows``.
+        """
+        rows = rows if type(rows) is list else list(rows)
+        if type(order) is not tuple:
+            order = tuple(map(int, order))
+        with self._lock:
+            slots = self._slots_for(source_id, frame_ids)
+            if len(rows) == len(slots) and len(order) == 7 and \
+                    self._poses.set_rows_from_pose_rows(slots, rows, order):
+                return
+        # A row the compiled call refused: the checked path says what is wrong.
+        self.set_poses_array(source_id, frame_ids, matrix4_from_pose_rows(rows, order))
+
     def compute_world_poses_batch(self, source_id: SourceId, frame_ids: Iterable[FrameId],
                                   X_PF: np.ndarray) -> np.ndarray:
         """World poses of every frame for K configurations, without changing the scene.
@@ -507,12 +543,13 @@ class GeometryState(Registration):
 
     def _slots_for(self, source_id: SourceId, frame_ids: Iterable[FrameId]) -> np.ndarray:
         """Slots of ``frame_ids`` (all of ``source_id``); the last lookup is cached."""
-        source = self._source(source_id)
         cache = self._slot_cache
-        # The same tuple again (a caller that poses the same frames every
-        # cycle): no id compared.
-        if cache is not None and cache[0][1] is frame_ids and cache[0][0] == source_id:
+        # The same source and tuple objects again (a caller that poses the
+        # same frames every cycle): checked when cached, no id compared.
+        # Neither sources nor frames are ever removed.
+        if cache is not None and cache[0][1] is frame_ids and cache[0][0] is source_id:
             return cache[1]
+        source = self._source(source_id)
         key = (source_id, tuple(frame_ids))
         if cache is not None and cache[0] == key:
             return cache[1]

@@ -20,7 +20,9 @@ import re
 import numpy as np
 
 from geometry_core import native
+from geometry_core.math import _scalar
 from geometry_core.math.kernels import validate_matrix4s
+from geometry_core.tolerances import USER_ROTATION_TOLERANCE
 
 __all__ = ["PoseTable"]
 
@@ -112,6 +114,21 @@ class PoseTable:
         native.set_pose_rows(self._X_PF, self._has_pose,
                              np.ascontiguousarray(slots, dtype=np.int64),
                              np.ascontiguousarray(X_PF))
+
+    def set_rows_from_pose_rows(self, slots: np.ndarray, rows: list,
+                                order: tuple[int, ...]) -> bool:
+        """Set the rows ``slots`` to the poses of rows of seven numbers, in one compiled call.
+
+        The poses ``matrix4_from_pose_rows(rows, order)`` gives, each checked
+        as :meth:`set_rows` checks it. All or nothing: False, with no row
+        changed, when a row is not seven usable numbers or its pose fails the
+        check; the caller then takes the checked path, which says why.
+        """
+        if _scalar.pose_rows_into(rows, order, self._X_PF, self._has_pose, slots,
+                                  USER_ROTATION_TOLERANCE) >= 0:
+            return False
+        self.writes += 1
+        return True
 
     def world_poses_batch(self, slots: np.ndarray, X_PF: np.ndarray) -> np.ndarray:
         """World poses of every slot for K configurations of the rows ``slots``.

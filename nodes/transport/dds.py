@@ -34,6 +34,7 @@ from cyclonedds.core import (
     Entity,
     GuardCondition,
     InstanceState,
+    Listener,
     ReadCondition,
     SampleState,
     ViewState,
@@ -184,6 +185,18 @@ class _DdsPublisher(Publisher):
         self._writer = writer
         self.msg_type = msg_type
         self.topic = topic
+        # Readers matched, kept by a listener on Cyclone's matching events: a
+        # node asks before every query whether anyone reads its results, and
+        # a status read through ctypes costs more than some queries.
+        self._matched: int | None = None
+        self._listener = Listener(on_publication_matched=self._on_matched)
+        writer.set_listener(self._listener)
+        count = writer.get_publication_matched_status().current_count
+        if self._matched is None:  # else an event came meanwhile, with a newer count
+            self._matched = count
+
+    def _on_matched(self, writer: DataWriter, status: Any) -> None:
+        self._matched = status.current_count
 
     def publish(self, msg: Any) -> None:
         if not isinstance(msg, self.msg_type):
@@ -207,7 +220,7 @@ class _DdsPublisher(Publisher):
             raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
 
     def get_subscription_count(self) -> int:
-        return self._writer.get_publication_matched_status().current_count
+        return self._matched
 
 
 class _DdsSubscription(Subscription):
@@ -379,6 +392,8 @@ class DdsNode(TransportNode):
         self._entities: list[Entity] = []
         self._subscriptions: list[_DdsSubscription | DdsService] = []
         self._services: dict[str, DdsService] = {}
+        #: The services whose replies wait for their client's reader.
+        self._replying: set[DdsService] = set()
         self._service_ids = 0
         # What a wait reports: the attach values of the conditions that
         # triggered, each standing for a subscription (or the guard).
@@ -488,7 +503,7 @@ class DdsNode(TransportNode):
         self._discovery.add_writer(writer)
         service = DdsService(full_type, resolved, request_type, response_type, reader,
                              condition, writer, callback, self._logger, self.max_sample_bytes,
-                             DECODE_LOG_PERIOD_S)
+                             DECODE_LOG_PERIOD_S, self._replying.add)
         self._services[resolved] = service
         self._subscriptions.append(service)
         self._index_attached()
@@ -577,7 +592,7 @@ class DdsNode(TransportNode):
         if self._timers:
             until_timer = max(0, min(t.next_ns for t in self._timers) - time.monotonic_ns())
             wait_ns = until_timer if wait_ns is None else min(wait_ns, until_timer)
-        pending = [s for s in self._services.values() if s.has_pending]
+        pending = [s for s in self._replying if s.has_pending] if self._replying else ()
         if pending:
             poll_ns = round(_PENDING_REPLY_POLL_S * 1e9)
             wait_ns = poll_ns if wait_ns is None else min(wait_ns, poll_ns)
@@ -601,6 +616,8 @@ class DdsNode(TransportNode):
                 subscription.callback(sample)
         for service in pending:
             service.flush()
+            if not service.has_pending:
+                self._replying.discard(service)
         if not self._timers:
             return
         now_ns = time.monotonic_ns()

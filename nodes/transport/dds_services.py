@@ -153,8 +153,12 @@ class DdsService(Service):
     def __init__(self, srv_type: str, name: str, request_type: type, response_type: type,
                  reader: DataReader, condition: ReadCondition, writer: DataWriter,
                  callback: Callable[[Any, Any], Any], logger: NodeLogger,
-                 max_sample_bytes: int, log_period_s: float) -> None:
+                 max_sample_bytes: int, log_period_s: float,
+                 on_pending: Callable[[DdsService], None] | None = None) -> None:
         self.srv_type = srv_type
+        # Told when a reply starts waiting, so that a spin looks only at the
+        # services with replies to flush.
+        self._on_pending = on_pending
         self.name = name
         self.request_type = request_type
         self.response_type = response_type
@@ -216,6 +220,8 @@ class DdsService(Service):
         self._pending.append(_PendingReply(writer_handle, client, join_header(
             client_id, sequence, body), time.monotonic() + REPLY_WAIT_S))
         self.flush()
+        if self._pending and self._on_pending is not None:
+            self._on_pending(self)
 
     @property
     def has_pending(self) -> bool:

@@ -1,5 +1,7 @@
 """Unit tests of geometry_core.math.kernels (vectorised array kernels)."""
 
+import struct
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from geometry_core.math import (
     inverse_matrix4,
     matrix4_from_pose_rows,
     matrix4_from_quaternions_and_positions,
+    read_pose_records,
     rotation_matrices_from_rpy,
     validate_matrix4s,
     validate_rotation_matrices,
@@ -185,3 +188,46 @@ def test_pose_rows_of_the_wrong_kind_are_refused():
         matrix4_from_pose_rows([(0.0, 0.0, 0.0, 1.0)], _ROS_ORDER)  # a short row
     with pytest.raises((TypeError, ValueError)):
         matrix4_from_pose_rows([("a",) * 7], _ROS_ORDER)
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_read_pose_records_stores_the_packed_numbers_or_nothing(order):
+    """Records at scattered offsets, read as ``struct`` reads them; a bad one stores nothing."""
+    rng = np.random.default_rng(4 if order == "<" else 5)
+    count = 5
+    stamp_at = tuple(int(a) for a in 3 + 80 * np.arange(count))  # unaligned on purpose
+    values_at = tuple(a + 13 for a in stamp_at)
+    data = bytearray(80 * count + 20)
+    expected = []
+    for a, b in zip(stamp_at, values_at):
+        sec, nanosec = int(rng.integers(-2**31, 2**31)), int(rng.integers(0, 10**9))
+        row = tuple(float(x) for x in rng.normal(scale=1e3, size=7))
+        struct.pack_into(order + "iI", data, a, sec, nanosec)
+        struct.pack_into(order + "7d", data, b, *row)
+        expected.append((row, sec * 10**9 + nanosec))
+    rows = [4, 0, 2, 6, 1]
+    values, stamps = [None] * 7, [None] * 7
+    assert read_pose_records(bytes(data), stamp_at, values_at, order == "<", rows, values, stamps)
+    for row, (numbers, stamp_ns) in zip(rows, expected):
+        assert values[row] == numbers and stamps[row] == stamp_ns
+    assert values[3] is None and stamps[5] is None
+    kept = (list(values), list(stamps))
+    for bad in ("nan", "inf", "zero quaternion", "nanosec", "overflow"):
+        broken = bytearray(data)
+        if bad == "nanosec":
+            struct.pack_into(order + "I", broken, stamp_at[2] + 4, 10**9)
+        elif bad == "zero quaternion":
+            struct.pack_into(order + "4d", broken, values_at[2] + 24, 0.0, -0.0, 0.0, 0.0)
+        elif bad == "overflow":  # finite numbers whose sum is not: refused, as the sum says
+            struct.pack_into(order + "2d", broken, values_at[1], 1.7e308, 1.7e308)
+        else:
+            struct.pack_into(order + "d", broken, values_at[4] + 8, float(bad))
+        assert not read_pose_records(bytes(broken), stamp_at, values_at, order == "<", rows,
+                                     values, stamps)
+        assert (values, stamps) == kept
+    with pytest.raises(IndexError):
+        read_pose_records(bytes(data[:-30]), stamp_at, values_at, order == "<", rows, values,
+                          stamps)
+    with pytest.raises(IndexError):
+        read_pose_records(bytes(data), stamp_at, values_at, order == "<", [0, 1, 2, 3, 9],
+                          values, stamps)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from geometry_core import Box, GeometryInstance, ProximityProperties
 from geometry_core.demo import PERIOD_S, make_demo_scene
 from geometry_core.math import RigidTransform
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
@@ -188,3 +189,70 @@ def test_layouts_kept_stay_bounded_and_right_when_the_pairs_keep_changing():
         else:
             encoder.penetrations(penetrations, n, [], [])
     assert 0 < len(encoder._penetration_layouts) <= 64
+
+
+def test_rows_of_one_pass_give_the_bytes_of_the_records_and_of_cyclone():
+    """``compute_proximity_rows`` encoded: the records' bytes, while the world changes too.
+
+    A box is added beside the arm halfway through (a new model, new ids),
+    then moved now and then (a new model, the same ids), and the stale and
+    lost frames change from query to query, so the layouts kept by rows and
+    by records are both used, kept and renewed.
+    """
+    demo = make_demo_scene()
+    scene_graph = demo.scene_graph
+    names = GeometryNames(scene_graph.model_inspector(), "world")
+    by_rows, by_records = ResultEncoder(names), ResultEncoder(names)
+    stamps = [1_700_000_000_123_456_789, -5, 0, (MAX_STAMP_SEC + 10) * 10**9]
+    seen = {"penetrating": 0, "near": 0}
+    for n, t in enumerate(np.linspace(0.0, 2 * PERIOD_S, 80, endpoint=False)):
+        if n == 40:
+            source = scene_graph.register_source("objects")
+            box = scene_graph.register_anchored_geometry(source, GeometryInstance(
+                RigidTransform([0.35, 0.0, 0.45]), Box(0.1, 0.2, 0.3), "box"))
+            scene_graph.assign_role(source, box, ProximityProperties())
+        elif n > 40 and n % 7 == 0:  # moved: a new model of the same geometries
+            scene_graph.change_pose(source, box, RigidTransform([0.35, 0.0, 0.4 + 0.01 * n]))
+        demo.advance(t)
+        query = scene_graph.query_object()
+        rows = query.compute_proximity_rows(0.1)
+        penetrations = query.compute_point_pair_penetration()
+        distances = query.compute_signed_distance_pairwise_closest_points(0.1)
+        stamp = stamps[n % len(stamps)]
+        stale = [[], [], ["upper_arm"]][n % 3]
+        lost = [[], ["gripper"]][(n // 5) % 2]
+        data = by_rows.penetration_rows(rows, stamp, stale, lost)
+        assert data == by_records.penetrations(penetrations, stamp, stale, lost)
+        assert data == _cyclone(penetrations_to_msg(penetrations, names, stamp, stale, T, lost))
+        data = by_rows.signed_distance_rows(rows, 0.1, stamp, stale, lost)
+        assert data == by_records.signed_distances(distances, names.poses_in_world(query), 0.1,
+                                                   stamp, stale, lost)
+        assert data == _cyclone(signed_distances_to_msg(
+            distances, names, query.get_pose_in_world, 0.1, stamp, stale, T, lost))
+        seen["penetrating"] += bool(penetrations)
+        seen["near"] += bool(distances)
+    assert all(seen.values()), seen
+
+
+@pytest.mark.parametrize("count", [0, 1, 16, 17, 40])
+def test_signed_distances_of_few_and_many_pairs_give_the_serialized_messages(count):
+    # Up to 16 pairs a sample is joined from the template's pieces, beyond
+    # it is written by one array assignment: both give Cyclone's bytes.
+    demo = make_demo_scene()
+    query = demo.scene_graph.query_object()
+    inspector = demo.scene_graph.model_inspector()
+    names = GeometryNames(inspector, "world")
+    encoder = ResultEncoder(names)
+    ids = sorted(inspector.get_all_geometry_ids())
+    rng = np.random.default_rng(count)
+    for trial in range(3):
+        pairs = [(ids[a], ids[b]) for a, b in rng.integers(0, len(ids), (count, 2))]
+        distances = [SignedDistancePair(a, b, _numbers(rng, 3), _numbers(rng, 3),
+                                        float(_numbers(rng, 1)[0]), _numbers(rng, 3),
+                                        bool(rng.random() < 0.5)) for a, b in pairs]
+        max_distance = float(_numbers(rng, 1)[0])
+        stale = [[], ["base"]][trial % 2]
+        assert encoder.signed_distances(distances, query.get_pose_in_world, max_distance, 5,
+                                        stale, []) == \
+            _cyclone(signed_distances_to_msg(distances, names, query.get_pose_in_world,
+                                             max_distance, 5, stale, T, []))

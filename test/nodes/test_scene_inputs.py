@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from geometry_core_nodes.scene_inputs import SceneInputs, load_scene_graph
+from geometry_core_nodes.tf_arrays import TF_CODEC
 from geometry_core_nodes.transport import ParameterError, create_node, loopback_config
 
 _spec = importlib.util.spec_from_file_location(
@@ -351,3 +352,68 @@ def test_frames_outside_the_scene_in_a_repeated_layout_stay_recently_updated(mak
     send("c")  # evicts "b", the least recently updated
     assert "a" in inputs.buffer and "c" in inputs.buffer and "b" not in inputs.buffer
     assert inputs.counters["evicted_frame"] == 1
+
+
+def _bytes_path(inputs):
+    """Hand a message to ``_on_tf`` as the DDS backend does: its bytes, through the /tf codec."""
+    decode = TF_CODEC.bytes_decoder(
+        inputs._node.message_type("tf2_msgs/msg/TFMessage").deserialize)
+    return lambda msg: inputs._on_tf(decode(msg.serialize(use_version_2=False)))
+
+
+def test_a_repeated_layout_of_bytes_checks_every_transform_in_one_call(make_inputs):
+    inputs = make_inputs("scene_file:=builtin:demo")
+    send = _bytes_path(inputs)
+    T = inputs._node.message_type
+    send(scenario.demo_transforms(T, T_CONTACT, STAMP))
+    send(scenario.demo_transforms(T, T_CONTACT, STAMP + 1))
+    assert inputs.apply().stamp_ns == STAMP + 1 and not inputs.counters
+    assert inputs._layouts  # the second message came through the layout's path
+    for k, (field, value, kind) in enumerate([("w", math.nan, "bad_pose"),
+                                              ("x", math.inf, "bad_pose"),
+                                              ("zero", 0.0, "bad_pose"),
+                                              ("nanosec", 10**9, "bad_stamp")]):
+        msg = scenario.demo_transforms(T, T_CONTACT, STAMP + 2 + k)
+        bad = msg.transforms[3]
+        if field == "nanosec":
+            bad.header.stamp.nanosec = value
+        elif field == "zero":
+            for axis in "xyzw":
+                setattr(bad.transform.rotation, axis, 0.0)
+        else:
+            setattr(bad.transform.rotation, field, value)
+        counted = inputs.counters[kind]
+        send(msg)
+        assert inputs.counters[kind] == counted + 1
+        # The bad transform is left out, the others stored, as the general path does.
+        assert inputs.buffer.lookup("upper_arm", "forearm").newest_ns == STAMP + 1
+        assert inputs.buffer.lookup("world", "base").newest_ns == STAMP + 2 + k
+    send(scenario.demo_transforms(T, T_CONTACT, STAMP + 9))
+    state = inputs.apply()
+    assert state.stamp_ns == STAMP + 9 and state.missing_frames == []
+    assert inputs.taken["tf"] == 7
+
+
+def test_bytes_of_a_repeated_layout_store_what_the_general_path_stores(make_inputs):
+    fast, slow = make_inputs("scene_file:=builtin:demo"), make_inputs("scene_file:=builtin:demo")
+    send_fast, send_slow = _bytes_path(fast), _bytes_path(slow)
+    T = fast._node.message_type
+    rng = np.random.default_rng(11)
+    special = [0.0, -0.0, 5e-324, -1e300, 1e-300]
+    for n in range(60):
+        msg = scenario.demo_transforms(T, 3.0 * rng.random(), STAMP + n)
+        for transform in msg.transforms:
+            transform.header.stamp.sec = int(rng.integers(-2**31, 2**31))
+            transform.header.stamp.nanosec = int(rng.integers(0, 10**9))
+            v = transform.transform.translation
+            v.x, v.y, v.z = (float(rng.choice(special)) if rng.random() < 0.2 else
+                             float(rng.normal(scale=100.0)) for _ in range(3))
+        send_fast(msg)
+        slow._layouts.clear()  # every message of this one takes the general path
+        send_slow(msg)
+        # Every bit of every number (a zero's sign too), and the stamps.
+        assert np.array(fast.buffer._values, dtype=float).tobytes() == \
+            np.array(slow.buffer._values, dtype=float).tobytes()
+        assert fast.buffer._stamps == slow.buffer._stamps
+        assert fast.buffer.version > 0 and fast.counters == slow.counters
+    assert fast._layouts

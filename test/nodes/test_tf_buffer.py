@@ -5,8 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geometry_core.math import RigidTransform, RollPitchYaw, quaternion_wxyz_to_xyzw
-from geometry_core_nodes.tf_buffer import MAX_CHAIN, NO_DYNAMIC_NS, TfBuffer
+from geometry_core.math import (
+    RigidTransform,
+    RollPitchYaw,
+    matrix4_from_pose_rows,
+    quaternion_wxyz_to_xyzw,
+)
+from geometry_core_nodes.tf_buffer import LIBRARY_ORDER, MAX_CHAIN, NO_DYNAMIC_NS, TfBuffer
 
 
 def _pose(parent, child, xyz=(0, 0, 0), yaw=0.0, stamp=0):
@@ -129,3 +134,18 @@ def test_lookup_poses_marks_missing_and_broken_chains_and_follows_new_structure(
     poses = buffer.lookup_poses(pairs)  # the same pairs, a new structure: chains again
     assert poses.found == [True, True, True, False] and not poses.errors
     np.testing.assert_allclose(poses.X_PC_array[2][:3, 3], [0, 0, 3])
+
+
+def test_lookup_rows_gives_the_numbers_of_lookup_poses_only_for_pairs_of_one_transform():
+    buffer = TfBuffer()
+    buffer.set_transform(_pose("world", "base", (1, 2, 3), yaw=0.3, stamp=7), static=True)
+    buffer.set_transform(_pose("base", "arm", (0, 1, 0), yaw=-1.0, stamp=9), static=False)
+    pairs = (("world", "base"), ("base", "arm"))
+    rows, newest, oldest = buffer.lookup_rows(pairs)
+    poses = buffer.lookup_poses(pairs)
+    assert (newest, oldest) == (poses.newest_ns, poses.oldest_dynamic_ns) == (
+        [7, 9], [NO_DYNAMIC_NS, 9])
+    assert matrix4_from_pose_rows(rows, LIBRARY_ORDER).tobytes() == poses.X_PC_array.tobytes()
+    # A chain of two transforms, or a frame never heard of: the poses must be composed.
+    assert buffer.lookup_rows((("world", "arm"),)) is None
+    assert buffer.lookup_rows((("world", "base"), ("base", "hand"))) is None

@@ -636,3 +636,61 @@ def test_register_geometries_refuses_as_register_geometry_and_registers_none(cas
     with pytest.raises(ValueError, match=match):
         sg.register_geometries(source, frames, instances)
     assert sg.model_inspector().num_geometries() == 1
+
+
+def _arm_of_three():
+    sg = SceneGraph()
+    src = sg.register_source("arm")
+    base = sg.register_frame(src, GeometryFrame("base"))
+    arm = sg.register_frame(src, GeometryFrame("arm"), base)
+    hand = sg.register_frame(src, GeometryFrame("hand"), arm)
+    return sg, src, (base, arm, hand)
+
+
+def test_pose_rows_setter_gives_set_poses_array_of_matrix4_from_pose_rows_to_the_bit():
+    from geometry_core.math import matrix4_from_pose_rows
+
+    rng = np.random.default_rng(5)
+    order = (4, 5, 6, 0, 1, 2, 3)  # w x y z first, then the position, as a /tf buffer may
+    for trial in range(40):
+        rows = [tuple(rng.normal(scale=rng.choice([1e-3, 1.0, 1e3]), size=7).tolist())
+                for _ in range(3)]
+        if trial % 4 == 0:  # lists, a numpy row, an unnormalised quaternion
+            rows = [list(rows[0]), np.array(rows[1]), tuple(5.0 * v for v in rows[2])]
+        by_rows, src, frames = _arm_of_three()
+        by_array, src_b, frames_b = _arm_of_three()
+        by_rows.set_poses_from_pose_rows(src, frames, rows, order)
+        by_array.set_poses_array(src_b, frames_b, matrix4_from_pose_rows(rows, order))
+        assert by_rows.compute_world_poses().tobytes() == by_array.compute_world_poses().tobytes()
+
+
+@pytest.mark.parametrize("bad, match", [
+    ((0.1, 0.2, 0.3, 0.0, 0.0, 0.0, 0.0), "rows\\[1\\]|quaternion"),
+    ((0.1, math.nan, 0.3, 1.0, 0.0, 0.0, 0.0), "rows\\[1\\]|finite|NaN"),
+    ((0.1, 0.2, 0.3, 1.0, 0.0, math.inf, 0.0), "rows\\[1\\]|finite|inf"),
+    ((0.1, 0.2), "rows\\[1\\]"),
+    (("x", 0.2, 0.3, 1.0, 0.0, 0.0, 0.0), None),
+])
+def test_pose_rows_setter_refuses_a_bad_row_and_changes_nothing(bad, match):
+    sg, src, frames = _arm_of_three()
+    good = (0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0)
+    sg.set_poses_from_pose_rows(src, frames, [good] * 3)
+    before = sg.compute_world_poses().copy()
+    writes = sg.pose_writes
+    moved = (5.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+    with pytest.raises((ValueError, TypeError), match=match):
+        sg.set_poses_from_pose_rows(src, frames, [moved, bad, moved])
+    np.testing.assert_array_equal(sg.compute_world_poses(), before)
+    assert sg.pose_writes == writes
+
+
+def test_pose_rows_setter_checks_frames_and_lengths_as_set_poses_array():
+    sg, src, frames = _arm_of_three()
+    other = sg.register_source("other")
+    row = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="shape"):
+        sg.set_poses_from_pose_rows(src, frames, [row] * 2)
+    with pytest.raises((KeyError, ValueError)):
+        sg.set_poses_from_pose_rows(other, frames, [row] * 3)
+    with pytest.raises(ValueError, match="order"):
+        sg.set_poses_from_pose_rows(src, frames, [row] * 3, order=(0, 1, 2))
