@@ -115,10 +115,25 @@ static void link_poses(const chain *c, const double *q, const int *slot, double 
         if (c->kind[l] == JOINT_REVOLUTE) {
             double R[9];
             rodrigues(a, c->K2 + 9 * l, t, R);
+#if defined(__SSE2__)
+            /* Columns 0 and 1 of a row at once (gc_compose's way: the same
+             * products and sums in the same order), column 2 alone. */
+            const __m128d r0 = _mm_loadu_pd(R), r3 = _mm_loadu_pd(R + 3);
+            const __m128d r6 = _mm_loadu_pd(R + 6);
+            for (int i = 0; i < 3; ++i) {
+                const double x = X_PJ[4 * i], y = X_PJ[4 * i + 1], z = X_PJ[4 * i + 2];
+                _mm_storeu_pd(X + 4 * i,
+                              _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_set1_pd(x), r0),
+                                                    _mm_mul_pd(_mm_set1_pd(y), r3)),
+                                         _mm_mul_pd(_mm_set1_pd(z), r6)));
+                X[4 * i + 2] = x * R[2] + y * R[5] + z * R[8];
+            }
+#else
             for (int i = 0; i < 3; ++i)
                 for (int j = 0; j < 3; ++j)
                     X[4 * i + j] = X_PJ[4 * i] * R[j] + X_PJ[4 * i + 1] * R[3 + j] +
                                    X_PJ[4 * i + 2] * R[6 + j];
+#endif
         } else {
             for (int i = 0; i < 3; ++i)
                 X[4 * i + 3] += (t * a[0]) * X_PJ[4 * i] + (t * a[1]) * X_PJ[4 * i + 1] +
