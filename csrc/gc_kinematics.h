@@ -17,6 +17,7 @@ typedef struct {
     const int *column;              /* (L,) position column, -1 when no position moves it */
     const double *multiplier;       /* (L,) mimic multiplier (1 otherwise) */
     const double *offset;           /* (L,) mimic offset (0 otherwise) */
+    double *K2;                     /* (L, 3, 3) K^2 of each axis (gc_chain_parse) */
     Py_buffer views[7];
     int nviews;
 } gc_chain;

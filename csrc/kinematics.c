@@ -30,6 +30,17 @@ typedef gc_chain chain;
 void gc_chain_release(chain *c) {
     for (int k = 0; k < c->nviews; ++k) PyBuffer_Release(&c->views[k]);
     c->nviews = 0;
+    PyMem_Free(c->K2);
+    c->K2 = NULL;
+}
+
+/* K^2 for the unit axis a (K its cross-product matrix), as Rodrigues'
+ * formula needs it: once per link, not once per configuration. */
+static void axis_square(const double a[3], double K2[9]) {
+    const double K[9] = {0.0, -a[2], a[1], a[2], 0.0, -a[0], -a[1], a[0], 0.0};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            K2[3 * i + j] = K[3 * i] * K[j] + K[3 * i + 1] * K[3 + j] + K[3 * i + 2] * K[6 + j];
 }
 
 /* Reads the seven arrays of a chain: X_PJ, axis, kind, parent, column,
@@ -39,6 +50,7 @@ int gc_chain_parse(PyObject *const *args, chain *c) {
     static const char *names[7] = {"X_PJ", "axis", "kind", "parent", "column", "multiplier",
                                    "offset"};
     c->nviews = 0;
+    c->K2 = NULL;
     for (int k = 0; k < 7; ++k) {
         if (gc_get_buffer(args[k], &c->views[k], formats[k], -1, names[k]) < 0) {
             gc_chain_release(c);
@@ -72,16 +84,20 @@ int gc_chain_parse(PyObject *const *args, chain *c) {
             return -1;
         }
     }
+    c->K2 = PyMem_Malloc((size_t)(9 * L + 1) * sizeof(double));
+    if (c->K2 == NULL) {
+        gc_chain_release(c);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t l = 0; l < L; ++l) axis_square(c->axis + 3 * l, c->K2 + 9 * l);
     return 0;
 }
 
-/* R = I + s K + (1 - c) K^2 for the unit axis a (K its cross-product matrix). */
-static void rodrigues(const double a[3], double theta, double R[9]) {
+/* R = I + s K + (1 - c) K^2 for the unit axis a (K its cross-product matrix,
+ * K2 its square: axis_square). */
+static void rodrigues(const double a[3], const double K2[9], double theta, double R[9]) {
     const double K[9] = {0.0, -a[2], a[1], a[2], 0.0, -a[0], -a[1], a[0], 0.0};
-    double K2[9];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            K2[3 * i + j] = K[3 * i] * K[j] + K[3 * i + 1] * K[3 + j] + K[3 * i + 2] * K[6 + j];
     double s = sin(theta), v = 1.0 - cos(theta);
     for (int k = 0; k < 9; ++k) R[k] = ((k % 4 == 0) ? 1.0 : 0.0) + s * K[k] + v * K2[k];
 }
@@ -98,11 +114,26 @@ static void link_poses(const chain *c, const double *q, const int *slot, double 
         const double *a = c->axis + 3 * l;
         if (c->kind[l] == JOINT_REVOLUTE) {
             double R[9];
-            rodrigues(a, t, R);
+            rodrigues(a, c->K2 + 9 * l, t, R);
+#if defined(__SSE2__)
+            /* Columns 0 and 1 of a row at once (gc_compose's way: the same
+             * products and sums in the same order), column 2 alone. */
+            const __m128d r0 = _mm_loadu_pd(R), r3 = _mm_loadu_pd(R + 3);
+            const __m128d r6 = _mm_loadu_pd(R + 6);
+            for (int i = 0; i < 3; ++i) {
+                const double x = X_PJ[4 * i], y = X_PJ[4 * i + 1], z = X_PJ[4 * i + 2];
+                _mm_storeu_pd(X + 4 * i,
+                              _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_set1_pd(x), r0),
+                                                    _mm_mul_pd(_mm_set1_pd(y), r3)),
+                                         _mm_mul_pd(_mm_set1_pd(z), r6)));
+                X[4 * i + 2] = x * R[2] + y * R[5] + z * R[8];
+            }
+#else
             for (int i = 0; i < 3; ++i)
                 for (int j = 0; j < 3; ++j)
                     X[4 * i + j] = X_PJ[4 * i] * R[j] + X_PJ[4 * i + 1] * R[3 + j] +
                                    X_PJ[4 * i + 2] * R[6 + j];
+#endif
         } else {
             for (int i = 0; i < 3; ++i)
                 X[4 * i + 3] += (t * a[0]) * X_PJ[4 * i] + (t * a[1]) * X_PJ[4 * i + 1] +
@@ -121,9 +152,14 @@ int gc_chain_max_column(const chain *c) {
 void gc_chain_pose_frames(const chain *c, const double *q, const int *link_slot,
                           const int *parent_slot, Py_ssize_t F, double *X_PF, double *X_WF) {
     link_poses(c, q, link_slot, X_PF);
-    memcpy(X_WF, X_PF, (size_t)F * 16 * sizeof(double));
-    for (Py_ssize_t s = 1; s < F; ++s)
-        if (parent_slot[s] != 0) gc_compose(X_WF + 16 * parent_slot[s], X_PF + 16 * s, X_WF + 16 * s);
+    /* A slot under the world is its X_PF; the others are composed, every
+     * value written, so only the former are copied. */
+    for (Py_ssize_t s = 0; s < F; ++s) {
+        if (s == 0 || parent_slot[s] == 0)
+            memcpy(X_WF + 16 * s, X_PF + 16 * s, 16 * sizeof(double));
+        else
+            gc_compose(X_WF + 16 * parent_slot[s], X_PF + 16 * s, X_WF + 16 * s);
+    }
 }
 
 /* Checks link_slot (L,) and parent_slot (F,) for gc_chain_pose_frames: every

@@ -50,6 +50,9 @@
 #include "gc_tolerances.h"
 
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -88,6 +91,9 @@ typedef struct {
     Py_ssize_t NG;
     int *group, *group_side, *body_slot;
     double *group_padding, *body_F;
+    double *group_radii;         /* (NG): the sum of its sides' radii */
+    int *bodies;                 /* (NB): the links b some group has a side G + b of */
+    Py_ssize_t NB;
 } MotionObject;
 
 static void motion_release(MotionObject *self) {
@@ -104,9 +110,11 @@ static void motion_release(MotionObject *self) {
     PyMem_Free(self->body_slot);
     PyMem_Free(self->group_padding);
     PyMem_Free(self->body_F);
-    self->group = self->group_side = self->body_slot = NULL;
-    self->group_padding = self->body_F = NULL;
-    self->NG = 0;
+    PyMem_Free(self->group_radii);
+    PyMem_Free(self->bodies);
+    self->group = self->group_side = self->body_slot = self->bodies = NULL;
+    self->group_padding = self->body_F = self->group_radii = NULL;
+    self->NG = self->NB = 0;
     Py_CLEAR(self->model);
 }
 
@@ -220,7 +228,33 @@ static int make_groups(MotionObject *self, Py_ssize_t P) {
         }
         if (padding[p] > self->group_padding[n]) self->group_padding[n] = padding[p];
     }
+    /* Each group's radii, as its sides' spheres add them; the links on a
+     * side, once each. */
+    self->group_radii = PyMem_Malloc((size_t)(NG + 1) * sizeof(double));
+    self->bodies = PyMem_Malloc((size_t)(G + 1) * sizeof(int));
+    if (!self->group_radii || !self->bodies) {
+        PyMem_Free(count);
+        PyMem_Free(keys);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(count, 0, (size_t)G * sizeof(int));
+    Py_ssize_t NB = 0;
+    for (Py_ssize_t n = 0; n < NG; ++n) {
+        double r[2];
+        for (int k = 0; k < 2; ++k) {
+            int side = self->group_side[2 * n + k];
+            if (side < G) {
+                r[k] = self->outer_F[4 * side + 3];
+                continue;
+            }
+            r[k] = self->body_F[4 * (side - G) + 3];
+            if (count[side - G]++ == 0) self->bodies[NB++] = side - (int)G;
+        }
+        self->group_radii[n] = r[0] + r[1];
+    }
     self->NG = NG;
+    self->NB = NB;
     PyMem_Free(count);
     PyMem_Free(keys);
     return 0;
@@ -353,10 +387,12 @@ typedef struct {
     double *X_PF, *X_WF;    /* (F, 16) */
     double *X_WG;           /* (G, 16) */
     ptrdiff_t *posed;       /* (G): the configuration X_WG's row is posed at (-1: none) */
-    ptrdiff_t *centred;     /* (G): the configuration centre's row is at (-1: none) */
-    double *centre;         /* (G, 3): outer spheres' centres in W */
+    double *centre;         /* (2 G, 3): outer spheres' centres in W (row g), and
+                               the groups' link spheres' (row G + b) */
     ptrdiff_t *boxed;       /* (G): the configuration box's row is at (-1: none) */
-    ptrdiff_t *todo, *need, *proof;   /* (P): a configuration's pairs left to decide */
+    ptrdiff_t *todo;        /* (P): a configuration's pairs left to decide */
+    double *lane;           /* (4, P): their centres' differences and distances
+                               (check_state) */
     ptrdiff_t *active;      /* (stretches, P): the pairs some configuration of the
                                stretch may need */
     Py_ssize_t *active_count;   /* (stretches): how many */
@@ -383,9 +419,14 @@ enum { PAIR_CONTACT = -1, PAIR_PYTHON = -2 };
  * even prove s_m. `per` is the pair's steps / speed (inf when nothing moves
  * its bodies apart or together). */
 static ptrdiff_t proven(double clear, double per, ptrdiff_t need) {
-    if (!(clear > GC_MOTION_PROOF_MARGIN)) return -1;
+    /* Without branches (whether a pair is proven is hard to predict): the
+     * reach clamped to [0, need] (a NaN to need) before it is truncated,
+     * which keeps every conversion defined; need is exact as a double. */
     double reach = (clear - GC_MOTION_PROOF_MARGIN) * per;
-    return reach >= (double)need ? need : (ptrdiff_t)reach;
+    reach = reach < (double)need ? reach : (double)need;
+    reach = reach > 0.0 ? reach : 0.0;
+    ptrdiff_t k = (ptrdiff_t)reach;
+    return clear > GC_MOTION_PROOF_MARGIN ? k : -1;
 }
 
 static void pose_configuration(const edge_job *job, motion_scratch *w, ptrdiff_t m) {
@@ -417,40 +458,15 @@ static const double *world_box(const MotionObject *mo, motion_scratch *w, int g,
     return b;
 }
 
-static const double *outer_centre(const MotionObject *mo, motion_scratch *w, int g,
-                                  ptrdiff_t m) {
-    double *c = w->centre + 3 * g;
-    if (w->centred[g] != m) {
-        gc_to_world(w->X_WF + 16 * mo->view.frame_slot[g], mo->outer_F + 4 * g, c);
-        w->centred[g] = m;
-    }
-    return c;
-}
-
-/* A group side's sphere at s_m: centre in W (c) and radius. */
-static double side_sphere(const MotionObject *mo, motion_scratch *w, int side, ptrdiff_t m,
-                          double *c) {
-    Py_ssize_t G = mo->view.G;
-    if (side < G) {
-        const double *o = outer_centre(mo, w, side, m);
-        c[0] = o[0];
-        c[1] = o[1];
-        c[2] = o[2];
-        return mo->outer_F[4 * side + 3];
-    }
-    const double *b = mo->body_F + 4 * (side - G);
-    gc_to_world(w->X_WF + 16 * mo->body_slot[side - G], b, c);
-    return b[3];
-}
-
-/* Group n's spheres at s_m: a lower bound of every member pair's distance
- * less its padding (-inf where they overlap). */
+/* Group n's spheres at s_m (their centres in w->centre, check_state): a
+ * lower bound of every member pair's distance less its padding (-inf where
+ * they overlap). */
 static double group_gap(const edge_job *job, motion_scratch *w, Py_ssize_t n, ptrdiff_t m) {
     const MotionObject *mo = job->mo;
     if (w->grouped[n] == m) return w->group_clear[n];
-    double ci[3], cj[3];
-    double radii = side_sphere(mo, w, mo->group_side[2 * n], m, ci) +
-                   side_sphere(mo, w, mo->group_side[2 * n + 1], m, cj);
+    const double *ci = w->centre + 3 * mo->group_side[2 * n];
+    const double *cj = w->centre + 3 * mo->group_side[2 * n + 1];
+    double radii = mo->group_radii[n];
     double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
     double square = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     double padding = mo->group_padding[n], least = radii + padding + GC_MOTION_PROOF_MARGIN;
@@ -517,6 +533,25 @@ static ptrdiff_t decide(const edge_job *job, motion_scratch *w, Py_ssize_t p, pt
     return 0;
 }
 
+/* span[t] = |(dx, dy, dz)[t]|, t < n: the distance between two outer
+ * spheres' centres. Two at once where SSE2 is (every x86_64): the same
+ * operations in the same order, and a square root is correctly rounded in
+ * either width, so the bits are those of the scalar loop on any CPU. */
+static void sphere_spans(const double *dx, const double *dy, const double *dz, double *span,
+                         Py_ssize_t n) {
+    Py_ssize_t t = 0;
+#if defined(__SSE2__)
+    for (; t + 2 <= n; t += 2) {
+        __m128d x = _mm_loadu_pd(dx + t), y = _mm_loadu_pd(dy + t), z = _mm_loadu_pd(dz + t);
+        __m128d square = _mm_add_pd(_mm_add_pd(_mm_mul_pd(x, x), _mm_mul_pd(y, y)),
+                                    _mm_mul_pd(z, z));
+        _mm_storeu_pd(span + t, _mm_sqrt_pd(square));
+    }
+#endif
+    for (; t < n; ++t)
+        span[t] = sqrt(dx[t] * dx[t] + dy[t] * dy[t] + dz[t] * dz[t]);
+}
+
 /* One configuration s_m of a stretch [first, last] whose proofs so far are
  * fwd, bwd and active (as motion_scratch's; *active their count): its
  * pairs not yet proven, decided, their proofs reaching back to first when
@@ -540,33 +575,39 @@ static int check_state(edge_job *job, motion_scratch *w, ptrdiff_t *fwd, ptrdiff
     *active = kept;
     if (todo == 0) return 0;
     pose_configuration(job, w, m);
-    /* Every outer sphere's centre, in one pass. */
+    /* Every outer sphere's centre, in one pass (row g). */
     const int *slot = mo->view.frame_slot, *pairs = mo->views[3].buf;
-    for (Py_ssize_t g = 0; g < mo->view.G; ++g) {
+    for (Py_ssize_t g = 0; g < mo->view.G; ++g)
         gc_to_world(w->X_WF + 16 * slot[g], mo->outer_F + 4 * g, w->centre + 3 * g);
-        w->centred[g] = m;
+    /* And the groups' link spheres, on rows G + b. */
+    for (Py_ssize_t k = 0; k < mo->NB; ++k) {
+        int b = mo->bodies[k];
+        gc_to_world(w->X_WF + 16 * mo->body_slot[b], mo->body_F + 4 * b,
+                    w->centre + 3 * (mo->view.G + b));
     }
-    /* The spheres of all of them first, with few branches: no iteration
-     * waits on the one before, so their square roots overlap. */
+    /* The distances between their outer spheres' centres, in a loop of two
+     * pairs an instruction (sphere_spans), the differences gathered first. */
     const double *padding = mo->views[4].buf;
+    Py_ssize_t P = mo->P;
+    double *dx = w->lane, *dy = dx + P, *dz = dy + P, *span = dz + P;
+    for (Py_ssize_t t = 0; t < todo; ++t) {
+        Py_ssize_t p = w->todo[t];
+        const double *ci = w->centre + 3 * pairs[2 * p], *cj = w->centre + 3 * pairs[2 * p + 1];
+        dx[t] = ci[0] - cj[0];
+        dy[t] = ci[1] - cj[1];
+        dz[t] = ci[2] - cj[2];
+    }
+    sphere_spans(dx, dy, dz, span, todo);
     for (Py_ssize_t t = 0; t < todo; ++t) {
         Py_ssize_t p = w->todo[t];
         ptrdiff_t need = back ? m - 1 - fwd[p] : bwd[p] - 1 - m;
-        w->need[t] = need;
-        const double *ci = w->centre + 3 * pairs[2 * p], *cj = w->centre + 3 * pairs[2 * p + 1];
-        double d[3] = {ci[0] - cj[0], ci[1] - cj[1], ci[2] - cj[2]};
-        double clear = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - mo->pair_radii[p] -
-                       padding[p];
         /* The group's spheres first: where they prove s_m, their proof (its
          * smallest per, its largest padding) holds for the pair; else the
          * pair's own. */
         int n = mo->group[p];
         ptrdiff_t k = n < 0 ? -1 : proven(group_gap(job, w, n, m), job->group_per[n], need);
-        w->proof[t] = k >= 0 ? k : proven(clear, job->per[p], need);
-    }
-    for (Py_ssize_t t = 0; t < todo; ++t) {
-        Py_ssize_t p = w->todo[t];
-        ptrdiff_t need = w->need[t], k = w->proof[t];
+        ptrdiff_t own = proven(span[t] - mo->pair_radii[p] - padding[p], job->per[p], need);
+        k = k >= 0 ? k : own;
         if (k < 0) k = decide(job, w, p, m, need, k);
         if (k == PAIR_CONTACT) {
             atomic_store_explicit(&job->contact, 1, memory_order_relaxed);
@@ -597,7 +638,7 @@ static void edge_blocks(void *ctx, ptrdiff_t begin, ptrdiff_t end, int worker) {
     for (ptrdiff_t b = begin; b < end; ++b) {
         ptrdiff_t first = count * b / job->blocks, last = count * (b + 1) / job->blocks - 1;
         ptrdiff_t size = last - first + 1;
-        for (Py_ssize_t g = 0; g < mo->view.G; ++g) w->posed[g] = w->centred[g] = w->boxed[g] = -1;
+        for (Py_ssize_t g = 0; g < mo->view.G; ++g) w->posed[g] = w->boxed[g] = -1;
         for (Py_ssize_t n = 0; n < mo->NG; ++n) w->grouped[n] = -1;
         for (ptrdiff_t pass = 0; pass < 2; ++pass) {
             for (ptrdiff_t r = 0; r < S; ++r) {
@@ -641,9 +682,9 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
     ptrdiff_t stretches = count / workers / GC_MOTION_STRETCH;
     if (stretches < 1) stretches = 1;
     if (stretches > GC_MOTION_STRETCHES_MAX) stretches = GC_MOTION_STRETCHES_MAX;
-    size_t per_worker = (size_t)(3 * stretches * P + 3 * P + 3 * G + NG) * sizeof(ptrdiff_t) +
+    size_t per_worker = (size_t)(3 * stretches * P + P + 2 * G + NG) * sizeof(ptrdiff_t) +
                         (size_t)stretches * sizeof(Py_ssize_t) +
-                        (size_t)(32 * F + 25 * G + n + NG) * sizeof(double);
+                        (size_t)(32 * F + 28 * G + n + NG + 4 * P) * sizeof(double);
     /* Every part of a worker's scratch stays 8-byte aligned. */
     per_worker = (per_worker + 7) / 8 * 8;
     size_t shared = (size_t)(n + P + L + NG) * sizeof(double) +  /* dq, per, moved, group_per */
@@ -680,20 +721,18 @@ static int run_edge(const MotionObject *self, const double *q1, const double *q2
         s->bwd = s->fwd + stretches * P;
         s->active = s->bwd + stretches * P;
         s->posed = s->active + stretches * P;
-        s->centred = s->posed + G;
-        s->boxed = s->centred + G;
+        s->boxed = s->posed + G;
         s->todo = s->boxed + G;
-        s->need = s->todo + P;
-        s->proof = s->need + P;
-        s->grouped = s->proof + P;
+        s->grouped = s->todo + P;
         s->X_PF = (double *)(s->grouped + NG);
         s->X_WF = s->X_PF + 16 * F;
         s->X_WG = s->X_WF + 16 * F;
         s->centre = s->X_WG + 16 * G;
-        s->box = s->centre + 3 * G;
+        s->box = s->centre + 6 * G;
         s->q = s->box + 6 * G;
         s->group_clear = s->q + n;
-        s->active_count = (Py_ssize_t *)(s->group_clear + NG);
+        s->lane = s->group_clear + NG;
+        s->active_count = (Py_ssize_t *)(s->lane + 4 * P);
         memcpy(s->X_PF, self->views[0].buf, (size_t)F * 16 * sizeof(double));
         next += per_worker;
     }

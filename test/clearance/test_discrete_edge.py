@@ -218,3 +218,27 @@ def touch_one_configuration(checker, q1, q2, qs, centre, radii):
         assert checker.check_edge_collision_free(q1, q2) is (not touched)
         assert checker.check_edge_collision_free(q1, q2, parallelize=2) is (not touched)
         checker.remove_all_added_collision_shapes("obstacle")
+
+
+@pytest.mark.parametrize("name", ["panda", "ur5"])
+@pytest.mark.parametrize("spheres", [1, 2, 5, 16])
+def test_edges_among_many_small_spheres(name, spheres):
+    # The sphere pass bounds two pairs at a time and one alone when their
+    # count is odd: obstacles added one to sixteen make the count of pairs
+    # a configuration leaves undecided both odd and even, with many pairs
+    # that the spheres prove and many they do not.
+    checker = make(name)
+    rng = np.random.default_rng(spheres)
+    for k, (centre, radius) in enumerate(zip(workspace_points(spheres, spheres),
+                                             rng.uniform(0.01, 0.06, spheres))):
+        checker.add_collision_shape_to_body(f"ball{k}", "world", Sphere(float(radius)),
+                                            RigidTransform(centre))
+    verdicts = []
+    for step in (0.4, 0.04):
+        checker.edge_step_size = step
+        for q1, q2 in edges(checker, 25, 17 + spheres):
+            expected = every_configuration_free(checker, q1, q2)
+            assert checker.check_edge_collision_free(q1, q2) is expected, (step, q1, q2)
+            verdicts.append(expected)
+    assert checker._motion_of is not None and checker._motion_of[2] is not None
+    assert 0 < np.mean(verdicts) < 1
