@@ -219,18 +219,24 @@ def test_proximity_rows_of_the_demo_arm_along_its_motion():
     assert all(seen), seen
 
 
-def test_pairs_left_to_python_give_the_records_rows_too():
-    # A mesh pair is answered in Python (FCL), two half spaces are an error:
-    # the rows then come from the records, with the same errors.
+def _mesh_and_ball(ball_z):
+    """A mesh box on a frame at the origin, and an anchored 0.2 m ball at height ``ball_z``."""
     sg = SceneGraph()
     src = sg.register_source("s")
     frame = sg.register_frame(src, GeometryFrame("f"))
     mesh = sg.register_geometry(src, frame, GeometryInstance(
         RigidTransform(), Mesh(str(_BOX_OBJ)), "mesh"))
     ball = sg.register_anchored_geometry(src, GeometryInstance(
-        RigidTransform([0.0, 0.0, 0.4]), Sphere(0.2), "ball"))
+        RigidTransform([0.0, 0.0, ball_z]), Sphere(0.2), "ball"))
     for g in (mesh, ball):
         sg.assign_role(src, g, ProximityProperties())
+    return sg, src, frame
+
+
+def test_pairs_left_to_python_give_the_records_rows_too():
+    # A mesh pair is answered in Python (FCL), two half spaces are an error:
+    # the rows then come from the records, with the same errors.
+    sg, src, frame = _mesh_and_ball(0.4)
     for z in (0.0, 0.25, 0.45):
         sg.set_poses(src, {frame: RigidTransform([0.0, 0.0, z])})
         query = sg.query_object()
@@ -290,15 +296,7 @@ def test_the_scene_graphs_one_call_gives_the_query_objects_rows():
 
 
 def test_the_scene_graphs_one_call_with_a_mesh_or_a_cloud_answers_as_the_query_object():
-    sg = SceneGraph()
-    src = sg.register_source("s")
-    frame = sg.register_frame(src, GeometryFrame("f"))
-    mesh = sg.register_geometry(src, frame, GeometryInstance(
-        RigidTransform(), Mesh(str(_BOX_OBJ)), "mesh"))
-    ball = sg.register_anchored_geometry(src, GeometryInstance(
-        RigidTransform([0.0, 0.0, 0.25]), Sphere(0.2), "ball"))
-    for g in (mesh, ball):
-        sg.assign_role(src, g, ProximityProperties())
+    sg, src, frame = _mesh_and_ball(0.25)
     sg.set_poses(src, {frame: RigidTransform()})
     rows = sg.compute_proximity_rows(0.1)
     _assert_rows_equal(rows, _reference_rows(sg.query_object(), 0.1))
