@@ -319,7 +319,9 @@ static PyObject *py_quaternion_poses(PyObject *self, PyObject *const *args, Py_s
  * whose quaternion or position is unusable. */
 static int pose_of_row(PyObject *row, const Py_ssize_t at[7], double X[16]) {
     double v[7];
-    PyObject *fast = PySequence_Fast(row, "");
+    /* A tuple: a number's __float__ may run Python code that shrinks a list
+     * row under the loop; a tuple (the row itself when it is one) cannot. */
+    PyObject *fast = PySequence_Tuple(row);
     if (fast == NULL) {
         PyErr_Clear();
         return 0;
@@ -364,8 +366,15 @@ static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t 
     if (row_order(args[1], at) < 0) return NULL;
     Py_buffer ob;
     if (PyObject_GetBuffer(args[2], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
-    Py_ssize_t rows = PyList_GET_SIZE(args[0]);
+    /* The rows as a tuple: a number's __float__ may change the list. */
+    PyObject *snapshot = PyList_AsTuple(args[0]);
+    if (snapshot == NULL) {
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    Py_ssize_t rows = PyTuple_GET_SIZE(snapshot);
     if (ob.len != rows * 16 * (Py_ssize_t)sizeof(double)) {
+        Py_DECREF(snapshot);
         PyBuffer_Release(&ob);
         PyErr_SetString(PyExc_ValueError, "pose_rows: out must be float64 (N, 4, 4)");
         return NULL;
@@ -373,11 +382,12 @@ static PyObject *py_pose_rows(PyObject *self, PyObject *const *args, Py_ssize_t 
     long bad = -1;
     double *out = ob.buf;
     for (Py_ssize_t k = 0; k < rows; ++k, out += 16) {
-        if (!pose_of_row(PyList_GET_ITEM(args[0], k), at, out)) {
+        if (!pose_of_row(PyTuple_GET_ITEM(snapshot, k), at, out)) {
             bad = (long)k;
             break;
         }
     }
+    Py_DECREF(snapshot);
     PyBuffer_Release(&ob);
     return PyLong_FromLong(bad);
 }
@@ -415,7 +425,15 @@ static PyObject *py_pose_rows_into(PyObject *self, PyObject *const *args, Py_ssi
         PyBuffer_Release(&table);
         return NULL;
     }
-    Py_ssize_t rows = PyList_GET_SIZE(args[0]);
+    /* The rows as a tuple: a number's __float__ may change the list. */
+    PyObject *snapshot = PyList_AsTuple(args[0]);
+    if (snapshot == NULL) {
+        PyBuffer_Release(&slots);
+        PyBuffer_Release(&posed);
+        PyBuffer_Release(&table);
+        return NULL;
+    }
+    Py_ssize_t rows = PyTuple_GET_SIZE(snapshot);
     Py_ssize_t capacity = table.len / (16 * (Py_ssize_t)sizeof(double));
     const long long *slot = slots.buf;
     const char *format = slots.format ? slots.format : "B";
@@ -428,13 +446,14 @@ static PyObject *py_pose_rows_into(PyObject *self, PyObject *const *args, Py_ssi
     if (ok && rows > 0) {
         X = PyMem_Malloc((size_t)rows * 16 * sizeof(double));
         if (X == NULL) {
+            Py_DECREF(snapshot);
             PyBuffer_Release(&slots);
             PyBuffer_Release(&posed);
             PyBuffer_Release(&table);
             return PyErr_NoMemory();
         }
         for (Py_ssize_t k = 0; k < rows; ++k) {
-            if (!pose_of_row(PyList_GET_ITEM(args[0], k), at, X + 16 * k) ||
+            if (!pose_of_row(PyTuple_GET_ITEM(snapshot, k), at, X + 16 * k) ||
                 !gc_pose_valid(X + 16 * k, tolerance)) {
                 bad = (long)k;
                 break;
@@ -448,6 +467,7 @@ static PyObject *py_pose_rows_into(PyObject *self, PyObject *const *args, Py_ssi
         }
         PyMem_Free(X);
     }
+    Py_DECREF(snapshot);
     PyBuffer_Release(&slots);
     PyBuffer_Release(&posed);
     PyBuffer_Release(&table);
@@ -568,10 +588,22 @@ static PyObject *py_pose_records(PyObject *self, PyObject *const *args, Py_ssize
         }
         if (!failed) {
             for (Py_ssize_t k = 0; k < count; ++k) {
-                /* PyList_SetItem steals the reference and drops the old item. */
-                PyList_SetItem(args[5], row[k], tuples[2 * k]);
-                PyList_SetItem(args[6], row[k], tuples[2 * k + 1]);
+                /* PyList_SetItem steals the reference (even when it fails)
+                 * and drops the old item, whose __del__ may shrink a list:
+                 * a store outside it is then an IndexError, not ignored. */
+                PyObject *t = tuples[2 * k], *stamp = tuples[2 * k + 1];
                 tuples[2 * k] = tuples[2 * k + 1] = NULL;
+                if (failed) {
+                    Py_DECREF(t);
+                    Py_DECREF(stamp);
+                    continue;
+                }
+                if (PyList_SetItem(args[5], row[k], t) < 0) {
+                    Py_DECREF(stamp);
+                    failed = 1;
+                } else if (PyList_SetItem(args[6], row[k], stamp) < 0) {
+                    failed = 1;
+                }
             }
         }
         for (Py_ssize_t k = 0; k < 2 * count; ++k) Py_XDECREF(tuples[k]);

@@ -224,7 +224,9 @@ def read_pose_records(data: bytes, stamp_at: tuple[int, ...], values_at: tuple[i
     Raises
     ------
     IndexError
-        If an offset lies outside ``data`` or a row outside the lists.
+        If an offset lies outside ``data`` or a row outside the lists (or
+        outside a list that an old item's finaliser shrank while the records
+        were stored: those before it are then stored).
     """
     return _scalar.pose_records(data, stamp_at, values_at, little_endian, rows, values,
                                 stamps) < 0

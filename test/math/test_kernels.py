@@ -231,3 +231,90 @@ def test_read_pose_records_stores_the_packed_numbers_or_nothing(order):
     with pytest.raises(IndexError):
         read_pose_records(bytes(data), stamp_at, values_at, order == "<", [0, 1, 2, 3, 9],
                           values, stamps)
+
+
+class _Shrinking:
+    """A number whose conversion empties a list: Python code run in the middle of a read."""
+
+    def __init__(self, value, victim):
+        self.value, self.victim = value, victim
+
+    def __float__(self):
+        self.victim.clear()
+        return self.value
+
+
+def test_pose_rows_read_from_a_list_that_a_number_empties_midway():
+    """The rows and each row are read as they were when the call began, never past their end."""
+    identity = (0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+    rows = [list(identity) for _ in range(40)]
+    rows[0][0] = _Shrinking(2.0, rows)  # empties the list of rows
+    rows[1][0] = _Shrinking(3.0, rows[1])  # empties its own row
+    X = matrix4_from_pose_rows(rows)
+    assert X.shape == (40, 4, 4) and rows == []
+    assert X[0, 0, 3] == 2.0 and X[1, 0, 3] == 3.0 and np.all(X[2:, :3, 3] == 0.0)
+    np.testing.assert_array_equal(X[:, :3, :3], np.broadcast_to(np.eye(3), (40, 3, 3)))
+
+
+class _Emptying:
+    """An old list item whose release empties the lists it sat in."""
+
+    def __init__(self, *victims):
+        self.victims = victims
+
+    def __del__(self):
+        for victim in self.victims:
+            victim.clear()
+
+
+def test_read_pose_records_into_lists_an_old_item_empties_raises():
+    data = struct.pack("<iI7d", 1, 2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0) * 2
+    values, stamps = [None, None], [None, None]
+    values[0] = _Emptying(values, stamps)
+    with pytest.raises(IndexError):  # not a result with an error left set (SystemError)
+        read_pose_records(data, (0, 64), (8, 72), True, [0, 1], values, stamps)
+    assert values == [] and stamps == []
+
+
+def test_read_pose_records_at_any_offset_and_row_stores_all_or_nothing():
+    """Offsets and rows at and past every edge, on any buffer: stored, refused or raised."""
+    rng = np.random.default_rng(29)
+    outcomes = {"stored": 0, "refused": 0, "raised": 0}
+    for _ in range(4000):
+        size = int(rng.choice([0, 1, 7, 8, 55, 56, 57, 64, 300]))
+        data = rng.bytes(size)
+        count = int(rng.integers(0, 5))
+        lists = int(rng.integers(0, 5))
+
+        def offset(width, size=size):
+            return int(rng.choice([0, size - width, size - width + 1, size - width - 1, -1,
+                                   size, int(rng.integers(-3, size + 3))])) \
+                if rng.random() < 0.9 else int(rng.choice([-2**63, 2**63 - 1, 2**64]))
+
+        stamp_at = tuple(offset(8) for _ in range(count))
+        values_at = tuple(offset(56) for _ in range(count))
+        rows = [int(rng.choice([0, lists - 1, lists, -1, int(rng.integers(-2, lists + 2))]))
+                for _ in range(count)]
+        values = [()] * lists
+        stamps = [0] * int(rng.choice([lists, max(lists - 1, 0)]))
+        before = (list(values), list(stamps))
+        buffer = [data, bytearray(data), memoryview(data)][int(rng.integers(3))]
+        little = bool(rng.integers(2))
+        try:
+            stored = read_pose_records(buffer, stamp_at, values_at, little, rows, values, stamps)
+        except (IndexError, OverflowError):
+            assert (values, stamps) == before
+            outcomes["raised"] += 1
+            continue
+        if not stored:
+            assert (values, stamps) == before
+            outcomes["refused"] += 1
+            continue
+        outcomes["stored"] += 1
+        order = "<" if little else ">"
+        for k, row in enumerate(rows):
+            if row not in rows[k + 1:]:  # the last record of a row is the one kept
+                sec, nanosec = struct.unpack_from(order + "iI", data, stamp_at[k])
+                assert stamps[row] == sec * 10**9 + nanosec
+                assert values[row] == struct.unpack_from(order + "7d", data, values_at[k])
+    assert min(outcomes.values()) > 20, outcomes

@@ -694,3 +694,20 @@ def test_pose_rows_setter_checks_frames_and_lengths_as_set_poses_array():
         sg.set_poses_from_pose_rows(other, frames, [row] * 3)
     with pytest.raises(ValueError, match="order"):
         sg.set_poses_from_pose_rows(src, frames, [row] * 3, order=(0, 1, 2))
+
+
+def test_pose_rows_setter_reads_rows_a_number_empties_midway_as_they_were():
+    class Shrinking:
+        def __float__(self):
+            rows.clear()
+            return 0.5
+
+    sg, src, frames = _arm_of_three()
+    by_array, src_b, frames_b = _arm_of_three()
+    rows = [(Shrinking(), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)] + \
+        [(0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0)] * 2
+    expected = [(0.5,) + rows[0][1:]] + rows[1:]
+    sg.set_poses_from_pose_rows(src, frames, rows)
+    assert rows == []
+    by_array.set_poses_from_pose_rows(src_b, frames_b, expected)
+    assert sg.compute_world_poses().tobytes() == by_array.compute_world_poses().tobytes()
