@@ -8,8 +8,11 @@ the same bytes, whatever changed between two samples.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
+import random
+import struct
 
 import pytest
 from cyclonedds.idl._support import Endianness
@@ -123,3 +126,47 @@ def test_big_endian_and_xcdr2_samples_go_to_the_deserializer():
             data = _object(p=p).serialize(**options)
             assert _same(decode(data), CO.deserialize(data))
     assert decode.repeats == 0
+
+
+def test_mutated_samples_after_a_kept_one_equal_the_deserializers_or_are_refused_as_it_does():
+    """Thousands of broken samples, each right after a good one the decoder keeps."""
+    rng = random.Random(23)
+    specials = [struct.pack("<d", v) for v in (math.nan, math.inf, -math.inf, 1.7e308, 5e-324,
+                                               -0.0)]
+    goods = [_object().serialize(), _object(frame="base_link_x", subframes=("tip",)).serialize(),
+             _object(object_id="o" * 9, frame="").serialize()]
+    decode = CollisionObjectDecoder(CO.deserialize)
+    outcomes = collections.Counter()
+    for n in range(3000):
+        good = rng.choice(goods)
+        decode(good)
+        bad = bytearray(good)
+        kind = rng.randrange(6)
+        if kind == 0:  # bit flips anywhere
+            for _ in range(rng.randint(1, 3)):
+                bad[rng.randrange(len(bad))] ^= 1 << rng.randrange(8)
+        elif kind == 1:  # cut short
+            del bad[rng.randrange(len(bad)):]
+        elif kind == 2:  # longer
+            bad += bytes(rng.randrange(256) for _ in range(rng.randint(1, 40)))
+        elif kind == 3:  # any aligned 4 bytes as a length
+            at = 4 * rng.randrange(1, len(bad) // 4)
+            bad[at:at + 4] = struct.pack("<I", rng.choice(
+                [0, 1, 2, 3, 4, 7, 8, 2**31, 2**32 - 1, rng.randrange(2**32)]))
+        elif kind == 4:  # a byte of the stamp, frame id or pose
+            bad[rng.randrange(4, 96)] = rng.randrange(256)
+        else:  # a number near the start: special values
+            at = rng.randrange(4, 88)
+            bad[at:at + 8] = rng.choice(specials)
+        bad = bytes(bad)
+        repeats = decode.repeats
+        try:
+            got = decode(bad)
+        except Exception as err:  # noqa: BLE001 - the transport counts any of them
+            with pytest.raises(type(err)):
+                CO.deserialize(bad)
+            outcomes["refused"] += 1
+            continue
+        assert _same(got, CO.deserialize(bad)), (n, bad)
+        outcomes["repeat" if decode.repeats > repeats else "decoded"] += 1
+    assert min(outcomes.values()) > 300 and len(outcomes) == 3, outcomes

@@ -11,6 +11,8 @@ import importlib.util
 import itertools
 import math
 import os
+import struct
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -417,3 +419,93 @@ def test_bytes_of_a_repeated_layout_store_what_the_general_path_stores(make_inpu
         assert fast.buffer._stamps == slow.buffer._stamps
         assert fast.buffer.version > 0 and fast.counters == slow.counters
     assert fast._layouts
+
+
+def _mutated(rng, data: bytes, layout) -> bytes:
+    """``data`` changed the way a broken or hostile writer might change it."""
+    out = bytearray(data)
+    kind = rng.integers(8)
+    number = layout.values_at[rng.integers(len(layout.values_at))] + 8 * int(rng.integers(7))
+    stamp = layout.stamp_at[rng.integers(len(layout.stamp_at))]
+    specials = [math.nan, math.inf, -math.inf, 1.7e308, -1.7e308, 5e-324, -0.0, 0.0]
+    if kind == 0:  # bit flips anywhere
+        for at in rng.integers(len(out), size=rng.integers(1, 4)):
+            out[at] ^= 1 << int(rng.integers(8))
+    elif kind == 1:  # cut short
+        del out[rng.integers(len(out)):]
+    elif kind == 2:  # longer
+        out += rng.integers(256, size=rng.integers(1, 80)).astype(np.uint8).tobytes()
+    elif kind == 3:  # a number: special values or random bits, in the message's own order
+        out[number:number + 8] = (struct.pack("<d", specials[rng.integers(len(specials))])
+                                  if rng.random() < 0.7 else rng.bytes(8))
+    elif kind == 4:  # a stamp: random, or at the edges of its fields
+        out[stamp:stamp + 8] = rng.bytes(8) if rng.random() < 0.5 else struct.pack(
+            "<iI", int(rng.choice([0, -1, 2**31 - 1, -2**31])),
+            int(rng.choice([0, 10**9 - 1, 10**9, 2**32 - 1])))
+    elif kind == 5:  # any aligned 4 bytes as a length: a sequence's or a string's
+        at = 4 * int(rng.integers(1, len(out) // 4))
+        out[at:at + 4] = struct.pack("<I", int(rng.choice(
+            [0, 1, 2, 3, 5, 8, 255, 2**31, 2**32 - 1, int(rng.integers(2**32))])))
+    elif kind == 6:  # a name's byte: a zero, a slash, a letter, invalid UTF-8
+        out[rng.integers(8, len(out))] = int(rng.choice([0, 0x2F, 0x41, 0xC3, 0xFF]))
+    else:  # the encapsulation header
+        out[rng.integers(4)] = int(rng.choice([0, 1, 2, 3, 7, 0xFF]))
+    return bytes(out)
+
+
+def test_mutated_bytes_of_a_known_layout_store_what_the_deserializer_and_general_path_store(
+        make_inputs):
+    """Thousands of broken /tf samples: each refused as Cyclone refuses it, or stored as it is.
+
+    The fast side reads every sample through a decoder that knows the
+    message's layout and the node's remembered layout (one compiled call for
+    the numbers); the reference side takes Cyclone's deserializer and the
+    general path. After every sample both buffers hold the same bits, the
+    same stamps and parents, and the same counters.
+    """
+    from geometry_core_nodes.tf_arrays import TfDecoder
+
+    fast, slow = make_inputs("scene_file:=builtin:demo"), make_inputs("scene_file:=builtin:demo")
+    T = fast._node.message_type
+    cls = T("tf2_msgs/msg/TFMessage")
+    decode = TfDecoder(cls.deserialize)
+    rng = np.random.default_rng(17)
+    counts = Counter()
+    for n in range(2000):
+        good = scenario.demo_transforms(T, 3.0 * (n % 7) / 7, STAMP + 2 * n)
+        data = bytes(good.serialize(use_version_2=False))
+        for _ in range(2):  # the second takes the remembered layout's path
+            arrays = decode(data)
+            fast._on_tf(arrays)
+        slow._on_tf(good)
+        assert fast._layouts and arrays.data is not None
+        bad = _mutated(rng, data, arrays.layout)
+        try:
+            arrays = decode(bad)
+        except Exception as err:  # noqa: BLE001 - the transport counts any of them
+            fast_error = err
+        else:
+            fast_error = None
+        try:
+            msg = cls.deserialize(bad)
+        except Exception:  # noqa: BLE001
+            msg = None
+        if fast_error is not None:
+            # Refused as Cyclone refuses it, or for a string without its
+            # terminating zero, which Cyclone's C reader refuses too.
+            assert msg is None or "zero byte" in str(fast_error), (n, bad)
+            counts["refused"] += 1
+            continue
+        assert msg is not None, (n, bad)
+        counts["known layout" if arrays.data is not None else "decoded"] += 1
+        fast._on_tf(arrays)
+        slow._layouts.clear()  # the reference never takes a remembered layout
+        slow._on_tf(msg)
+        assert np.array(fast.buffer._values, dtype=float).tobytes() == \
+            np.array(slow.buffer._values, dtype=float).tobytes(), (n, bad)
+        assert fast.buffer._stamps == slow.buffer._stamps, (n, bad)
+        assert fast.buffer._parents == slow.buffer._parents, (n, bad)
+        assert fast.counters == slow.counters, (n, bad)
+    # Every way was taken many times, and refusals were counted as drops.
+    assert min(counts.values()) > 200 and len(counts) == 3, counts
+    assert fast.counters["bad_pose"] > 40 and fast.counters["bad_stamp"] > 20
