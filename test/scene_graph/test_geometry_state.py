@@ -38,14 +38,19 @@ def instance(name, shape=None, X_PG=None):
     return GeometryInstance(X_PG or RigidTransform(), shape or Sphere(0.1), name)
 
 
-@pytest.fixture
-def scene():
+def _base_arm_hand():
+    """A scene graph with one source and the chain world <- base <- arm <- hand."""
     sg = SceneGraph()
     src = sg.register_source("robot")
     base = sg.register_frame(src, GeometryFrame("base"))
     arm = sg.register_frame(src, GeometryFrame("arm"), base)
     hand = sg.register_frame(src, GeometryFrame("hand"), arm)
     return sg, src, base, arm, hand
+
+
+@pytest.fixture
+def scene():
+    return _base_arm_hand()
 
 
 # ------------------------------------------------------------------- sources
@@ -639,12 +644,8 @@ def test_register_geometries_refuses_as_register_geometry_and_registers_none(cas
 
 
 def _arm_of_three():
-    sg = SceneGraph()
-    src = sg.register_source("arm")
-    base = sg.register_frame(src, GeometryFrame("base"))
-    arm = sg.register_frame(src, GeometryFrame("arm"), base)
-    hand = sg.register_frame(src, GeometryFrame("hand"), arm)
-    return sg, src, (base, arm, hand)
+    sg, src, *frames = _base_arm_hand()
+    return sg, src, tuple(frames)
 
 
 def test_pose_rows_setter_gives_set_poses_array_of_matrix4_from_pose_rows_to_the_bit():
