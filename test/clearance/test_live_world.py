@@ -242,6 +242,34 @@ def test_a_description_adds_the_same_shape_again(arm):
     checker.remove_all_added_collision_shapes("never added")
 
 
+def _read_while_writing(read, threads: int, write) -> list:
+    """What ``read()`` returned, called over and over on ``threads`` threads while ``write()`` ran.
+
+    Fails the test if a reader raised.
+    """
+    stop = threading.Event()
+    seen, errors = [], []
+
+    def reader():
+        try:
+            while not stop.is_set():
+                seen.append(read())
+        except Exception as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    workers = [threading.Thread(target=reader) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    try:
+        write()
+    finally:
+        stop.set()
+        for worker in workers:
+            worker.join()
+    assert not errors, errors
+    return seen
+
+
 def test_queries_on_other_threads_see_the_old_world_or_the_new_one():
     checker = make("ur5")
     qs = robots.random_configurations(checker, 40, 13)
@@ -253,34 +281,21 @@ def test_queries_on_other_threads_see_the_old_world_or_the_new_one():
     checker.remove_all_added_collision_shapes()
     rows_old = checker.calc_robot_clearance(qs[0], 0.3).size()
     assert not np.array_equal(old, new) and rows_old != rows_new
-    stop = threading.Event()
-    seen, errors = [], []
 
-    def reader():
-        try:
-            while not stop.is_set():
-                verdicts = checker.check_configs_collision_free(qs)
-                rows = checker.calc_robot_clearance(qs[0], 0.3).size()
-                seen.append((np.array_equal(verdicts, old), np.array_equal(verdicts, new),
-                             rows))
-        except Exception as err:  # pragma: no cover - reported below
-            errors.append(err)
+    def read():
+        verdicts = checker.check_configs_collision_free(qs)
+        rows = checker.calc_robot_clearance(qs[0], 0.3).size()
+        return np.array_equal(verdicts, old), np.array_equal(verdicts, new), rows
 
-    threads = [threading.Thread(target=reader) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    try:
+    def write():
         for _ in range(15):
             checker.add_collision_shape_to_body("wall", "world", *wall)
             # A cloud far from the arm: the verdicts stay those of the wall.
             checker.add_point_cloud(
                 "cloud", np.random.default_rng(1).random((2000, 3)) * 0.1 + 5.0, 0.01)
             checker.remove_all_added_collision_shapes()
-    finally:
-        stop.set()
-    for thread in threads:
-        thread.join()
-    assert not errors
+
+    seen = _read_while_writing(read, 3, write)
     assert seen and all((is_old or is_new) and rows in (rows_old, rows_new)
                         for is_old, is_new, rows in seen)
     # The readers ran through changes: they saw both worlds.
@@ -303,21 +318,12 @@ def test_a_batched_move_answers_as_the_calls_one_by_one_and_is_one_change():
     at_b = reference.check_configs_collision_free(qs)
     assert not np.array_equal(at_a, at_b) and not np.array_equal(at_a, empty)
     assert not np.array_equal(at_b, empty)
-    stop = threading.Event()
-    seen, errors = [], []
 
-    def reader():
-        try:
-            while not stop.is_set():
-                verdicts = checker.check_configs_collision_free(qs)
-                seen.append((np.array_equal(verdicts, at_a), np.array_equal(verdicts, at_b)))
-        except Exception as err:  # pragma: no cover - reported below
-            errors.append(err)
+    def read():
+        verdicts = checker.check_configs_collision_free(qs)
+        return np.array_equal(verdicts, at_a), np.array_equal(verdicts, at_b)
 
-    threads = [threading.Thread(target=reader) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    try:
+    def write():
         for k in range(20):
             with checker.batched_changes():
                 checker.remove_all_added_collision_shapes("wall")
@@ -326,11 +332,8 @@ def test_a_batched_move_answers_as_the_calls_one_by_one_and_is_one_change():
                     assert np.array_equal(checker.check_configs_collision_free(qs), at_a)
                 checker.add_collision_shape_to_body("wall", "world", box,
                                                     X_B if k % 2 == 0 else X_A)
-    finally:
-        stop.set()
-    for thread in threads:
-        thread.join()
-    assert not errors
+
+    seen = _read_while_writing(read, 2, write)
     assert seen and all(is_a or is_b for is_a, is_b in seen)
     # Nested blocks and a block that raises swap in the world of the tables.
     with pytest.raises(RuntimeError):
