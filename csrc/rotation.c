@@ -489,6 +489,80 @@ static void read_ordered(const unsigned char *p, int size, int little, void *out
     memcpy(out, b, (size_t)size);
 }
 
+/* fill_template(template, numbers, size, numbers_at, (at, bytes)...) -> bytes:
+ * a copy of the bytes template with each patch's bytes written at its offset,
+ * then record k of numbers (size bytes each, records one after the other)
+ * written at numbers_at[k]. The writer counterpart of pose_records, for a
+ * caller that sends records in a fixed byte layout made once (a wire
+ * message of known pairs): one allocation, no list of parts. numbers may be
+ * None when numbers_at is empty. ValueError when numbers does not hold
+ * exactly len(numbers_at) records; IndexError for a patch or a record
+ * outside the template. */
+static PyObject *py_fill_template(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n < 4 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "fill_template(template bytes, numbers, size, "
+                                         "numbers_at tuple, (at, bytes)...)");
+        return NULL;
+    }
+    Py_ssize_t size = PyLong_AsSsize_t(args[2]);
+    if (size == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(args[3]);
+    Py_ssize_t length = PyBytes_GET_SIZE(args[0]);
+    for (Py_ssize_t k = 4; k < n; ++k) {
+        if (!PyTuple_Check(args[k]) || PyTuple_GET_SIZE(args[k]) != 2 ||
+            !PyBytes_Check(PyTuple_GET_ITEM(args[k], 1))) {
+            PyErr_SetString(PyExc_TypeError, "fill_template: a patch is an (offset, bytes) "
+                                             "tuple");
+            return NULL;
+        }
+    }
+    Py_buffer view = {0};
+    int viewed = 0;
+    if (count > 0) {
+        if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+        viewed = 1;
+        if (size < 0 || view.len != size * count) {
+            PyErr_Format(PyExc_ValueError, "%zd bytes of numbers for %zd pairs of %zd bytes",
+                         view.len, count, size);
+            PyBuffer_Release(&view);
+            return NULL;
+        }
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, length);
+    if (out == NULL) {
+        if (viewed) PyBuffer_Release(&view);
+        return NULL;
+    }
+    char *buffer = PyBytes_AS_STRING(out);
+    memcpy(buffer, PyBytes_AS_STRING(args[0]), (size_t)length);
+    for (Py_ssize_t k = 4; k < n; ++k) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[k], 0));
+        PyObject *patch = PyTuple_GET_ITEM(args[k], 1);
+        Py_ssize_t bytes = PyBytes_GET_SIZE(patch);
+        if (at == -1 && PyErr_Occurred()) goto fail;
+        if (at < 0 || at > length - bytes) {
+            PyErr_SetString(PyExc_IndexError, "fill_template: a patch outside the template");
+            goto fail;
+        }
+        memcpy(buffer + at, PyBytes_AS_STRING(patch), (size_t)bytes);
+    }
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(args[3], k));
+        if (at == -1 && PyErr_Occurred()) goto fail;
+        if (at < 0 || at > length - size) {
+            PyErr_SetString(PyExc_IndexError, "fill_template: a record outside the template");
+            goto fail;
+        }
+        memcpy(buffer + at, (const char *)view.buf + k * size, (size_t)size);
+    }
+    if (viewed) PyBuffer_Release(&view);
+    return out;
+fail:
+    if (viewed) PyBuffer_Release(&view);
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* pose_records(data, stamp_at, values_at, little, rows, values, stamps) -> -1
  * when stored, or the first record refused (nothing stored). Record k is an
  * int32 sec and a uint32 nanosec at data[stamp_at[k]] and seven float64 at
@@ -1122,6 +1196,9 @@ static PyMethodDef rotation_methods[] = {
     {"pose_rows", FASTCALL(py_pose_rows),
      "pose_rows(rows list, order (7 indices: x y z, w x y z), out (N,4,4)) -> -1, or the\n"
      "first unusable row"},
+    {"fill_template", FASTCALL(py_fill_template),
+     "fill_template(template, numbers, size, numbers_at, (at, bytes)...) -> the template's\n"
+     "bytes with each patch written at its offset and record k of numbers at numbers_at[k]"},
     {"pose_records", FASTCALL(py_pose_records),
      "pose_records(data, stamp_at, values_at, little, rows, values, stamps) -> -1 with\n"
      "values[rows[k]] = 7 float64 at data[values_at[k]] and stamps[rows[k]] = the int32\n"

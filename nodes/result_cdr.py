@@ -24,12 +24,11 @@ This module must never import cyclonedds, rclpy or ``geometry_core``.
 from __future__ import annotations
 
 import functools
-import operator
 import struct
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
+from geometry_core.math import fill_template
 
 __all__ = [
     "PENETRATION_NUMBERS", "SIGNED_DISTANCE_NUMBERS", "SampleLayout", "cdr_string", "cdr_strings",
@@ -49,9 +48,6 @@ PENETRATION_NUMBERS = struct.Struct("<10d")
 #: first float64 is 8-aligned, so the padding is always 7 bytes.
 SIGNED_DISTANCE_NUMBERS = struct.Struct("<10d?7x6d")
 _ZEROS = tuple(b"\x00" * n for n in range(8))
-#: Up to this many pairs a sample's numbers are copied pair by pair; beyond,
-#: by one numpy assignment.
-_FEW_PAIRS = 16
 _NO_STRINGS = _U32.pack(0)
 
 
@@ -182,42 +178,14 @@ class SampleLayout:
         Index of ``max_distance`` (SignedDistancePairArray), else None.
     """
 
-    __slots__ = ("template", "pairs", "_size", "_parts", "_cut", "_first", "_positions",
-                 "_max_distance_at")
+    __slots__ = ("template", "pairs", "_size", "_numbers_at", "_max_distance_at")
 
     def __init__(self, template: bytes, numbers_at: list[int], numbers_size: int,
                  max_distance_at: int | None) -> None:
-        self.template = template
+        self.template = bytes(template)
         self.pairs = len(numbers_at)
         self._size = numbers_size
-        #: A few pairs: the template's bytes between the pairs' numbers (the
-        #: first after the encapsulation header and stamp), joined with the
-        #: numbers given.
-        self._parts = None
-        self._positions = None
-        if self.pairs <= _FEW_PAIRS:
-            ends = [at + numbers_size for at in numbers_at]
-            segments = [template[start:end] for start, end in
-                        zip([12] + ends, numbers_at + [len(template)])]
-            # The parts of a sample: header, stamp, the first segment (cut
-            # around max_distance), then each pair's numbers and the segment
-            # after them; the stamp, max_distance and numbers are None here.
-            if max_distance_at is None:
-                head = [_HEADER, None, segments[0]]
-            else:
-                at = max_distance_at - 12
-                head = [_HEADER, None, segments[0][:at], None, segments[0][at + 8:]]
-            self._first = len(head)
-            self._parts = head + [part for segment in segments[1:] for part in (None, segment)]
-            # Every pair's numbers cut from the buffer in one call.
-            cuts = [slice(k * numbers_size, (k + 1) * numbers_size) for k in range(self.pairs)]
-            self._cut = operator.itemgetter(*cuts) if len(cuts) > 1 else (
-                (lambda numbers, cut=cuts[0]: (numbers[cut],)) if cuts else None)
-        else:
-            #: Many pairs: the index in the sample of every byte of their
-            #: numbers, pair after pair, for one numpy assignment.
-            self._positions = (np.asarray(numbers_at, dtype=np.intp)[:, None]
-                               + np.arange(numbers_size, dtype=np.intp)).reshape(-1)
+        self._numbers_at = tuple(numbers_at)
         self._max_distance_at = max_distance_at
 
     def write(self, sec: int, nanosec: int, numbers: Any = None,
@@ -240,27 +208,14 @@ class SampleLayout:
         ValueError
             If ``numbers`` does not hold the numbers of every pair.
         """
-        if self.pairs:
-            numbers = memoryview(numbers).cast("B")
-            if len(numbers) != self.pairs * self._size:
-                raise ValueError(f"{len(numbers)} bytes of numbers for {self.pairs} pairs of "
-                                 f"{self._size} bytes")
-        parts = self._parts
-        if parts is not None:
-            parts = parts[:]
-            parts[1] = _STAMP.pack(sec, nanosec)
-            if self._max_distance_at is not None:
-                parts[3] = _F64.pack(max_distance)
-            if self.pairs:
-                parts[self._first::2] = self._cut(numbers)
-            return b"".join(parts)
-        sample = bytearray(self.template)
-        _STAMP.pack_into(sample, 4, sec, nanosec)
-        if self._max_distance_at is not None:
-            _F64.pack_into(sample, self._max_distance_at, max_distance)
-        np.frombuffer(sample, dtype=np.uint8)[self._positions] = np.frombuffer(
-            numbers, dtype=np.uint8)
-        return bytes(sample)
+        # The template copied, stamp, max_distance and numbers written in
+        # place, in one compiled call.
+        if self._max_distance_at is None:
+            return fill_template(self.template, numbers, self._size, self._numbers_at,
+                                 (4, _STAMP.pack(sec, nanosec)))
+        return fill_template(self.template, numbers, self._size, self._numbers_at,
+                             (4, _STAMP.pack(sec, nanosec)),
+                             (self._max_distance_at, _F64.pack(max_distance)))
 
 
 def penetration_array_layout(frame_id: str, names: list[bytes], stale_frames: list[str],

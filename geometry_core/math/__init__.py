@@ -17,6 +17,7 @@ scene_graph, proximity, fcl, lcm or ROS.
 """
 
 from geometry_core.math.kernels import (
+    fill_template,
     inverse_matrix4,
     matrix4_from_pose_rows,
     matrix4_from_quaternions_and_positions,
@@ -46,6 +47,7 @@ __all__ = [
     "compute_basis_from_axis",
     "inverse_matrix4",
     "matrix4_from_pose_rows",
+    "fill_template",
     "read_pose_records",
     "matrix4_from_quaternions_and_positions",
     "normalize_quaternion",

@@ -51,6 +51,8 @@ pose_rows = _c.pose_rows
 pose_rows_into = _c.pose_rows_into
 #: Stamped pose records at byte offsets of a buffer into two lists (checked); -1 or the first bad.
 pose_records = _c.pose_records
+#: A copy of a bytes template with patches and fixed-size records written at offsets.
+fill_template = _c.fill_template
 matrix3_from_quaternion = _c.quaternion_matrix
 matrix4_from_quaternion = _c.quaternion_matrix
 quaternion_of = _c.to_quaternion

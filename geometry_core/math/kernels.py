@@ -232,6 +232,19 @@ def read_pose_records(data: bytes, stamp_at: tuple[int, ...], values_at: tuple[i
                                 stamps) < 0
 
 
+#: ``fill_template(template, numbers, size, numbers_at, (at, patch), ...)``: the
+#: writer's side of :func:`read_pose_records`, in one compiled call. Returns a
+#: copy of the bytes ``template`` with each ``patch`` (bytes) written at byte
+#: offset ``at``, then record k of ``numbers`` (a C-contiguous buffer of
+#: ``len(numbers_at)`` records of ``size`` bytes, None when there is none)
+#: written at ``numbers_at[k]`` (a tuple of int), for a caller that sends
+#: records in a byte layout made once (a wire message of known pairs).
+#: Raises ValueError when ``numbers`` does not hold exactly that many records,
+#: IndexError for a patch or a record outside the template, TypeError for
+#: arguments of other types.
+fill_template = _scalar.fill_template
+
+
 def matrix4_from_pose_rows(rows: Sequence[Sequence[float]],
                            order: Sequence[int] = (0, 1, 2, 3, 4, 5, 6)) -> np.ndarray:
     """Homogeneous transforms X_AB from N rows of seven numbers each.

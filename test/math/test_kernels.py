@@ -12,6 +12,7 @@ from geometry_core.math import (
     inverse_matrix4,
     matrix4_from_pose_rows,
     matrix4_from_quaternions_and_positions,
+    fill_template,
     read_pose_records,
     rotation_matrices_from_rpy,
     validate_matrix4s,
@@ -231,6 +232,44 @@ def test_read_pose_records_stores_the_packed_numbers_or_nothing(order):
     with pytest.raises(IndexError):
         read_pose_records(bytes(data), stamp_at, values_at, order == "<", [0, 1, 2, 3, 9],
                           values, stamps)
+
+
+def test_fill_template_writes_patches_and_records_where_bytearray_would():
+    """Every byte as slice assignment into a bytearray copy puts it; bad calls raise."""
+    rng = np.random.default_rng(6)
+    for count in (0, 1, 3, 40):
+        size = 17  # odd on purpose: no alignment assumed
+        template = bytes(rng.integers(0, 256, 30 + 25 * count, dtype=np.uint8))
+        numbers_at = tuple(int(a) for a in 30 + 25 * np.arange(count) + rng.integers(0, 8, count))
+        numbers = rng.integers(0, 256, size * count, dtype=np.uint8)
+        stamp, extra = struct.pack("<iI", -7, 999), struct.pack("<d", 0.25)
+        expected = bytearray(template)
+        expected[4:12] = stamp
+        expected[20:28] = extra
+        for k, at in enumerate(numbers_at):
+            expected[at:at + size] = numbers[k * size:(k + 1) * size].tobytes()
+        out = fill_template(template, numbers if count else None, size, numbers_at,
+                            (4, stamp), (20, extra))
+        assert type(out) is bytes and out == bytes(expected)
+        assert template == bytes(template)  # the template is copied, never written
+        # Any C-contiguous buffer of the records: bytes, a structured array.
+        assert fill_template(template, numbers.tobytes(), size, numbers_at, (4, stamp),
+                             (20, extra)) == out
+    assert fill_template(b"abc", None, 8, ()) == b"abc"
+    with pytest.raises(ValueError, match="16 bytes of numbers for 1 pairs of 17 bytes"):
+        fill_template(bytes(40), bytes(16), 17, (3,))
+    with pytest.raises(IndexError):
+        fill_template(bytes(40), bytes(17), 17, (24,))
+    with pytest.raises(IndexError):
+        fill_template(bytes(40), None, 17, (), (38, b"abc"))
+    with pytest.raises(IndexError):
+        fill_template(bytes(40), None, 17, (), (-1, b"a"))
+    with pytest.raises(TypeError):
+        fill_template(bytearray(40), None, 17, ())
+    with pytest.raises(TypeError):
+        fill_template(bytes(40), None, 17, (), (3, "text"))
+    with pytest.raises(TypeError):
+        fill_template(bytes(40), bytes(17), 17, (3.0,))
 
 
 class _Shrinking:
