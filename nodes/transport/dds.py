@@ -86,6 +86,9 @@ _TAKE_BATCH = 64
 # in its history before write() fails, instead of hanging the node.
 _MAX_BLOCKING_TIME_NS = duration(milliseconds=100)
 _NOT_READ = SampleState.NotRead | ViewState.Any | InstanceState.Any
+_INFINITE_NS = duration(infinite=True)
+# dds_waitset_wait itself, as the WaitSet class declares it (ctypes).
+_waitset_wait = WaitSet._dll_handle.dds_waitset_wait
 
 # Domains created with an explicit configuration, kept alive for the process:
 # Cyclone allows one configuration per domain id per process.
@@ -245,6 +248,8 @@ class _DdsSubscription(Subscription):
         max_sample_bytes: int = DEFAULT_MAX_SAMPLE_BYTES,
     ) -> None:
         self._reader = reader
+        self._reader_ref = reader._ref
+        self._mask = condition.mask
         self._max_sample_bytes = max_sample_bytes
         self._decode = msg_type.deserialize if decode is None else decode
         self.condition = condition
@@ -255,13 +260,22 @@ class _DdsSubscription(Subscription):
         self._logger = logger
         self._logged_at: float | None = None
 
-    def take(self) -> list[Any]:
+    def take(self) -> Sequence[Any]:
         # Cyclone's DataReader.take decodes the whole batch and lets the first
         # decoding error escape, losing the batch and, unguarded, the node:
         # take the raw bytes and decode each sample on its own.
-        raw = ddspy_take(self._reader._ref, self.condition.mask, _TAKE_BATCH)
-        if isinstance(raw, int):
+        raw = ddspy_take(self._reader_ref, self._mask, _TAKE_BATCH)
+        if type(raw) is not list:
             raise DDSException(raw, f"Occurred while taking data on {self.topic}")
+        if len(raw) == 1:
+            # One sample a wake-up (the usual case at a steady rate): the
+            # same checks as _decode_samples, without its list.
+            data, info = raw[0]
+            if info.valid_data and len(data) <= self._max_sample_bytes:
+                try:
+                    return (self._decode(data),)
+                except Exception:  # noqa: BLE001 - said and counted below
+                    pass
         return _decode_samples(raw, self._decode, self._drop, self._max_sample_bytes)
 
     def _drop(self, reason: str) -> None:
@@ -386,6 +400,9 @@ class DdsNode(TransportNode):
         # So that ros2 node list and rclpy's graph see this node (ros_discovery.py).
         self._discovery = DiscoveryAnnouncer(self._participant, self.namespace, self.name)
         self._waitset = WaitSet(self._participant)
+        self._waitset_ref = self._waitset._ref
+        #: The last timeout of spin_once in seconds, and in nanoseconds.
+        self._wait_for: tuple[float | None, int] = (None, _INFINITE_NS)
         self._guard = GuardCondition(self._participant)
         self._waitset.attach(self._guard)
         self._topics: dict[str, Topic] = {}
@@ -585,35 +602,42 @@ class DdsNode(TransportNode):
             self._spin_lock.release()
 
     def _spin_once_locked(self, timeout_s: float | None) -> None:
-        self._warn_undeclared_overrides()
-        wait_ns = None if timeout_s is None else max(0, round(timeout_s * 1e9))
+        if not self._warned_undeclared:
+            self._warn_undeclared_overrides()
+        if timeout_s is None:
+            wait_ns = _INFINITE_NS
+        elif timeout_s == self._wait_for[0]:
+            wait_ns = self._wait_for[1]  # the timeout of the last spin (a spin loop's)
+        else:
+            wait_ns = max(0, round(timeout_s * 1e9))
+            self._wait_for = (timeout_s, wait_ns)
         if self._timers:
             self._timers = [t for t in self._timers if not t.is_canceled()]
-        if self._timers:
-            until_timer = max(0, min(t.next_ns for t in self._timers) - time.monotonic_ns())
-            wait_ns = until_timer if wait_ns is None else min(wait_ns, until_timer)
+            if self._timers:
+                until_timer = max(0, min(t.next_ns for t in self._timers) - time.monotonic_ns())
+                wait_ns = min(wait_ns, until_timer)
         pending = [s for s in self._replying if s.has_pending] if self._replying else ()
         if pending:
-            poll_ns = round(_PENDING_REPLY_POLL_S * 1e9)
-            wait_ns = poll_ns if wait_ns is None else min(wait_ns, poll_ns)
+            wait_ns = min(wait_ns, round(_PENDING_REPLY_POLL_S * 1e9))
         # One wait says which conditions triggered: only their readers are
-        # taken, and the guard only when it was set.
+        # taken, and the guard only when it was set. The C function is called
+        # as it is (WaitSet's method wraps it in a Python call of its own).
         triggered = self._triggered
-        count = self._waitset._waitset_wait(
-            self._waitset._ref, triggered, len(triggered),
-            duration(infinite=True) if wait_ns is None else wait_ns)
+        size = len(triggered)
+        count = _waitset_wait(self._waitset_ref, triggered, size, wait_ns)
         if count < 0:
             raise DDSException(count, f"Occurred while waiting in {self.fully_qualified_name}")
         attached = self._attached
-        for k in range(min(count, len(triggered))):
+        for k in range(count if count < size else size):
             subscription = attached.get(triggered[k])
             if subscription is None:
                 self._guard.take()
                 continue
+            callback = subscription.callback
             for sample in subscription.take():
                 if not self._ok:
                     return
-                subscription.callback(sample)
+                callback(sample)
         for service in pending:
             service.flush()
             if not service.has_pending:
