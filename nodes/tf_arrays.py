@@ -237,10 +237,9 @@ class TfDecoder:
     def __call__(self, data: bytes) -> TfArrays:
         """Decode one sample, as :func:`decode_tf_message` (and with the same errors)."""
         layout = self._layouts.get(len(data))
-        if layout is not None:
-            arrays = layout.read(data)
-            if arrays is not None:
-                return arrays
+        # TfLayout.read, here: the layouts are kept by their size.
+        if layout is not None and layout._segments(data) == layout._fixed:
+            return TfArrays(layout.parents, layout.children, layout=layout, data=data)
         arrays, layout = _decode(data, self._deserialize)
         if layout is not None:
             if len(self._layouts) >= _MAX_LAYOUTS:
