@@ -83,6 +83,9 @@ def _little_endian(rows: np.ndarray) -> np.ndarray:
     return rows if np.little_endian else rows.astype(rows.dtype.newbyteorder("<"))
 
 
+_LITTLE = np.little_endian
+
+
 def _little_endian_bytes(rows: bytes, dtype: np.dtype) -> bytes:
     # Rows in the machine's byte order, as CDR little endian lays them out.
     if np.little_endian:
@@ -247,20 +250,39 @@ class ResultEncoder:
         KeyError
             If a pair names a geometry the scene does not have.
         """
-        stale, lost = tuple(sorted(stale_frames)), tuple(sorted(lost_frames))
+        stale = tuple(sorted(stale_frames)) if stale_frames else ()
+        lost = tuple(sorted(lost_frames)) if lost_frames else ()
         sec, nanosec = stamp_fields(stamp_ns)
         ids = rows.geometry_ids
         penetration_bytes = distance_bytes = None
+        # The layout of the last query's pairs again (the usual case) is
+        # looked up here; a new one is made by _rows_layout.
+        kept_by_model = self._rows_layouts
         if penetrations:
-            layout = self._rows_layout(self._penetration_layouts, penetration_array_layout,
-                                       ids, rows.penetration_pair_bytes, stale, lost)
-            penetration_bytes = layout.sample.write(sec, nanosec, _little_endian_bytes(
-                rows.penetration_bytes, PENETRATION_ROW))
+            pairs = rows.penetration_pair_bytes
+            by_bytes = kept_by_model.get(id(self._penetration_layouts))
+            layout = by_bytes[1].get((pairs, stale, lost)) \
+                if by_bytes is not None and by_bytes[0] is ids else None
+            if layout is None:
+                layout = self._rows_layout(self._penetration_layouts,
+                                           penetration_array_layout, ids, pairs, stale, lost)
+            numbers = rows.penetration_bytes
+            penetration_bytes = layout.sample.write(sec, nanosec, numbers if _LITTLE else
+                                                    _little_endian_bytes(numbers,
+                                                                         PENETRATION_ROW))
         if distances:
-            layout = self._rows_layout(self._distance_layouts, signed_distance_array_layout,
-                                       ids, rows.distance_pair_bytes, stale, lost)
-            distance_bytes = layout.sample.write(sec, nanosec, _little_endian_bytes(
-                rows.distance_bytes, SIGNED_DISTANCE_ROW), float(max_distance))
+            pairs = rows.distance_pair_bytes
+            by_bytes = kept_by_model.get(id(self._distance_layouts))
+            layout = by_bytes[1].get((pairs, stale, lost)) \
+                if by_bytes is not None and by_bytes[0] is ids else None
+            if layout is None:
+                layout = self._rows_layout(self._distance_layouts,
+                                           signed_distance_array_layout, ids, pairs, stale, lost)
+            numbers = rows.distance_bytes
+            distance_bytes = layout.sample.write(sec, nanosec, numbers if _LITTLE else
+                                                 _little_endian_bytes(numbers,
+                                                                      SIGNED_DISTANCE_ROW),
+                                                 float(max_distance))
         return penetration_bytes, distance_bytes
 
     def penetration_rows(self, rows: ProximityRows, stamp_ns: int,
