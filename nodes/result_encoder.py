@@ -44,6 +44,7 @@ from geometry_core.proximity.result_rows import (
 )
 from geometry_core.proximity.results import PenetrationAsPointPair, SignedDistancePair
 from geometry_core.scene_graph import GeometryId
+from geometry_core_nodes.limits import MAX_STAMP_SEC, MIN_STAMP_SEC
 from geometry_core_nodes.outbound import GeometryNames, stamp_fields
 from geometry_core_nodes.result_cdr import (
     PENETRATION_NUMBERS,
@@ -84,6 +85,7 @@ def _little_endian(rows: np.ndarray) -> np.ndarray:
 
 
 _LITTLE = np.little_endian
+_NS_PER_S = 1_000_000_000
 
 
 def _little_endian_bytes(rows: bytes, dtype: np.dtype) -> bytes:
@@ -252,7 +254,9 @@ class ResultEncoder:
         """
         stale = tuple(sorted(stale_frames)) if stale_frames else ()
         lost = tuple(sorted(lost_frames)) if lost_frames else ()
-        sec, nanosec = stamp_fields(stamp_ns)
+        sec, nanosec = divmod(stamp_ns, _NS_PER_S)
+        if type(sec) is not int or not MIN_STAMP_SEC <= sec <= MAX_STAMP_SEC:
+            sec, nanosec = stamp_fields(stamp_ns)  # clamped, as the header can hold it
         ids = rows.geometry_ids
         penetration_bytes = distance_bytes = None
         # The layout of the last query's pairs again (the usual case) is
