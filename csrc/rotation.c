@@ -563,6 +563,52 @@ fail:
     return NULL;
 }
 
+/* matches_template(data, template, holes) -> bool: whether data has the
+ * template's length and bytes everywhere but in the holes, a tuple of
+ * (start, end) byte ranges in ascending order, not overlapping (the reader's
+ * side of fill_template: whether data could be the template with other
+ * numbers written in place). ValueError for holes out of order or outside
+ * the template. */
+static PyObject *py_matches_template(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+    if (n != 3 || !PyBytes_Check(args[1]) || !PyTuple_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "matches_template(data, template bytes, holes tuple "
+                                         "of (start, end))");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const char *data = view.buf, *template = PyBytes_AS_STRING(args[1]);
+    Py_ssize_t length = PyBytes_GET_SIZE(args[1]);
+    int same = view.len == length;
+    Py_ssize_t at = 0, holes = PyTuple_GET_SIZE(args[2]);
+    for (Py_ssize_t k = 0; k <= holes; ++k) {
+        Py_ssize_t start = length, end = length;
+        if (k < holes) {
+            PyObject *hole = PyTuple_GET_ITEM(args[2], k);
+            if (!PyTuple_Check(hole) || PyTuple_GET_SIZE(hole) != 2) {
+                PyErr_SetString(PyExc_TypeError, "matches_template: a hole is a (start, end) "
+                                                 "tuple");
+                goto fail;
+            }
+            start = PyLong_AsSsize_t(PyTuple_GET_ITEM(hole, 0));
+            end = PyLong_AsSsize_t(PyTuple_GET_ITEM(hole, 1));
+            if (PyErr_Occurred()) goto fail;
+            if (start < at || end < start || end > length) {
+                PyErr_SetString(PyExc_ValueError, "matches_template: holes out of order or "
+                                                  "outside the template");
+                goto fail;
+            }
+        }
+        if (same && memcmp(data + at, template + at, (size_t)(start - at)) != 0) same = 0;
+        at = end;
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(same);
+fail:
+    PyBuffer_Release(&view);
+    return NULL;
+}
+
 /* pose_records(data, stamp_at, values_at, little, rows, values, stamps) -> -1
  * when stored, or the first record refused (nothing stored). Record k is an
  * int32 sec and a uint32 nanosec at data[stamp_at[k]] and seven float64 at
@@ -1199,6 +1245,9 @@ static PyMethodDef rotation_methods[] = {
     {"fill_template", FASTCALL(py_fill_template),
      "fill_template(template, numbers, size, numbers_at, (at, bytes)...) -> the template's\n"
      "bytes with each patch written at its offset and record k of numbers at numbers_at[k]"},
+    {"matches_template", FASTCALL(py_matches_template),
+     "matches_template(data, template, holes) -> whether data has the template's length\n"
+     "and bytes outside the (start, end) holes"},
     {"pose_records", FASTCALL(py_pose_records),
      "pose_records(data, stamp_at, values_at, little, rows, values, stamps) -> -1 with\n"
      "values[rows[k]] = 7 float64 at data[values_at[k]] and stamps[rows[k]] = the int32\n"

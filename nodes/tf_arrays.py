@@ -27,11 +27,12 @@ This module must never import cyclonedds, rclpy or ``geometry_core``.
 
 from __future__ import annotations
 
-import operator
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from geometry_core.math import matches_template
 
 __all__ = ["TF_CODEC", "TfArrays", "TfCodec", "TfDecoder", "TfLayout", "decode_tf_message",
            "tf_arrays_from_message"]
@@ -199,8 +200,8 @@ class TfLayout:
     values_at: tuple[int, ...]
     #: Whether the numbers are little endian.
     little_endian: bool
-    _fixed: tuple[bytes, ...]  # every byte but stamps and numbers, in segments
-    _segments: Callable[[bytes], tuple[bytes, ...]]  # cuts those segments from a message
+    _template: bytes  # the first message of the layout: its bytes but stamps and numbers
+    _holes: tuple[tuple[int, int], ...]  # (start, end) of each stamp and numbers, in order
     _numbers: struct.Struct  # per transform: sec, nanosec, then the seven float64
     _values_at: range  # where each transform's seven float64 start in what _numbers reads
 
@@ -210,7 +211,7 @@ class TfLayout:
         Only the names and lengths are compared here; the stamps and
         numbers are read when asked for (:attr:`TfArrays.data`).
         """
-        if len(data) != self.size or self._segments(data) != self._fixed:
+        if not matches_template(data, self._template, self._holes):
             return None
         return TfArrays(self.parents, self.children, layout=self, data=data)
 
@@ -237,8 +238,8 @@ class TfDecoder:
     def __call__(self, data: bytes) -> TfArrays:
         """Decode one sample, as :func:`decode_tf_message` (and with the same errors)."""
         layout = self._layouts.get(len(data))
-        # TfLayout.read, here: the layouts are kept by their size.
-        if layout is not None and layout._segments(data) == layout._fixed:
+        # TfLayout.read, here: the names and lengths compared in one call.
+        if layout is not None and matches_template(data, layout._template, layout._holes):
             return TfArrays(layout.parents, layout.children, layout=layout, data=data)
         arrays, layout = _decode(data, self._deserialize)
         if layout is not None:
@@ -285,13 +286,14 @@ def _decode(data: bytes, deserialize: Callable[[bytes], Any]) -> tuple[TfArrays,
     arrays = TfArrays(parents, children, secs, nanosecs, values)
     if not count:
         return arrays, None
-    # In data (4 bytes of header before the body): the header and sequence
-    # length, then per transform the bytes between its stamp and its numbers.
-    segments = [slice(0, 8)] + [slice(4 + s + 8, 4 + v) for s, v in zip(stamp_at, numbers_at)]
-    cut = operator.itemgetter(*segments)
+    # In data (4 bytes of header before the body): every byte but each
+    # transform's stamp and numbers (the header, the sequence length, the
+    # names, their lengths and the padding) is the layout's.
+    holes = tuple(hole for s, v in zip(stamp_at, numbers_at)
+                  for hole in ((4 + s, 4 + s + 8), (4 + v, 4 + v + 56)))
     gaps = [v - s - 8 for s, v in zip(stamp_at, numbers_at)]
     layout = TfLayout(len(data), parents, children, tuple(4 + s for s in stamp_at),
-                      tuple(4 + v for v in numbers_at), order == "<", cut(data), cut,
+                      tuple(4 + v for v in numbers_at), order == "<", bytes(data), holes,
                       struct.Struct(order + "".join(f"iI{gap}x7d" for gap in gaps)),
                       range(2, 9 * count, 9))
     return arrays, layout

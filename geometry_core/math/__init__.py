@@ -19,6 +19,7 @@ scene_graph, proximity, fcl, lcm or ROS.
 from geometry_core.math.kernels import (
     fill_template,
     inverse_matrix4,
+    matches_template,
     matrix4_from_pose_rows,
     matrix4_from_quaternions_and_positions,
     read_pose_records,
@@ -48,6 +49,7 @@ __all__ = [
     "inverse_matrix4",
     "matrix4_from_pose_rows",
     "fill_template",
+    "matches_template",
     "read_pose_records",
     "matrix4_from_quaternions_and_positions",
     "normalize_quaternion",

@@ -53,6 +53,8 @@ pose_rows_into = _c.pose_rows_into
 pose_records = _c.pose_records
 #: A copy of a bytes template with patches and fixed-size records written at offsets.
 fill_template = _c.fill_template
+#: Whether bytes equal a template outside given (start, end) holes.
+matches_template = _c.matches_template
 matrix3_from_quaternion = _c.quaternion_matrix
 matrix4_from_quaternion = _c.quaternion_matrix
 quaternion_of = _c.to_quaternion

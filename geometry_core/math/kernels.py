@@ -245,6 +245,16 @@ def read_pose_records(data: bytes, stamp_at: tuple[int, ...], values_at: tuple[i
 fill_template = _scalar.fill_template
 
 
+#: ``matches_template(data, template, holes)``: the reader's side of
+#: :func:`fill_template`, in one compiled call. True when ``data`` (any
+#: buffer) has the length of the bytes ``template`` and equals it everywhere
+#: outside ``holes``, a tuple of ``(start, end)`` byte ranges in ascending
+#: order: whether ``data`` could be the template with other numbers written
+#: in the holes (a wire message of a layout seen before). Raises ValueError
+#: for holes out of order or outside the template.
+matches_template = _scalar.matches_template
+
+
 def matrix4_from_pose_rows(rows: Sequence[Sequence[float]],
                            order: Sequence[int] = (0, 1, 2, 3, 4, 5, 6)) -> np.ndarray:
     """Homogeneous transforms X_AB from N rows of seven numbers each.

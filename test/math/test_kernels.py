@@ -9,10 +9,11 @@ from geometry_core.math import (
     RigidTransform,
     RollPitchYaw,
     RotationMatrix,
+    fill_template,
     inverse_matrix4,
+    matches_template,
     matrix4_from_pose_rows,
     matrix4_from_quaternions_and_positions,
-    fill_template,
     read_pose_records,
     rotation_matrices_from_rpy,
     validate_matrix4s,
@@ -270,6 +271,30 @@ def test_fill_template_writes_patches_and_records_where_bytearray_would():
         fill_template(bytes(40), None, 17, (), (3, "text"))
     with pytest.raises(TypeError):
         fill_template(bytes(40), bytes(17), 17, (3.0,))
+
+
+def test_matches_template_compares_every_byte_outside_the_holes():
+    """Against slicing: a changed byte counts outside the holes only; bad holes raise."""
+    rng = np.random.default_rng(7)
+    template = bytes(rng.integers(0, 256, 200, dtype=np.uint8))
+    holes = ((0, 3), (8, 16), (16, 16), (40, 96), (190, 200))
+    inside = {k for start, end in holes for k in range(start, end)}
+    assert matches_template(template, template, holes)
+    assert matches_template(bytearray(template), template, ())
+    for k in range(len(template)):
+        changed = bytearray(template)
+        changed[k] ^= 0x5A
+        assert matches_template(bytes(changed), template, holes) == (k in inside)
+        assert not matches_template(bytes(changed), template, ())
+    assert not matches_template(template[:-1], template, holes)
+    assert not matches_template(template + b"\0", template, holes)
+    for bad in (((8, 16), (0, 3)), ((10, 5),), ((190, 201),), ((-1, 3),)):
+        with pytest.raises(ValueError):
+            matches_template(template, template, bad)
+    with pytest.raises(TypeError):
+        matches_template(template, bytearray(template), ())
+    with pytest.raises(TypeError):
+        matches_template(template, template, ((1, 2, 3),))
 
 
 class _Shrinking:
