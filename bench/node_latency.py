@@ -6,15 +6,26 @@ Usage::
     python -m bench.node_latency --rates 100 --duration 10
     python -m bench.node_latency --set min_query_period_s=0.002   # a node parameter
     python -m bench.node_latency --rates 1000 --read-clearance --world-changes 30
+    python -m bench.node_latency --node-python OTHER_VENV/bin/python   # another installation
 
 Starts ``python -m geometry_core_nodes.scene_graph_node`` on the built-in
 demo arm (six moving frames, 17 geometries) on the Cyclone DDS backend with
-the loopback-only configuration, in a DDS domain of its own. This process
-publishes the arm's /tf along the demo's scripted motion (in and out of
-contact) at each input rate, every message stamped with its send time, and
-subscribes to ``penetrations``: a result's header stamp is the newest pose
-it used, so ``receive time - stamp`` is the latency from pose out to result
-in, and the stamps tell which input each result answered.
+the loopback-only configuration, in a DDS domain of its own. A sender
+process publishes the arm's /tf along the demo's scripted motion (in and
+out of contact) at each input rate, every message stamped with its send
+time, and this process subscribes to ``penetrations``: a result's header
+stamp is the newest pose it used, so ``receive time - stamp`` is the
+latency from pose out to result in, and the stamps tell which input each
+result answered.
+
+The harness keeps out of the node's way, as separate programs on a robot
+would: the sender is a process of its own (a tf broadcaster and a planner
+do not share an interpreter), it sends the messages' bytes made once with
+only the stamps written per message, and the reader takes each result's
+stamp from its bytes instead of decoding the message. Each side's CPU is
+printed beside the node's. ``--node-python PYTHON`` runs the node from
+another installation (the version before a change, say) under the same
+harness.
 The node computes and writes only the results some reader matched, so by
 default (``penetrations`` read, ``clearance`` not) it runs the penetration
 query alone; ``--read-clearance`` subscribes to both, as a node feeding a
@@ -50,7 +61,9 @@ Nothing here asserts a time: benchmarks print numbers, tests assert behaviour.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -137,74 +150,169 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-class _Run:
-    """One input rate: publish for ``duration`` seconds, collect results."""
+#: A stamp no demo message carries, written into every transform to find where stamps lie.
+_MARK = struct.pack("<iI", 0x1234ABCD, 0x0FEDCBA9)
 
-    def __init__(self, peer, publisher, messages, rate_hz: float, duration: float,
-                 node_pid: int) -> None:
-        self.peer, self.publisher, self.messages = peer, publisher, messages
-        self.node_pid = node_pid
-        self.rate_hz, self.duration = rate_hz, duration
+
+class _StampedBytes:
+    """The /tf messages as bytes made once; ``stamped(n)`` writes the time into the n-th."""
+
+    def __init__(self, publisher, messages: list) -> None:
+        self._buffers, self._offsets = [], []
+        for message in messages:
+            for transform in message.transforms:
+                transform.header.stamp.sec, transform.header.stamp.nanosec = struct.unpack(
+                    "<iI", _MARK)
+            data = publisher.serialize(message)
+            if data[:2] != b"\x00\x01":
+                raise RuntimeError("expected little-endian CDR from the serializer")
+            offsets = [i for i in range(len(data) - 7) if data[i:i + 8] == _MARK]
+            if len(offsets) != len(message.transforms):
+                raise RuntimeError("could not locate every transform's stamp in the bytes")
+            self._buffers.append(bytearray(data))
+            self._offsets.append(offsets)
+
+    def stamped(self, n: int) -> tuple[bytes, int]:
+        """The n-th message (cyclically) stamped with the time now, and that time in ns."""
+        k = n % len(self._buffers)
+        buffer, offsets = self._buffers[k], self._offsets[k]
+        stamp = time.time_ns()
+        sec, nanosec = divmod(stamp, 1_000_000_000)
+        for offset in offsets:
+            struct.pack_into("<iI", buffer, offset, sec, nanosec)
+        return bytes(buffer), stamp
+
+
+def _process_cpu() -> float:
+    """User plus system CPU seconds of this process so far."""
+    times = os.times()
+    return times.user + times.system
+
+
+def _sender_main(domain: int, world_hz: float, conn) -> None:
+    """The sender process: answers ``(rate, duration, move_world)`` commands from ``conn``.
+
+    Each command publishes /tf at ``rate`` for ``duration`` seconds (and, with
+    ``move_world``, moves a collision object at ``world_hz`` meanwhile), then
+    sends back the stamps sent, the world changes made and its CPU seconds.
+    ``None`` ends it.
+    """
+    talker = create_node("latency_talker", [], backend="dds", domain_id=domain,
+                         dds_config=loopback_config())
+    try:
+        publisher = talker.create_publisher("tf2_msgs/msg/TFMessage", "/tf", TF)
+        messages = _StampedBytes(publisher, _tf_messages(talker.message_type))
+        change = _world_changer(domain) if world_hz > 0 else None
+        conn.send("ready")
+        while (command := conn.recv()) is not None:
+            rate, duration, move_world = command
+            cpu = _process_cpu()
+            stop = threading.Event()
+            changes = [0]
+            changer = None
+            if move_world:
+                changer = threading.Thread(target=_change_world,
+                                           args=(change, world_hz, stop, changes))
+                changer.start()
+            stamps = _send(publisher, messages, rate, duration)
+            stop.set()
+            if changer is not None:
+                changer.join()
+            conn.send((stamps, changes[0], _process_cpu() - cpu))
+    finally:
+        talker.shutdown()
+
+
+def _send(publisher, messages: _StampedBytes, rate_hz: float, duration: float) -> list[int]:
+    """Publish /tf at ``rate_hz`` for ``duration`` seconds; the stamps sent."""
+    period = 1.0 / rate_hz
+    stamps = []
+    start = time.perf_counter()
+    n = 0
+    while n * period < duration:
+        data, stamp = messages.stamped(n)
+        publisher.publish_serialized(data)
+        stamps.append(stamp)
+        n += 1
+        delay = start + n * period - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+    return stamps
+
+
+def _change_world(change, world_hz: float, stop: threading.Event, count: list[int]) -> None:
+    period = 1.0 / world_hz
+    start = time.perf_counter()
+    while not stop.is_set():
+        change(count[0])
+        count[0] += 1
+        delay = start + count[0] * period - time.perf_counter()
+        if delay > 0:
+            stop.wait(delay)
+
+
+class _ResultStamps:
+    """A subscription codec: a result's receive time and header stamp, read from its bytes."""
+
+    def from_message(self, msg) -> tuple[int, int]:
+        return time.time_ns(), msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+
+    def bytes_decoder(self, deserialize):
+        def decode(data: bytes) -> tuple[int, int]:
+            received = time.time_ns()
+            # The header's stamp opens the message, after the 4-byte encapsulation.
+            sec, nanosec = struct.unpack_from("<iI" if data[1] == 1 else ">iI", data, 4)
+            return received, sec * 1_000_000_000 + nanosec
+        return decode
+
+
+class _Counted:
+    """A subscription codec that decodes nothing: the reader only counts the messages."""
+
+    def from_message(self, msg) -> None:
+        return None
+
+    def bytes_decoder(self, deserialize):
+        return lambda data: None
+
+
+class _Run:
+    """One input rate: the sender publishes for ``duration`` seconds, this process collects."""
+
+    def __init__(self, peer, sender, rate_hz: float, duration: float, node_pid: int,
+                 world_hz: float = 0.0) -> None:
+        self.peer, self.sender, self.node_pid = peer, sender, node_pid
+        self.rate_hz, self.duration, self.world_hz = rate_hz, duration, world_hz
         self.sent_stamps: list[int] = []
         self.results: list[tuple[int, int]] = []  # (stamp, receive time), ns
         self._answered: set[int] = set()
         self._sending = False
-        #: ``change(n)`` publishes the n-th world change; None: the world stays still.
-        self.world_change = None
-        self.world_hz = 0.0
+        self._first_stamp = time.time_ns()
         self.world_changes = 0
 
-    def _change_world(self, stop: threading.Event) -> None:
-        period = 1.0 / self.world_hz
-        start = time.perf_counter()
-        while not stop.is_set():
-            self.world_change(self.world_changes)
-            self.world_changes += 1
-            delay = start + self.world_changes * period - time.perf_counter()
-            if delay > 0:
-                stop.wait(delay)
-
-    def on_result(self, msg) -> None:
-        received = time.time_ns()
-        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+    def on_result(self, value: tuple[int, int]) -> None:
+        received, stamp = value
         if stamp in self._answered:
             return  # the same poses queried again after a world change: not a new input
-        if self._sending or (self.sent_stamps and stamp >= self.sent_stamps[0]):
+        if self._sending or stamp >= self._first_stamp:
             self._answered.add(stamp)
             self.results.append((stamp, received))
 
-    def _send(self) -> None:
-        period = 1.0 / self.rate_hz
-        start = time.perf_counter()
-        n = 0
-        while n * period < self.duration:
-            message = self.messages[n % len(self.messages)]
-            stamp = _stamp_now(message)
-            self.publisher.publish(message)
-            self.sent_stamps.append(stamp)
-            n += 1
-            delay = start + n * period - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
-
     def run(self) -> dict:
         self._sending = True
+        self._first_stamp = time.time_ns()
         cpu_start, wall_start = _cpu_seconds(self.node_pid), time.monotonic()
-        sender = threading.Thread(target=self._send)
-        stop = threading.Event()
-        changer = (threading.Thread(target=self._change_world, args=(stop,))
-                   if self.world_change is not None else None)
-        sender.start()
-        if changer is not None:
-            changer.start()
-        while sender.is_alive():
+        reader_cpu = _process_cpu()
+        self.sender.send((self.rate_hz, self.duration, self.world_hz > 0))
+        while not self.sender.poll():
             self.peer.spin_once(0.01)
-        stop.set()
-        if changer is not None:
-            changer.join()
+        self.sent_stamps, self.world_changes, self.sender_cpu = self.sender.recv()
         self._sending = False
         sent_end = time.time_ns()
-        self.cpu = (_cpu_seconds(self.node_pid) - cpu_start) / (time.monotonic() - wall_start)
+        wall = time.monotonic() - wall_start
+        self.cpu = (_cpu_seconds(self.node_pid) - cpu_start) / wall
+        self.reader_cpu = (_process_cpu() - reader_cpu) / wall
+        self.sender_cpu /= wall
         last = self.sent_stamps[-1]
         drain_ns = None
         deadline = time.monotonic() + 5.0
@@ -231,8 +339,10 @@ class _Run:
             "drain_ms": None if drain_ns is None else max(0.0, drain_ns * 1e-6),
             "p999": float(np.percentile(latencies, 99.9)) if len(latencies) else float("nan"),
             "cpu": self.cpu,
+            "sender_cpu": self.sender_cpu,
+            "reader_cpu": self.reader_cpu,
             "world": f"moving at {self.world_hz:g} Hz ({self.world_changes} changes)"
-                     if self.world_change is not None else "still",
+                     if self.world_hz > 0 else "still",
         }
 
 
@@ -251,6 +361,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--world-changes", metavar="HZ", type=float, default=0.0,
                         help="also run each rate with a collision object moved at HZ "
                              "(MoveIt's collision_object topic), beside the still run")
+    parser.add_argument("--node-python", metavar="PYTHON", default=sys.executable,
+                        help="the interpreter that runs the node (another installation's, "
+                             "to measure it under the same harness); this one by default")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the node under cProfile and write its stats to FILE "
                              "(read with python -m pstats FILE); the figures then include "
@@ -266,44 +379,47 @@ def main(argv: list[str] | None = None) -> int:
         params.write_text(_PARAMS + "".join(f"    {name}: {value}\n" for name, value in settings))
         profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
         node = subprocess.Popen(
-            [sys.executable, *profile, "-m", "geometry_core_nodes.scene_graph_node", "--ros-args",
-             "--params-file", str(params)],
+            [args.node_python, *profile, "-m", "geometry_core_nodes.scene_graph_node",
+             "--ros-args", "--params-file", str(params)],
             env=loopback_environment(args.domain), stderr=subprocess.PIPE, text=True)
         peer = create_node("latency_peer", [], backend="dds", domain_id=args.domain,
                            dds_config=loopback_config())
-        talker = create_node("latency_talker", [], backend="dds", domain_id=args.domain,
-                             dds_config=loopback_config())
+        conn, child_conn = multiprocessing.get_context("spawn").Pipe()
+        sender = multiprocessing.get_context("spawn").Process(
+            target=_sender_main, args=(args.domain, args.world_changes, child_conn), daemon=True)
+        sender.start()
         try:
-            publisher = talker.create_publisher("tf2_msgs/msg/TFMessage", "/tf", TF)
-            messages = _tf_messages(talker.message_type)
+            if not conn.poll(60) or conn.recv() != "ready":
+                raise RuntimeError("the sender process did not start")
             current: list[_Run] = []
             peer.create_subscription("geometry_core_ros/msg/PenetrationPairArray",
                                      "penetrations",
-                                     lambda msg: current and current[-1].on_result(msg),
-                                     RELIABLE_RESULTS)
+                                     lambda value: current and current[-1].on_result(value),
+                                     RELIABLE_RESULTS, codec=_ResultStamps())
             clearance: list[int] = [0]
             if args.read_clearance:
-                def count(_msg) -> None:
+                def count(_value) -> None:
                     clearance[0] += 1
                 peer.create_subscription("geometry_core_ros/msg/SignedDistancePairArray",
-                                         "clearance", count, RELIABLE_RESULTS)
+                                         "clearance", count, RELIABLE_RESULTS, codec=_Counted())
             # Warm-up: discovery and the node's first queries.
-            warm = _Run(peer, publisher, messages, 20.0, 1.0, node.pid)
+            warm = _Run(peer, conn, 20.0, 1.0, node.pid)
             current.append(warm)
             while not warm.results:
+                if node.poll() is not None:
+                    raise RuntimeError("the node exited:\n" + node.stderr.read()[-3000:])
                 warm.run()
-            change = _world_changer(args.domain) if args.world_changes > 0 else None
             rows = []
             for rate in args.rates:
-                for moving in ((False, True) if change is not None else (False,)):
-                    run = _Run(peer, publisher, messages, rate, args.duration, node.pid)
-                    if moving:
-                        run.world_change, run.world_hz = change, args.world_changes
+                for world_hz in ((0.0, args.world_changes) if args.world_changes > 0 else (0.0,)):
+                    run = _Run(peer, conn, rate, args.duration, node.pid, world_hz)
                     current.append(run)
                     rows.append(run.run())
         finally:
+            if sender.is_alive():
+                conn.send(None)
+            sender.join(timeout=20)
             peer.shutdown()
-            talker.shutdown()
             node.terminate()
             _, log = node.communicate(timeout=20)
     _print(rows, query_p50, query_p99, args.duration, settings, args.read_clearance)
@@ -364,7 +480,8 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
     print(f"library query alone (penetration + clearance): p50 {query_p50:.2f} ms, "
           f"p99 {query_p99:.2f} ms\n")
     header = ("input Hz", "world", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",
-              "max ms", "1st-quarter p50", "last-quarter p50", "drain ms", "node CPU")
+              "max ms", "1st-quarter p50", "last-quarter p50", "drain ms", "node CPU",
+              "sender CPU", "reader CPU")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
@@ -373,7 +490,8 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
             f"{r['rate']:g}", r["world"], str(r["sent"]), str(r["results"]),
             f"{r['results'] / max(1, r['sent']):.0%}", f"{r['p50']:.2f}", f"{r['p99']:.2f}",
             f"{r['p999']:.2f}", f"{r['max']:.2f}", f"{r['first_q_p50']:.2f}",
-            f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}"]))
+            f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}", f"{r['sender_cpu']:.0%}",
+            f"{r['reader_cpu']:.0%}"]))
     still = {r["rate"]: r for r in rows if r["world"] == "still"}
     for r in rows:
         base = still.get(r["rate"])

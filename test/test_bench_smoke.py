@@ -129,3 +129,33 @@ def test_live_world_prints_every_row_and_the_cloud_agrees_with_its_spheres(capsy
         assert f"| {row}" in out, row
     assert "(20 non-finite skipped" in out
     assert out.rstrip().endswith("verdicts equal: True")
+
+
+def test_node_latency_sender_bytes_carry_each_send_stamp_and_the_reader_reads_it_back():
+    from bench.node_latency import _ResultStamps, _StampedBytes, _tf_messages
+    from geometry_core_nodes.transport import TF, create_node, loopback_config
+
+    node = create_node("bench_smoke", [], backend="dds", domain_id=231,
+                       dds_config=loopback_config())
+    try:
+        T = node.message_type
+        publisher = node.create_publisher("tf2_msgs/msg/TFMessage", "/tf", TF)
+        messages = _tf_messages(T)[:3]
+        stamped = _StampedBytes(publisher, messages)
+        for n in range(5):
+            data, stamp = stamped.stamped(n)
+            decoded = T("tf2_msgs/msg/TFMessage").deserialize(data)
+            sec, nanosec = divmod(stamp, 1_000_000_000)
+            assert [(t.header.stamp.sec, t.header.stamp.nanosec) for t in decoded.transforms] \
+                == [(sec, nanosec)] * len(messages[n % 3].transforms)
+            # Everything but the stamps is the message as made.
+            for transform in messages[n % 3].transforms:
+                transform.header.stamp.sec, transform.header.stamp.nanosec = sec, nanosec
+            assert data == publisher.serialize(messages[n % 3])
+        result = T("geometry_core_ros/msg/PenetrationPairArray")()
+        result.header.stamp.sec, result.header.stamp.nanosec = 1_700_000_123, 456_789
+        decode = _ResultStamps().bytes_decoder(None)
+        _, stamp = decode(result.serialize())
+        assert stamp == 1_700_000_123 * 1_000_000_000 + 456_789
+    finally:
+        node.shutdown()
