@@ -86,6 +86,8 @@ def _little_endian(rows: np.ndarray) -> np.ndarray:
 
 _LITTLE = np.little_endian
 _NS_PER_S = 1_000_000_000
+#: Sequences whose emptiness is their truth value.
+_EMPTY_TYPES = (list, tuple)
 
 
 def _little_endian_bytes(rows: bytes, dtype: np.dtype) -> bytes:
@@ -252,8 +254,11 @@ class ResultEncoder:
         KeyError
             If a pair names a geometry the scene does not have.
         """
-        stale = tuple(sorted(stale_frames)) if stale_frames else ()
-        lost = tuple(sorted(lost_frames)) if lost_frames else ()
+        # No frame stale nor lost (the usual case): nothing to sort.
+        stale = () if type(stale_frames) in _EMPTY_TYPES and not stale_frames else \
+            tuple(sorted(stale_frames))
+        lost = () if type(lost_frames) in _EMPTY_TYPES and not lost_frames else \
+            tuple(sorted(lost_frames))
         sec, nanosec = divmod(stamp_ns, _NS_PER_S)
         if type(sec) is not int or not MIN_STAMP_SEC <= sec <= MAX_STAMP_SEC:
             sec, nanosec = stamp_fields(stamp_ns)  # clamped, as the header can hold it

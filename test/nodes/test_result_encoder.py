@@ -221,7 +221,9 @@ def test_rows_of_one_pass_give_the_bytes_of_the_records_and_of_cyclone():
         stamp = stamps[n % len(stamps)]
         stale = [[], [], ["upper_arm"]][n % 3]
         lost = [[], ["gripper"]][(n // 5) % 2]
-        data = by_rows.penetration_rows(rows, stamp, stale, lost)
+        # The frames as any iterable (a generator here, a tuple there): the same bytes.
+        data = by_rows.penetration_rows(rows, stamp, (f for f in stale) if n % 2 else stale,
+                                        tuple(lost) if n % 4 == 1 else lost)
         assert data == by_records.penetrations(penetrations, stamp, stale, lost)
         assert data == _cyclone(penetrations_to_msg(penetrations, names, stamp, stale, T, lost))
         data = by_rows.signed_distance_rows(rows, 0.1, stamp, stale, lost)
