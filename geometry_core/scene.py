@@ -72,12 +72,9 @@ class SceneGraph(GeometryState):
             raise ValueError("max_distance must be a number, got NaN")
         model = None
         with self._lock:
-            if not self._clouds:
-                X_WF = self._poses.world_poses_if_posed()
-                if X_WF is not None:
-                    model = self._cache.current_model()
-                    if model is None:
-                        model = self.collision_model()
+            if not self._clouds and self._poses.all_posed():
+                model = self.collision_model()
+                X_WF = self._poses.world_poses()
         if model is None:
             return self.query_object().compute_proximity_rows(max_distance, penetrations,
                                                               distances)

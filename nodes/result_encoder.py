@@ -264,29 +264,16 @@ class ResultEncoder:
             sec, nanosec = stamp_fields(stamp_ns)  # clamped, as the header can hold it
         ids = rows.geometry_ids
         penetration_bytes = distance_bytes = None
-        # The layout of the last query's pairs again (the usual case) is
-        # looked up here; a new one is made by _rows_layout.
-        kept_by_model = self._rows_layouts
         if penetrations:
-            pairs = rows.penetration_pair_bytes
-            by_bytes = kept_by_model.get(id(self._penetration_layouts))
-            layout = by_bytes[1].get((pairs, stale, lost)) \
-                if by_bytes is not None and by_bytes[0] is ids else None
-            if layout is None:
-                layout = self._rows_layout(self._penetration_layouts,
-                                           penetration_array_layout, ids, pairs, stale, lost)
+            layout = self._rows_layout(self._penetration_layouts, penetration_array_layout,
+                                       ids, rows.penetration_pair_bytes, stale, lost)
             numbers = rows.penetration_bytes
             penetration_bytes = layout.sample.write(sec, nanosec, numbers if _LITTLE else
                                                     _little_endian_bytes(numbers,
                                                                          PENETRATION_ROW))
         if distances:
-            pairs = rows.distance_pair_bytes
-            by_bytes = kept_by_model.get(id(self._distance_layouts))
-            layout = by_bytes[1].get((pairs, stale, lost)) \
-                if by_bytes is not None and by_bytes[0] is ids else None
-            if layout is None:
-                layout = self._rows_layout(self._distance_layouts,
-                                           signed_distance_array_layout, ids, pairs, stale, lost)
+            layout = self._rows_layout(self._distance_layouts, signed_distance_array_layout,
+                                       ids, rows.distance_pair_bytes, stale, lost)
             numbers = rows.distance_bytes
             distance_bytes = layout.sample.write(sec, nanosec, numbers if _LITTLE else
                                                  _little_endian_bytes(numbers,

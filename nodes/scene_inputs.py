@@ -614,16 +614,6 @@ class SceneInputs:
         """A /tf message, as arrays (``TF_CODEC``) or a TFMessage object."""
         self.taken["tf"] += 1
         self._pending += 1
-        # The usual message: the bytes of a layout remembered, stored in one
-        # call (what _store_known does, without the calls on the way).
-        where = getattr(msg, "layout", None)
-        if where is not None and msg.data is not None:
-            layout = self._layouts.get((where, False))
-            buffer = self.buffer
-            if layout is not None and layout.structure == buffer.structure and \
-                    buffer.store_records(layout.rows, msg.data, where.stamp_at,
-                                         where.values_at, where.little_endian, layout.foreign):
-                return
         self._store_tf(msg, static=False)
 
     def _on_tf_static(self, msg: TfArrays | Any) -> None:
@@ -788,10 +778,7 @@ class SceneInputs:
                     source_id, ids, rows[take] if type(take) is slice else
                     [rows[n] for n in indices], LIBRARY_ORDER)
             stamp_ns = max(newest_ns)
-            limit_ns = round(self.params.stale_after_s * _NS_PER_S)
-            # _stale's first check, here: no frame stale (the usual case).
-            stale = [] if limit_ns <= 0 or min(oldest_dynamic_ns) >= stamp_ns - limit_ns \
-                else self._stale(stamp_ns, oldest_dynamic_ns, range(len(frames)))
+            stale = self._stale(stamp_ns, oldest_dynamic_ns, range(len(frames)))
             self._state = PoseState(stamp_ns, stale, [])
             return self._state
         poses = self.buffer.lookup_poses(self._lookup_pairs)

@@ -238,9 +238,10 @@ class TfDecoder:
     def __call__(self, data: bytes) -> TfArrays:
         """Decode one sample, as :func:`decode_tf_message` (and with the same errors)."""
         layout = self._layouts.get(len(data))
-        # TfLayout.read, here: the names and lengths compared in one call.
-        if layout is not None and matches_template(data, layout._template, layout._holes):
-            return TfArrays(layout.parents, layout.children, layout=layout, data=data)
+        if layout is not None:
+            arrays = layout.read(data)
+            if arrays is not None:
+                return arrays
         arrays, layout = _decode(data, self._deserialize)
         if layout is not None:
             if len(self._layouts) >= _MAX_LAYOUTS:

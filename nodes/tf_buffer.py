@@ -29,7 +29,6 @@ This module is pure (no transport, no node); it uses the library's math only.
 
 from __future__ import annotations
 
-import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -402,19 +401,13 @@ class TfBuffer:
             :meth:`lookup_poses`' stamps; None when some pair is not found
             or takes a chain of several transforms (ask :meth:`lookup_poses`).
         """
-        plan = self._plan
-        if plan is None or plan.structure != self.structure or plan.pairs is not pairs:
-            plan = self._plan_for(pairs)
+        plan = self._plan_for(pairs)
         if not plan.complete:
             return None
         rows = plan.edge_rows
-        if plan.any_static or len(rows) < 2:
-            stamps, dynamic = self._edge_stamps(plan)
-            return [self._values[row] for row in rows], stamps, dynamic
-        # The rows of each edge in one call: no Python loop on the way.
-        take = operator.itemgetter(*rows)
-        stamps = list(take(self._stamps))
-        return list(take(self._values)), stamps, stamps
+        table = self._values
+        stamps, dynamic = self._edge_stamps(plan)
+        return [table[row] for row in rows], stamps, dynamic
 
     def _plan_for(self, pairs: Sequence[tuple[str, str]]):
         """The chains of ``pairs``, worked out again only when they or the structure changed."""

@@ -469,10 +469,7 @@ class GeometryState(Registration):
         if type(order) is not tuple:
             order = tuple(map(int, order))
         with self._lock:
-            cache = self._slot_cache
-            # _slots_for's first check, here: a caller posing the same frames each cycle.
-            slots = cache[1] if cache is not None and cache[0][1] is frame_ids and \
-                cache[0][0] is source_id else self._slots_for(source_id, frame_ids)
+            slots = self._slots_for(source_id, frame_ids)
             if len(rows) == len(slots) and len(order) == 7 and \
                     self._poses.set_rows_from_pose_rows(slots, rows, order):
                 return

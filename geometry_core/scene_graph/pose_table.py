@@ -216,18 +216,6 @@ class PoseTable:
             self._require_poses(self._has_pose[:n])
         return self._compose(self._X_PF[:n])
 
-    def world_poses_if_posed(self) -> np.ndarray | None:
-        """:meth:`world_poses` when every frame has a pose, else None (one call, no error)."""
-        if not (self._all_posed or self.all_posed()):
-            return None
-        n = self._size
-        parents = self._parent_slot32
-        if parents is None or len(parents) != n:
-            parents = self._parents32(n)
-        X_WF = np.empty((n, 4, 4))
-        native.compose_world(self._X_PF[:n], parents, X_WF)
-        return X_WF
-
     def world_poses_where_posed(self) -> tuple[np.ndarray, np.ndarray]:
         """World poses, and which slots lack a pose (or hang below a frame without one).
 

@@ -83,10 +83,6 @@ class SnapshotCache:
         base, edits, slot_of = mark
         self._base, self._edits, self._slot_of = base, edits + [edit], slot_of
 
-    def current_model(self) -> CollisionModel | None:
-        """The cached model, None when there is none (then :meth:`collision_model` builds it)."""
-        return self._collision_model
-
     def collision_model(self, build: Callable[[], CollisionModel],
                         edit: Callable[[CollisionModel, list], CollisionModel] | None = None
                         ) -> CollisionModel:
