@@ -7,6 +7,8 @@ Usage::
     python -m bench.node_latency --set min_query_period_s=0.002   # a node parameter
     python -m bench.node_latency --rates 1000 --read-clearance --world-changes 30
     python -m bench.node_latency --node-python OTHER_VENV/bin/python   # another installation
+    python -m bench.node_latency --rates 1000 --read-clearance --world-changes 30 \
+        --beside OTHER_VENV/bin/python --pairs 5     # both, alternated, with ratios
 
 Starts ``python -m geometry_core_nodes.scene_graph_node`` on the built-in
 demo arm (six moving frames, 17 geometries) on the Cyclone DDS backend with
@@ -25,7 +27,11 @@ only the stamps written per message, and the reader takes each result's
 stamp from its bytes instead of decoding the message. Each side's CPU is
 printed beside the node's. ``--node-python PYTHON`` runs the node from
 another installation (the version before a change, say) under the same
-harness.
+harness. ``--beside PYTHON`` runs both nodes in one invocation, alternating
+which goes first for ``--pairs`` pairs (each node started afresh, the
+sender and reader kept), and prints each pair's ratios of CPU and p99
+beside both runs' host steal, and their medians over all pairs and over the
+quiet ones.
 The node computes and writes only the results some reader matched, so by
 default (``penetrations`` read, ``clearance`` not) it runs the penetration
 query alone; ``--read-clearance`` subscribes to both, as a node feeding a
@@ -387,6 +393,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--node-python", metavar="PYTHON", default=sys.executable,
                         help="the interpreter that runs the node (another installation's, "
                              "to measure it under the same harness); this one by default")
+    parser.add_argument("--beside", metavar="PYTHON",
+                        help="also run the node of another installation (PYTHON its "
+                             "interpreter), alternating with this one, and print the ratios "
+                             "pair by pair beside each run's host steal")
+    parser.add_argument("--pairs", type=int, default=3,
+                        help="with --beside: how many alternated pairs (default 3)")
     parser.add_argument("--profile", metavar="FILE",
                         help="run the node under cProfile and write its stats to FILE "
                              "(read with python -m pstats FILE); the figures then include "
@@ -396,15 +408,21 @@ def main(argv: list[str] | None = None) -> int:
     if any(len(setting) != 2 or not setting[0] for setting in settings):
         parser.error("--set takes NAME=VALUE")
 
+    if args.pairs < 1:
+        parser.error("--pairs takes a positive count")
+    if args.beside and args.profile:
+        parser.error("--profile profiles one node: leave --beside out")
+    versions = [("this", args.node_python)]
+    if args.beside:
+        versions.append(("beside", args.beside))
+    pairs = args.pairs if args.beside else 1
+
     query_p50, query_p99 = _library_query_ms()
+    rows: list[dict] = []
+    logs: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory() as folder:
         params = Path(folder) / "params.yaml"
         params.write_text(_PARAMS + "".join(f"    {name}: {value}\n" for name, value in settings))
-        profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
-        node = subprocess.Popen(
-            [args.node_python, *profile, "-m", "geometry_core_nodes.scene_graph_node",
-             "--ros-args", "--params-file", str(params)],
-            env=loopback_environment(args.domain), stderr=subprocess.PIPE, text=True)
         peer = create_node("latency_peer", [], backend="dds", domain_id=args.domain,
                            dds_config=loopback_config())
         conn, child_conn = multiprocessing.get_context("spawn").Pipe()
@@ -425,35 +443,100 @@ def main(argv: list[str] | None = None) -> int:
                     clearance[0] += 1
                 peer.create_subscription("geometry_core_ros/msg/SignedDistancePairArray",
                                          "clearance", count, RELIABLE_RESULTS, codec=_Counted())
-            # Warm-up: discovery and the node's first queries.
-            warm = _Run(peer, conn, 20.0, 1.0, node.pid)
-            current.append(warm)
-            while not warm.results:
-                if node.poll() is not None:
-                    raise RuntimeError("the node exited:\n" + node.stderr.read()[-3000:])
-                warm.run()
-            rows = []
-            for rate in args.rates:
-                for world_hz in ((0.0, args.world_changes) if args.world_changes > 0 else (0.0,)):
-                    run = _Run(peer, conn, rate, args.duration, node.pid, world_hz)
-                    current.append(run)
-                    rows.append(run.run())
+            for pair in range(pairs):
+                # Alternate which node goes first: the host drifts within minutes.
+                for label, python in (versions if pair % 2 == 0 else versions[::-1]):
+                    node_rows, log = _measure_node(python, params, args, peer, conn, current)
+                    for row in node_rows:
+                        row["node"], row["pair"] = label, pair
+                    rows += node_rows
+                    logs.append((f"{label}, pair {pair + 1}" if args.beside else "", log))
         finally:
             if sender.is_alive():
                 conn.send(None)
             sender.join(timeout=20)
             peer.shutdown()
-            node.terminate()
-            _, log = node.communicate(timeout=20)
     _print(rows, query_p50, query_p99, args.duration, settings, args.read_clearance)
+    if args.beside:
+        _print_pairs(rows, args.node_python, args.beside)
     if args.read_clearance:
         print(f"clearance messages received: {clearance[0]}")
     # The node's own account of its inputs, logged at exit (SceneInputs.report_dropped).
-    for line in log.splitlines():
-        if ("messages taken" in line or "coalesced" in line or "dropped inputs" in line
-                or "not computed" in line):
-            print("node:", line.split("]: ", 1)[-1])
+    for which, log in logs:
+        for line in log.splitlines():
+            if ("messages taken" in line or "coalesced" in line or "dropped inputs" in line
+                    or "not computed" in line):
+                print(f"node{f' ({which})' if which else ''}:", line.split("]: ", 1)[-1])
     return 0
+
+
+def _measure_node(python: str, params: Path, args, peer, conn,
+                  current: list[_Run]) -> tuple[list[dict], str]:
+    """Start a node with ``python``, run every rate (still, then moving), stop it.
+
+    Returns the rows and the node's log (its standard error).
+    """
+    profile = ["-m", "cProfile", "-o", args.profile] if args.profile else []
+    node = subprocess.Popen(
+        [python, *profile, "-m", "geometry_core_nodes.scene_graph_node",
+         "--ros-args", "--params-file", str(params)],
+        env=loopback_environment(args.domain), stderr=subprocess.PIPE, text=True)
+    rows = []
+    try:
+        # Warm-up: discovery and the node's first queries.
+        warm = _Run(peer, conn, 20.0, 1.0, node.pid)
+        current.append(warm)
+        while not warm.results:
+            if node.poll() is not None:
+                raise RuntimeError("the node exited:\n" + node.stderr.read()[-3000:])
+            warm.run()
+        for rate in args.rates:
+            for world_hz in ((0.0, args.world_changes) if args.world_changes > 0 else (0.0,)):
+                run = _Run(peer, conn, rate, args.duration, node.pid, world_hz)
+                current.append(run)
+                rows.append(run.run())
+    finally:
+        node.terminate()
+        _, log = node.communicate(timeout=20)
+    return rows, log
+
+
+#: A run with more host steal than this (of all CPUs' time) is not a quiet one.
+QUIET_STEAL = 0.03
+
+
+def _print_pairs(rows: list[dict], this: str, beside: str) -> None:
+    """Per pair and world, this node's CPU and p99 over the other's, beside both runs' steal."""
+    print(f"\nthis node ({this}) over the node beside it ({beside}), run by run:")
+    header = ("pair", "input Hz", "world", "CPU ratio", "p99 ratio", "p99 ms (this / beside)",
+              "CPU (this / beside)", "steal (this / beside)")
+    print(" | ".join(header))
+    print(" | ".join("-" * len(h) for h in header))
+    found: dict[tuple[float, str], list[tuple[float, float, bool]]] = {}
+    by_key = {(r["pair"], r["rate"], r["world"].split(" (")[0], r["node"]): r for r in rows}
+    for (pair, rate, world, node), mine in sorted(by_key.items(), key=lambda item: item[0][:3]):
+        other = by_key.get((pair, rate, world, "beside"))
+        if node != "this" or other is None:
+            continue
+        cpu = mine["cpu"] / max(other["cpu"], 1e-9)
+        p99 = mine["p99"] / max(other["p99"], 1e-9)
+        quiet = max(mine["steal"], other["steal"]) < QUIET_STEAL
+        found.setdefault((rate, world), []).append((cpu, p99, quiet))
+        print(" | ".join([
+            str(pair + 1), f"{rate:g}", world, f"{cpu:.2f}", f"{p99:.2f}",
+            f"{mine['p99']:.2f} / {other['p99']:.2f}", f"{mine['cpu']:.0%} / {other['cpu']:.0%}",
+            f"{mine['steal']:.1%} / {other['steal']:.1%}"]))
+    print(f"\nmedian ratios (this / beside); quiet: both runs under {QUIET_STEAL:.0%} host steal")
+    for (rate, world), ratios in sorted(found.items()):
+        quiet = [r for r in ratios if r[2]]
+        line = (f"{rate:g} Hz, {world}: CPU x{np.median([r[0] for r in ratios]):.2f}, "
+                f"p99 x{np.median([r[1] for r in ratios]):.2f} over {len(ratios)} pairs")
+        if quiet:
+            line += (f"; quiet pairs ({len(quiet)}): CPU x{np.median([r[0] for r in quiet]):.2f}, "
+                     f"p99 x{np.median([r[1] for r in quiet]):.2f}")
+        else:
+            line += "; no quiet pair"
+        print(line)
 
 
 def _world_changer(domain: int):
@@ -502,19 +585,24 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
           + (", ".join(f"{name} {value}" for name, value in settings) or "the other defaults"))
     print(f"library query alone (penetration + clearance): p50 {query_p50:.2f} ms, "
           f"p99 {query_p99:.2f} ms\n")
+    beside = any(r.get("node", "this") != "this" for r in rows)
     header = ("input Hz", "world", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",
               "max ms", "1st-quarter p50", "last-quarter p50", "drain ms", "node CPU",
               "sender CPU", "reader CPU", "host steal")
+    if beside:
+        header = ("pair", "node") + header
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
         drain = "lost" if r["drain_ms"] is None else f"{r['drain_ms']:.1f}"
-        print(" | ".join([
+        print(" | ".join(([str(r["pair"] + 1), r["node"]] if beside else []) + [
             f"{r['rate']:g}", r["world"], str(r["sent"]), str(r["results"]),
             f"{r['results'] / max(1, r['sent']):.0%}", f"{r['p50']:.2f}", f"{r['p99']:.2f}",
             f"{r['p999']:.2f}", f"{r['max']:.2f}", f"{r['first_q_p50']:.2f}",
             f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}", f"{r['sender_cpu']:.0%}",
             f"{r['reader_cpu']:.0%}", f"{r['steal']:.1%}"]))
+    if beside:
+        return  # the ratios between the two nodes follow
     still = {r["rate"]: r for r in rows if r["world"] == "still"}
     for r in rows:
         base = still.get(r["rate"])

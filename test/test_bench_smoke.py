@@ -172,3 +172,26 @@ def test_node_latency_reads_the_hosts_steal_time_from_the_cpu_line():
     for line in ("cpu0 1 2 3 4 5 6 7 8 0 0", "cpu 1 2 3", ""):
         with pytest.raises(ValueError, match="cpu line"):
             _steal_seconds(line)
+
+
+def test_node_latency_pairs_ratio_each_pair_and_count_only_quiet_ones(capsys):
+    from bench.node_latency import QUIET_STEAL, _print_pairs
+
+    def row(pair, node, world, cpu, p99, steal):
+        return {"pair": pair, "node": node, "rate": 1000.0, "world": world, "cpu": cpu,
+                "p99": p99, "steal": steal}
+
+    noisy = 2 * QUIET_STEAL
+    rows = [row(0, "this", "still", 0.20, 1.0, 0.0), row(0, "beside", "still", 0.25, 2.0, 0.0),
+            row(1, "beside", "still", 0.30, 1.0, noisy), row(1, "this", "still", 0.30, 3.0, 0.0),
+            row(0, "this", "moving at 30 Hz (300 changes)", 0.3, 1.0, noisy),
+            row(0, "beside", "moving at 30 Hz (301 changes)", 0.3, 1.0, 0.0)]
+    _print_pairs(rows, "new", "old")
+    out = capsys.readouterr().out
+    assert "1 | 1000 | still | 0.80 | 0.50 | 1.00 / 2.00 | 20% / 25%" in out
+    assert "2 | 1000 | still | 1.00 | 3.00 | 3.00 / 1.00" in out
+    # Medians over both pairs, and over the one where neither run had much steal.
+    assert "1000 Hz, still: CPU x0.90, p99 x1.75 over 2 pairs; quiet pairs (1): CPU x0.80, " \
+           "p99 x0.50" in out
+    # The moving runs of one pair match although their change counts differ.
+    assert "1000 Hz, moving at 30 Hz: CPU x1.00, p99 x1.00 over 1 pairs; no quiet pair" in out
