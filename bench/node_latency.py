@@ -370,7 +370,8 @@ class _Run:
             "sender_cpu": self.sender_cpu,
             "reader_cpu": self.reader_cpu,
             "steal": self.steal,
-            "world": f"moving at {self.world_hz:g} Hz ({self.world_changes} changes)"
+            "world_hz": self.world_hz,
+            "world": f"{_world_name(self.world_hz)} ({self.world_changes} changes)"
                      if self.world_hz > 0 else "still",
         }
 
@@ -501,6 +502,10 @@ def _measure_node(python: str, params: Path, args, peer, conn,
     return rows, log
 
 
+def _world_name(world_hz: float) -> str:
+    return f"moving at {world_hz:g} Hz" if world_hz > 0 else "still"
+
+
 #: A run with more host steal than this (of all CPUs' time) is not a quiet one.
 QUIET_STEAL = 0.03
 
@@ -512,24 +517,27 @@ def _print_pairs(rows: list[dict], this: str, beside: str) -> None:
               "CPU (this / beside)", "steal (this / beside)")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
-    found: dict[tuple[float, str], list[tuple[float, float, bool]]] = {}
-    by_key = {(r["pair"], r["rate"], r["world"].split(" (")[0], r["node"]): r for r in rows}
-    for (pair, rate, world, node), mine in sorted(by_key.items(), key=lambda item: item[0][:3]):
-        other = by_key.get((pair, rate, world, "beside"))
-        if node != "this" or other is None:
+    found: dict[tuple[float, float], list[tuple[float, float, bool]]] = {}
+    beside_runs = {(r["pair"], r["rate"], r["world_hz"]): r for r in rows if r["node"] == "beside"}
+    for mine in sorted((r for r in rows if r["node"] == "this"),
+                       key=lambda r: (r["pair"], r["rate"], r["world_hz"])):
+        pair, rate, world_hz = mine["pair"], mine["rate"], mine["world_hz"]
+        other = beside_runs.get((pair, rate, world_hz))
+        if other is None:
             continue
         cpu = mine["cpu"] / max(other["cpu"], 1e-9)
         p99 = mine["p99"] / max(other["p99"], 1e-9)
         quiet = max(mine["steal"], other["steal"]) < QUIET_STEAL
-        found.setdefault((rate, world), []).append((cpu, p99, quiet))
+        found.setdefault((rate, world_hz), []).append((cpu, p99, quiet))
         print(" | ".join([
-            str(pair + 1), f"{rate:g}", world, f"{cpu:.2f}", f"{p99:.2f}",
+            str(pair + 1), f"{rate:g}", _world_name(world_hz), f"{cpu:.2f}", f"{p99:.2f}",
             f"{mine['p99']:.2f} / {other['p99']:.2f}", f"{mine['cpu']:.0%} / {other['cpu']:.0%}",
             f"{mine['steal']:.1%} / {other['steal']:.1%}"]))
     print(f"\nmedian ratios (this / beside); quiet: both runs under {QUIET_STEAL:.0%} host steal")
-    for (rate, world), ratios in sorted(found.items()):
+    for (rate, world_hz), ratios in sorted(found.items()):
         quiet = [r for r in ratios if r[2]]
-        line = (f"{rate:g} Hz, {world}: CPU x{np.median([r[0] for r in ratios]):.2f}, "
+        line = (f"{rate:g} Hz, {_world_name(world_hz)}: "
+                f"CPU x{np.median([r[0] for r in ratios]):.2f}, "
                 f"p99 x{np.median([r[1] for r in ratios]):.2f} over {len(ratios)} pairs")
         if quiet:
             line += (f"; quiet pairs ({len(quiet)}): CPU x{np.median([r[0] for r in quiet]):.2f}, "

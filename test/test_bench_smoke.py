@@ -179,7 +179,7 @@ def test_node_latency_pairs_ratio_each_pair_and_count_only_quiet_ones(capsys):
 
     def row(pair, node, world, cpu, p99, steal):
         return {"pair": pair, "node": node, "rate": 1000.0, "world": world, "cpu": cpu,
-                "p99": p99, "steal": steal}
+                "p99": p99, "steal": steal, "world_hz": 30.0 if world != "still" else 0.0}
 
     noisy = 2 * QUIET_STEAL
     rows = [row(0, "this", "still", 0.20, 1.0, 0.0), row(0, "beside", "still", 0.25, 2.0, 0.0),
