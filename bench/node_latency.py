@@ -42,6 +42,10 @@ DDS, so above its query rate it answers fewer inputs (``results/sent`` < 1)
 instead of queueing them. The backlog check: if a queue grew, the latency of
 the last quarter of results would exceed that of the first quarter, and the
 last input's result would arrive late after sending stops (``drain``).
+The percentiles above are over the inputs answered; ``p99 every input``
+is over every input sent: one the node coalesced into a newer one is late
+until the first result at least as new as it arrives, and one no result
+covered counts as never answered (the column says how many).
 
 Beside the latency, the node's CPU: user plus system time of its process
 (``/proc/PID/stat``) over the wall time of each rate, as a share of one
@@ -354,6 +358,7 @@ class _Run:
 
     def summary(self, drain_ns: int | None) -> dict:
         latencies = np.array([(r - s) * 1e-6 for s, r in self.results])
+        every = _until_covered_ms(self.sent_stamps, self.results)
         quarter = max(1, len(latencies) // 4)
         return {
             "rate": self.rate_hz,
@@ -366,6 +371,10 @@ class _Run:
             "last_q_p50": float(np.median(latencies[-quarter:])) if len(latencies) else 0.0,
             "drain_ms": None if drain_ns is None else max(0.0, drain_ns * 1e-6),
             "p999": float(np.percentile(latencies, 99.9)) if len(latencies) else float("nan"),
+            # Over every input sent, a never-covered one as infinitely late.
+            "p99_all": float(np.percentile(np.nan_to_num(every, nan=np.inf), 99,
+                                           method="higher")) if len(every) else float("nan"),
+            "uncovered": int(np.isnan(every).sum()),
             "cpu": self.cpu,
             "sender_cpu": self.sender_cpu,
             "reader_cpu": self.reader_cpu,
@@ -374,6 +383,27 @@ class _Run:
             "world": f"{_world_name(self.world_hz)} ({self.world_changes} changes)"
                      if self.world_hz > 0 else "still",
         }
+
+
+def _until_covered_ms(sent_stamps: list[int], results: list[tuple[int, int]]) -> np.ndarray:
+    """For each input sent, ms until the first result at least as new as it arrived.
+
+    ``results`` holds ``(stamp, receive time)`` in the order received. An
+    input coalesced into a newer one gets no result of its own stamp: it is
+    covered by the first result answering a newer pose, and its latency runs
+    until then. NaN for an input no result covered.
+    """
+    sent = np.asarray(sent_stamps, dtype=np.int64)
+    covered = np.full(len(sent), np.nan)
+    if not len(results) or not len(sent):
+        return covered
+    stamps = np.array([s for s, _ in results], dtype=np.int64)
+    received = np.array([r for _, r in results], dtype=np.int64)
+    newest = np.maximum.accumulate(stamps)  # the newest pose answered so far, by arrival
+    first = np.searchsorted(newest, sent, side="left")
+    found = first < len(newest)
+    covered[found] = (received[first[found]] - sent[found]) * 1e-6
+    return covered
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -584,6 +614,11 @@ def _world_changer(domain: int):
     return change
 
 
+def _every_input(row: dict) -> str:
+    text = f"{row['p99_all']:.2f}"
+    return text if not row.get("uncovered") else f"{text} ({row['uncovered']} never)"
+
+
 def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float,
            settings: list[tuple[str, str]], read_clearance: bool) -> None:
     print(f"\nscene_graph_node latency, demo arm (6 frames on /tf), {duration:g} s per rate, "
@@ -595,8 +630,8 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
           f"p99 {query_p99:.2f} ms\n")
     beside = any(r.get("node", "this") != "this" for r in rows)
     header = ("input Hz", "world", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",
-              "max ms", "1st-quarter p50", "last-quarter p50", "drain ms", "node CPU",
-              "sender CPU", "reader CPU", "host steal")
+              "max ms", "p99 every input", "1st-quarter p50", "last-quarter p50", "drain ms",
+              "node CPU", "sender CPU", "reader CPU", "host steal")
     if beside:
         header = ("pair", "node") + header
     print(" | ".join(header))
@@ -606,7 +641,7 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
         print(" | ".join(([str(r["pair"] + 1), r["node"]] if beside else []) + [
             f"{r['rate']:g}", r["world"], str(r["sent"]), str(r["results"]),
             f"{r['results'] / max(1, r['sent']):.0%}", f"{r['p50']:.2f}", f"{r['p99']:.2f}",
-            f"{r['p999']:.2f}", f"{r['max']:.2f}", f"{r['first_q_p50']:.2f}",
+            f"{r['p999']:.2f}", f"{r['max']:.2f}", _every_input(r), f"{r['first_q_p50']:.2f}",
             f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}", f"{r['sender_cpu']:.0%}",
             f"{r['reader_cpu']:.0%}", f"{r['steal']:.1%}"]))
     if beside:

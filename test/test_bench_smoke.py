@@ -174,6 +174,25 @@ def test_node_latency_reads_the_hosts_steal_time_from_the_cpu_line():
             _steal_seconds(line)
 
 
+def test_node_latency_every_input_waits_for_the_first_result_as_new_as_it():
+    import numpy as np
+
+    from bench.node_latency import _until_covered_ms
+
+    ms = 1_000_000
+    sent = [10 * ms, 11 * ms, 12 * ms, 13 * ms, 14 * ms]
+    # (stamp, receive time) as received: 10 answered; 11 coalesced into 12;
+    # 13's result overtaken by 14's (arriving first); nothing at least as new
+    # as 14 is missing, but the last input (14) is answered late.
+    results = [(10 * ms, 10 * ms + ms // 2), (12 * ms, 13 * ms), (14 * ms, 16 * ms),
+               (13 * ms, 17 * ms)]
+    assert np.allclose(_until_covered_ms(sent, results), [0.5, 2.0, 1.0, 3.0, 2.0])
+    # An input no result covered is NaN; no results at all: all NaN.
+    late = _until_covered_ms(sent + [20 * ms], results)
+    assert np.isnan(late[-1]) and not np.isnan(late[:-1]).any()
+    assert np.isnan(_until_covered_ms(sent, [])).all()
+
+
 def test_node_latency_pairs_ratio_each_pair_and_count_only_quiet_ones(capsys):
     from bench.node_latency import QUIET_STEAL, _print_pairs
 
