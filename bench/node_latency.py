@@ -428,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     # The node's own account of its inputs, logged at exit (SceneInputs.report_dropped).
     for line in log.splitlines():
         if ("messages taken" in line or "coalesced" in line or "dropped inputs" in line
-                or "not computed" in line):
+                or "not computed" in line or "on the receive thread" in line):
             print("node:", line.split("]: ", 1)[-1])
     return 0
 

@@ -5,8 +5,9 @@
   thread or on its own thread (two node processes, one per path).
 - While /tf flows at 1 kHz from another process, the node answers
   ``check_state_validity``, ``get_planning_scene`` and the parameter
-  services, and a ``collision_object`` change reaches both the validity
-  answers and the /tf-driven results.
+  services, turns ``/joint_states`` into clearance tables, and a
+  ``collision_object`` change reaches both the validity answers and the
+  /tf-driven results.
 - A callback that raises on the receive thread is counted and logged, and
   the node keeps answering.
 - Ctrl-C and SIGTERM while /tf flows at 2 kHz end the node process cleanly.
@@ -30,6 +31,7 @@ import pytest
 
 from geometry_core_nodes.transport import (
     RELIABLE_RESULTS,
+    SENSOR_DATA,
     create_node,
     loopback_config,
     loopback_environment,
@@ -220,6 +222,15 @@ def test_services_and_world_changes_are_answered_while_tf_flows_at_1khz(tmp_path
             T("rcl_interfaces/msg/Parameter")(name="max_distance", value=value)]), timeout_s=10)
         assert [r.successful for r in result.results] == [True]
         assert served.node.max_distance == 0.05
+        # /joint_states (another subscription, on the node's thread): a clearance table.
+        joints = client.create_publisher("sensor_msgs/msg/JointState", "joint_states",
+                                         SENSOR_DATA)
+        tables = served.node.clearance_monitor.tables
+        state = T("sensor_msgs/msg/JointState")(
+            name=[f"panda_joint{k}" for k in range(1, 8)] + ["panda_finger_joint1"],
+            position=[float(v) for v in moveit.READY])
+        _wait(lambda: served.node.clearance_monitor.tables > tables,
+              spin=lambda _: joints.publish(state) or time.sleep(0.02))
         # A box at the hand (the /tf poses are the request's, MoveIt's "ready"):
         # the validity answer and the /tf-driven results both see it.
         objects = client.create_publisher("moveit_msgs/msg/CollisionObject", "collision_object",
