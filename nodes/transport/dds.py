@@ -134,18 +134,16 @@ _RECEIVE_TOPICS: dict[tuple[int, str], int] = {}
 _LIVE_NODES: weakref.WeakSet[DdsNode] = weakref.WeakSet()
 #: Seconds between two logs of callbacks that raised on the receive thread.
 RECEIVE_ERROR_LOG_PERIOD_S = 10.0
-#: When the receive thread spent more than RECEIVE_BUSY_LIMIT of a window of
-#: RECEIVE_WINDOW_S in a subscription's callbacks, it is about to fall behind
-#: the socket, one message at a time: the subscription goes back to the
-#: spinning thread (which takes the messages that came meanwhile in one
-#: batch) for RECEIVE_HOLD_S, then returns. A window of 100 ms holds a
-#: hundred messages at 1 kHz, so a sender's jitter (two messages back to
-#: back) or one slow query is no trend; beyond 80 % busy, the rest of the
-#: thread's own work (receiving, acknowledging) has little room left. A
-#: second on the spinning thread: a window's worth of messages a second on
-#: the receive thread while the node is overloaded.
-RECEIVE_WINDOW_S = 0.1
-RECEIVE_BUSY_LIMIT = 0.8
+#: When the receive thread spent longer in a subscription's callbacks than
+#: the idle time before them this many deliveries in a row, it answers
+#: messages that were queued while it worked, each later than the one
+#: before: the subscription goes back to the spinning thread (which takes
+#: what came meanwhile in one batch and queries once) for RECEIVE_HOLD_S,
+#: then returns. Three: one slow query (a world change, a collection) is no
+#: trend. A second: a few switches a second at most. Measured at 1 kHz
+#: beside shorter holds and a busy-fraction rule (docs/ros2.md): the one of
+#: the three that kept the latency tail of the waitset path.
+RECEIVE_STRIKES = 3
 RECEIVE_HOLD_S = 1.0
 #: Writes a receive-thread callback asked for on writers that may wait for
 #: acknowledgements, kept for the spinning thread; the oldest beyond this are
@@ -393,12 +391,12 @@ class _DdsSubscription(Subscription):
         self.listener: Any = None
         self.listening = False
         self.registered = False
-        # How the receive thread keeps up (DdsNode._deliver_here): the start
-        # of the current window and the time spent in it delivering, a move
-        # to the spinning thread asked for, and when a subscription so moved
-        # returns to the receive thread.
-        self.window_start = 0.0
-        self.window_busy = 0.0
+        # How the receive thread keeps up (DdsNode._deliver_here): deliveries
+        # in a row that took longer than the idle time before them, the end
+        # of the last one, a move to the spinning thread asked for, and when
+        # a subscription so moved returns to the receive thread.
+        self.strikes = 0
+        self.last_end = -math.inf
         self.overloaded = False
         self.back_at: float | None = None
         self._logger = logger
@@ -731,8 +729,8 @@ class DdsNode(TransportNode):
         if ret < 0:
             raise DDSException(ret, f"Occurred while setting a listener on {subscription.topic}")
         subscription.listening = True
-        subscription.window_start = time.perf_counter()
-        subscription.window_busy = 0.0
+        subscription.strikes = 0
+        subscription.last_end = -math.inf
         self._handed_off = True  # samples stored before the listener: the spin takes them
         self._guard.set(True)
 
@@ -820,18 +818,19 @@ class DdsNode(TransportNode):
         finally:
             self._receive_ident = None
         end = time.perf_counter()
-        # Nearly always busy: one message at a time, this thread would fall
-        # behind the socket (the spinning thread takes what came meanwhile
-        # in one batch, and needs no GIL here while it queries).
-        subscription.window_busy += end - start
-        window = end - subscription.window_start
-        if window >= RECEIVE_WINDOW_S:
-            if subscription.window_busy > RECEIVE_BUSY_LIMIT * window:
+        # Busy longer than idle before: messages queue while this thread
+        # works (the spinning thread takes them in one batch, and needs no
+        # GIL here while it queries).
+        if end - start > start - subscription.last_end:
+            subscription.strikes += 1
+            if subscription.strikes >= RECEIVE_STRIKES:
+                subscription.strikes = 0
                 subscription.overloaded = True
                 self._mode_change = True
                 wake = True
-            subscription.window_start = end
-            subscription.window_busy = 0.0
+        else:
+            subscription.strikes = 0
+        subscription.last_end = end
         if wake or self._deferred:
             self._guard.set(True)
 
