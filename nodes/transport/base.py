@@ -568,11 +568,15 @@ class TransportNode(ABC):
         still run one at a time (see :meth:`exclusive`). When that thread
         finds another callback under way, it leaves the messages to the
         spinning thread, which then delivers them as it does any other's.
-        ``after()`` runs on the receiving thread after each batch of messages
-        it delivered, under the same exclusion; it returns True when the
-        spinning thread must look at the node (its :meth:`spin_once` then
-        returns). An exception raised by the callback or ``after`` there is
-        logged and counted, and delivery goes on.
+        ``after()`` runs on the receiving thread after a batch of messages
+        it delivered, under the same exclusion, when the batch is fresh (the
+        backend's judgement: on DDS, written less than ``RECEIVE_FRESH_S``
+        ago); it returns True when the spinning thread must look at the node
+        (its :meth:`spin_once` then returns). After a stale batch (messages
+        that queued) ``after`` does not run: :meth:`spin_once` returns
+        instead, having taken what queued meanwhile, so that the work after
+        it is done once for all. An exception raised by the callback or
+        ``after`` there is logged and counted, and delivery goes on.
 
         Returns
         -------

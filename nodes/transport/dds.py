@@ -134,17 +134,21 @@ _RECEIVE_TOPICS: dict[tuple[int, str], int] = {}
 _LIVE_NODES: weakref.WeakSet[DdsNode] = weakref.WeakSet()
 #: Seconds between two logs of callbacks that raised on the receive thread.
 RECEIVE_ERROR_LOG_PERIOD_S = 10.0
-#: When the receive thread spent longer in a subscription's callbacks than
-#: the idle time before them this many deliveries in a row, it answers
-#: messages that were queued while it worked, each later than the one
-#: before: the subscription goes back to the spinning thread (which takes
-#: what came meanwhile in one batch and queries once) for RECEIVE_HOLD_S,
-#: then returns. Three: one slow query (a world change, a collection) is no
-#: trend. A second: a few switches a second at most. Measured at 1 kHz
-#: beside shorter holds and a busy-fraction rule (docs/ros2.md): the one of
-#: the three that kept the latency tail of the waitset path.
-RECEIVE_STRIKES = 3
-RECEIVE_HOLD_S = 1.0
+#: A batch taken on the receive thread whose newest sample was written
+#: (its DDS source timestamp, the writer's wall clock) more than this long
+#: before now is stale: messages queued behind a stall or a slow ``after``,
+#: or a burst. Its callbacks still run there (storing is cheap), but not
+#: ``after``: the spinning thread is woken instead, takes whatever queued
+#: meanwhile in one batch and does the work once. A fresh batch runs
+#: ``after`` at once. A clock offset between writer and reader only moves
+#: the work between the two threads: writer behind, every batch looks stale
+#: (the spinning thread does it all, as without the listener); writer ahead,
+#: every batch looks fresh (the receive thread answers each in turn). Half
+#: a millisecond: on loopback a sample reaches the listener some 0.1 ms
+#: after its write, and a query at 1 kHz takes some 0.3 to 0.5 ms, so a
+#: sample that waited out a query is stale (measured, docs/ros2.md).
+RECEIVE_FRESH_S = 0.0005
+_RECEIVE_FRESH_NS = round(RECEIVE_FRESH_S * 1e9)
 #: Writes a receive-thread callback asked for on writers that may wait for
 #: acknowledgements, kept for the spinning thread; the oldest beyond this are
 #: dropped and counted.
@@ -391,14 +395,8 @@ class _DdsSubscription(Subscription):
         self.listener: Any = None
         self.listening = False
         self.registered = False
-        # How the receive thread keeps up (DdsNode._deliver_here): deliveries
-        # in a row that took longer than the idle time before them, the end
-        # of the last one, a move to the spinning thread asked for, and when
-        # a subscription so moved returns to the receive thread.
-        self.strikes = 0
-        self.last_end = -math.inf
-        self.overloaded = False
-        self.back_at: float | None = None
+        #: The newest source timestamp (ns, the writer's wall clock) of the last take.
+        self.newest_ns = 0
         self._logger = logger
         self._logged_at: float | None = None
 
@@ -414,11 +412,13 @@ class _DdsSubscription(Subscription):
             # One sample a wake-up (the usual case at a steady rate): the
             # same checks as _decode_samples, without its list.
             data, info = raw[0]
+            self.newest_ns = info.source_timestamp
             if info.valid_data and len(data) <= self._max_sample_bytes:
                 try:
                     return (self._decode(data),)
                 except Exception:  # noqa: BLE001 - said and counted below
                     pass
+        self.newest_ns = max((info.source_timestamp for _, info in raw), default=0)
         return _decode_samples(raw, self._decode, self._drop, self._max_sample_bytes)
 
     def _drop(self, reason: str) -> None:
@@ -618,10 +618,9 @@ class DdsNode(TransportNode):
         #: then delivery goes on); writes dropped from the deferred queue.
         self.receive_errors = 0
         self.deferred_dropped = 0
-        #: Times a subscription went back to the spinning thread for falling behind.
-        self.receive_fallbacks = 0
-        self._mode_change = False  # an overloaded subscription waits to be moved
-        self._held = False  # a subscription waits to return to the receive thread
+        #: Batches taken on the receive thread too old to run ``after`` there
+        #: (RECEIVE_FRESH_S): the spinning thread was woken for them.
+        self.receive_stale = 0
         self._receive_logged_at: float | None = None
         self._warned_undeclared = False
         # As rclpy: ros2 param get/set/list/describe reach every node.
@@ -729,8 +728,6 @@ class DdsNode(TransportNode):
         if ret < 0:
             raise DDSException(ret, f"Occurred while setting a listener on {subscription.topic}")
         subscription.listening = True
-        subscription.strikes = 0
-        subscription.last_end = -math.inf
         self._handed_off = True  # samples stored before the listener: the spin takes them
         self._guard.set(True)
 
@@ -748,23 +745,6 @@ class DdsNode(TransportNode):
         if reattach:
             self._waitset.attach(subscription.condition)
             self._index_attached()
-
-    def _update_receive_modes(self) -> None:
-        """Move overloaded subscriptions to the spinning thread, and back after a while."""
-        self._mode_change = False
-        now = time.monotonic()
-        for subscription in self._on_receive:
-            if subscription.overloaded:
-                subscription.overloaded = False
-                if subscription.listening and self._ok:
-                    self._stop_listening(subscription)
-                    subscription.back_at = now + RECEIVE_HOLD_S
-                    self.receive_fallbacks += 1
-            elif (subscription.back_at is not None and now >= subscription.back_at
-                  and self._ok):
-                subscription.back_at = None
-                self._listen(subscription)
-        self._held = any(s.back_at is not None for s in self._on_receive)
 
     def _receive_listener(self, subscription: _DdsSubscription) -> Callable[[int, Any], None]:
         exclusion = self._exclusion
@@ -794,8 +774,14 @@ class DdsNode(TransportNode):
         return on_data_available
 
     def _deliver_here(self, subscription: _DdsSubscription) -> None:
-        """Take and deliver a batch on the receiving thread (callback lock held)."""
-        start = time.perf_counter()
+        """Take and deliver a batch on the receiving thread (callback lock held).
+
+        ``after`` runs here only for a fresh batch (RECEIVE_FRESH_S); for a
+        stale one the spinning thread is woken, finds the samples stored,
+        takes what queued meanwhile and does the work once. While it works,
+        it holds the lock: what arrives then is left in the reader, and the
+        guard, already set, wakes it once more, not once per sample.
+        """
         self._receive_ident = threading.get_ident()
         wake = False
         try:
@@ -808,29 +794,20 @@ class DdsNode(TransportNode):
                     self._receive_failed(subscription, error)
             after = subscription.after
             if samples and after is not None:
-                try:
-                    wake = bool(after())
-                except Exception as error:  # noqa: BLE001 - logged and counted
-                    self._receive_failed(subscription, error)
+                if time.time_ns() - subscription.newest_ns > _RECEIVE_FRESH_NS:
+                    self.receive_stale += 1
+                    self._handed_off = True  # the spin takes what stored meanwhile
+                    wake = True
+                else:
+                    try:
+                        wake = bool(after())
+                    except Exception as error:  # noqa: BLE001 - logged and counted
+                        self._receive_failed(subscription, error)
             if subscription.full:
                 self._handed_off = True  # more than a batch waits: the spin takes it
                 wake = True
         finally:
             self._receive_ident = None
-        end = time.perf_counter()
-        # Busy longer than idle before: messages queue while this thread
-        # works (the spinning thread takes them in one batch, and needs no
-        # GIL here while it queries).
-        if end - start > start - subscription.last_end:
-            subscription.strikes += 1
-            if subscription.strikes >= RECEIVE_STRIKES:
-                subscription.strikes = 0
-                subscription.overloaded = True
-                self._mode_change = True
-                wake = True
-        else:
-            subscription.strikes = 0
-        subscription.last_end = end
         if wake or self._deferred:
             self._guard.set(True)
 
@@ -1061,8 +1038,6 @@ class DdsNode(TransportNode):
                 callback(sample)
         if self._handed_off or self._deferred:
             self._deliver_handed_off()
-        if self._mode_change or self._held:
-            self._update_receive_modes()
         for service in pending:
             service.flush()
             if not service.has_pending:
@@ -1080,11 +1055,10 @@ class DdsNode(TransportNode):
             self._ok = False
             # From here no listener enters the node; one under way is waited for.
             self._remove_listeners()
-            if self.receive_errors or self.receive_fallbacks:
+            if self.receive_errors or self.receive_stale:
                 self._logger.info(
                     f"on the receive thread: {self.receive_errors} callbacks raised; "
-                    f"{self.receive_fallbacks} times back to the spinning thread for "
-                    f"{RECEIVE_HOLD_S:g} s, having fallen behind")
+                    f"{self.receive_stale} stale batches left to the spinning thread")
             self._guard.set(True)  # wakes a thread waiting in spin_once
         if self._on_receive_thread():
             # Called by a callback on the receive thread: Cyclone cannot
