@@ -39,7 +39,10 @@ last input's result would arrive late after sending stops (``drain``).
 
 Beside the latency, the node's CPU: user plus system time of its process
 (``/proc/PID/stat``) over the wall time of each rate, as a share of one
-core. And at exit the node's own count of /tf messages taken and of those
+core. Beside it the host's steal time over the run (``/proc/stat``), as a
+share of all this machine's CPUs: on a virtual machine, runs with much of it
+shared the host with a busy neighbour and read slower and costlier; compare
+runs of little steal. And at exit the node's own count of /tf messages taken and of those
 coalesced (superseded by a newer message before a query used them), which
 ``SceneInputs.report_dropped`` logs: every input is either answered or
 counted there.
@@ -148,6 +151,23 @@ def _cpu_seconds(pid: int) -> float:
         fields = stat.read().rsplit(")", 1)[1].split()
     # utime and stime are fields 14 and 15 of the file, 12 and 13 after the name.
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _steal_seconds(stat_text: str | None = None) -> float:
+    """CPU seconds the hypervisor took from this machine's CPUs so far, all CPUs together.
+
+    The eighth number of ``/proc/stat``'s ``cpu`` line (``steal``, in
+    ``USER_HZ`` ticks): time a virtual CPU was ready to run and the host ran
+    something else. A run with much of it shared its cores with a busy
+    neighbour, whose cache traffic also slows what did run.
+    """
+    if stat_text is None:
+        with open("/proc/stat", encoding="ascii") as stat:
+            stat_text = stat.readline()
+    fields = stat_text.split()
+    if not fields or fields[0] != "cpu" or len(fields) < 9:
+        raise ValueError(f"not the cpu line of /proc/stat: {stat_text[:80]!r}")
+    return int(fields[8]) / os.sysconf("SC_CLK_TCK")
 
 
 #: A stamp no demo message carries, written into every transform to find where stamps lie.
@@ -302,6 +322,7 @@ class _Run:
         self._sending = True
         self._first_stamp = time.time_ns()
         cpu_start, wall_start = _cpu_seconds(self.node_pid), time.monotonic()
+        steal_start = _steal_seconds()
         reader_cpu = _process_cpu()
         self.sender.send((self.rate_hz, self.duration, self.world_hz > 0))
         while not self.sender.poll():
@@ -313,6 +334,7 @@ class _Run:
         self.cpu = (_cpu_seconds(self.node_pid) - cpu_start) / wall
         self.reader_cpu = (_process_cpu() - reader_cpu) / wall
         self.sender_cpu /= wall
+        self.steal = (_steal_seconds() - steal_start) / (wall * (os.cpu_count() or 1))
         last = self.sent_stamps[-1]
         drain_ns = None
         deadline = time.monotonic() + 5.0
@@ -341,6 +363,7 @@ class _Run:
             "cpu": self.cpu,
             "sender_cpu": self.sender_cpu,
             "reader_cpu": self.reader_cpu,
+            "steal": self.steal,
             "world": f"moving at {self.world_hz:g} Hz ({self.world_changes} changes)"
                      if self.world_hz > 0 else "still",
         }
@@ -481,7 +504,7 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
           f"p99 {query_p99:.2f} ms\n")
     header = ("input Hz", "world", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",
               "max ms", "1st-quarter p50", "last-quarter p50", "drain ms", "node CPU",
-              "sender CPU", "reader CPU")
+              "sender CPU", "reader CPU", "host steal")
     print(" | ".join(header))
     print(" | ".join("-" * len(h) for h in header))
     for r in rows:
@@ -491,7 +514,7 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
             f"{r['results'] / max(1, r['sent']):.0%}", f"{r['p50']:.2f}", f"{r['p99']:.2f}",
             f"{r['p999']:.2f}", f"{r['max']:.2f}", f"{r['first_q_p50']:.2f}",
             f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}", f"{r['sender_cpu']:.0%}",
-            f"{r['reader_cpu']:.0%}"]))
+            f"{r['reader_cpu']:.0%}", f"{r['steal']:.1%}"]))
     still = {r["rate"]: r for r in rows if r["world"] == "still"}
     for r in rows:
         base = still.get(r["rate"])

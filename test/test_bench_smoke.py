@@ -7,6 +7,7 @@ the runs that fill docs/benchmarks.md's tables.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -159,3 +160,15 @@ def test_node_latency_sender_bytes_carry_each_send_stamp_and_the_reader_reads_it
         assert stamp == 1_700_000_123 * 1_000_000_000 + 456_789
     finally:
         node.shutdown()
+
+
+def test_node_latency_reads_the_hosts_steal_time_from_the_cpu_line():
+    from bench.node_latency import _steal_seconds
+
+    hz = os.sysconf("SC_CLK_TCK")
+    # The fields of proc(5): user nice system idle iowait irq softirq steal guest guest_nice.
+    assert _steal_seconds(f"cpu  10 20 30 40 50 60 70 {3 * hz} 0 0\n") == 3.0
+    assert _steal_seconds() >= 0.0
+    for line in ("cpu0 1 2 3 4 5 6 7 8 0 0", "cpu 1 2 3", ""):
+        with pytest.raises(ValueError, match="cpu line"):
+            _steal_seconds(line)
