@@ -10,6 +10,8 @@
   /tf-driven results.
 - A callback that raises on the receive thread is counted and logged, and
   the node keeps answering.
+- A burst of /tf messages that queued (source timestamps in the past) is
+  stored on the receive thread and answered with one query, not one each.
 - Ctrl-C and SIGTERM while /tf flows at 2 kHz end the node process cleanly.
 """
 
@@ -167,7 +169,7 @@ def test_receive_thread_and_spinning_thread_give_the_same_results(tmp_path):
 class _Served:
     """A scene graph node in this process, spun by a thread of its own."""
 
-    def __init__(self, params: dict, domain: int, tmp_path: Path) -> None:
+    def __init__(self, params: dict, domain: int, tmp_path: Path, spin: bool = True) -> None:
         from geometry_core_nodes.scene_graph_node import SceneGraphNode
 
         path = tmp_path / "params.yaml"
@@ -178,7 +180,8 @@ class _Served:
                                    log_stream=self.log)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._spin, daemon=True)
-        self._thread.start()
+        if spin:
+            self._thread.start()
 
     def _spin(self) -> None:
         while not self._stop.is_set():
@@ -186,7 +189,8 @@ class _Served:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(10)
+        if self._thread.is_alive():
+            self._thread.join(10)
         self.node.shutdown()
 
 
@@ -284,6 +288,37 @@ def test_a_callback_that_raises_on_the_receive_thread_is_counted_and_the_node_an
     finally:
         _stop(streamer)
         client.shutdown()
+        served.close()
+
+
+def test_a_burst_of_queued_tf_messages_is_answered_with_one_query(tmp_path):
+    # 50 /tf messages whose DDS source timestamps say they were written a
+    # second ago (queued behind a stall). Nobody spins the node: the receive
+    # thread stores each and queries for none; the spinning thread, woken,
+    # takes what is there and queries once, as the node did before /tf came
+    # to the receive thread. Answered one at a time there, it would be 50.
+    domain = _domain()
+    served = _Served({"scene_file": "builtin:demo", "publish_markers": False}, domain,
+                     tmp_path, spin=False)
+    streamer = subprocess.Popen(
+        [sys.executable, str(HERE / "tf_streamer.py"), "demo", "0", "60", "burst", "50", "1.0"],
+        env=loopback_environment(domain), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        node = served.node
+        assert node.tf_delivered_on_receive
+        _wait(lambda: node.inputs.taken["tf"] == 50)
+        assert node.queries == 0
+        assert node.node.receive_stale >= 1
+        node.spin_once(5.0)
+        assert node.queries == 1
+        # One query used the newest; the other 49 were superseded before it.
+        assert node.inputs.coalesced == 49
+        node.spin_once(0.05)
+        assert node.queries == 1
+        assert node.node.receive_errors == 0
+    finally:
+        _stop(streamer)
         served.close()
 
 

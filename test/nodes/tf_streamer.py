@@ -5,7 +5,10 @@ subscriber matches, print ``matched``, then publish the scene's frame poses
 (the demo arm at its contact time, or the Panda from example-robot-data in
 MoveIt's "ready" pose, each link in its parent link) at RATE
 messages a second, every message with a stamp one nanosecond later than
-the one before, until killed or TIMEOUT seconds have passed. The
+the one before, until killed or TIMEOUT seconds have passed. With ``burst
+COUNT AGO`` after them it sends COUNT messages at once instead, each with a
+DDS source timestamp AGO seconds before its write (messages that queued),
+prints ``sent`` and waits for the timeout (its reliable writer resends). The
 environment (``loopback_environment``) gives the domain and the
 loopback-only configuration. Being another process, its messages reach the
 node through Cyclone's receive thread, as a robot's would.
@@ -18,6 +21,8 @@ import sys
 import time
 import warnings
 from pathlib import Path
+
+from cyclonedds._clayer import ddspy_write_ts
 
 from geometry_core.math import quaternion_wxyz_to_xyzw, rotation_matrix_to_quaternion
 from geometry_core_nodes.transport import TF, create_node
@@ -58,7 +63,7 @@ def _frame_poses(scene: str) -> list[tuple[str, str, object]]:
     return out
 
 
-def main(scene: str, rate: float, timeout: float) -> int:
+def main(scene: str, rate: float, timeout: float, burst: int = 0, ago_s: float = 0.0) -> int:
     node = create_node("tf_streamer", [], backend="dds")
     T = node.message_type
     publisher = node.create_publisher("tf2_msgs/msg/TFMessage", "/tf", TF)
@@ -80,6 +85,18 @@ def main(scene: str, rate: float, timeout: float) -> int:
                 return 3
             node.spin_once(0.01)
         print("matched", flush=True)
+        if burst:
+            for sent in range(burst):
+                stamp = STAMP_NS + sent
+                for transform in transforms:
+                    transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(
+                        stamp, 10**9)
+                ddspy_write_ts(publisher._ref, publisher.serialize(message),
+                               time.time_ns() - round(ago_s * 1e9))
+            print("sent", flush=True)
+            while time.monotonic() < deadline:
+                node.spin_once(0.05)
+            return 0
         start = time.monotonic()
         sent = 0
         while time.monotonic() < deadline:
@@ -97,4 +114,6 @@ def main(scene: str, rate: float, timeout: float) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], float(sys.argv[2]), float(sys.argv[3])))
+    burst = sys.argv[4:] and sys.argv[4] == "burst"
+    sys.exit(main(sys.argv[1], float(sys.argv[2]), float(sys.argv[3]),
+                  int(sys.argv[5]) if burst else 0, float(sys.argv[6]) if burst else 0.0))

@@ -29,6 +29,8 @@ import subprocess
 import sys
 import time
 
+from cyclonedds._clayer import ddspy_write_ts
+
 from geometry_core_nodes.transport import (
     RELIABLE_RESULTS,
     SENSOR_DATA,
@@ -144,7 +146,13 @@ def _stream(args: argparse.Namespace) -> int:
                 ahead = start + sent / args.rate - time.monotonic()
                 if ahead > 0:
                     time.sleep(ahead)
-            publisher.publish(String(data=str(sent)))
+            message = String(data=str(sent))
+            if args.written_ago > 0:
+                # A source timestamp in the past: a sample that queued.
+                ddspy_write_ts(publisher._ref, publisher.serialize(message),
+                               time.time_ns() - round(args.written_ago * 1e9))
+            else:
+                publisher.publish(message)
             sent += 1
         print(f"sent {sent}", flush=True)
         linger = time.monotonic() + args.linger
@@ -186,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=0.0)
     parser.add_argument("--linger", type=float, default=5.0)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--written-ago", type=float, default=0.0,
+                        help="stream: source timestamps this many seconds before the write")
     args = parser.parse_args(argv)
     return {"publish": _publish, "subscribe": _subscribe, "exchange": _exchange,
             "stream": _stream}[args.mode](args)

@@ -5,8 +5,9 @@ A publisher in another process (``dds_peer.py stream``) sends numbered
 every message must arrive, in order. Delivered on the receive thread, the
 callback runs without the test ever spinning the node; messages that come
 while the node's lock is held go to the spinning thread; callbacks that
-raise are counted and logged and delivery goes on; a callback that cannot
-keep up hands the subscription back to the spinning thread for a while.
+raise are counted and logged and delivery goes on; a batch that queued (its
+source timestamp too old) is stored there but its ``after`` left to the
+spinning thread, which does that work once for all that queued.
 Shutdown while messages keep coming, an exit without shutdown, and writes
 from this process to the same topic run in processes of their own
 (``receive_scenarios.py``), so that a hang fails the test by its timeout.
@@ -45,11 +46,11 @@ _DOMAINS = itertools.count((os.getpid() * 5) % 37)
 
 
 def _stream(domain: int, topic: str, count: int, rate: float, timeout: float = 60.0,
-            linger: float = 5.0) -> subprocess.Popen:
+            linger: float = 5.0, written_ago: float = 0.0) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, str(PEER), "stream", "--topic", topic, "--qos", "stream",
          "--count", str(count), "--rate", str(rate), "--timeout", str(timeout),
-         "--linger", str(linger)],
+         "--linger", str(linger), "--written-ago", str(written_ago)],
         env=loopback_environment(domain), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     return process
@@ -184,24 +185,63 @@ def test_an_after_that_raises_is_counted_too(node):
     assert "RuntimeError: after failed" in node.log.getvalue()
 
 
-def test_a_callback_that_falls_behind_goes_back_to_the_spinning_thread(node):
-    # 4 ms of work per message sent every 1 ms: one at a time on the receive
-    # thread, the backlog would grow for as long as the stream lasts.
-    recorder = _Recorder(work_s=0.004)
-    _subscribe(node, "/receive_slow", recorder)
-    publisher = _stream(DOMAIN, "/receive_slow", count=600, rate=1000, linger=30)
+def test_a_stale_batch_is_stored_there_and_its_after_left_to_the_spinning_thread(node):
+    # Every message written a second before it was sent: each queued, as
+    # far as the receive thread can tell.
+    recorder = _Recorder()
+    _subscribe(node, "/receive_stale", recorder)
+    publisher = _stream(DOMAIN, "/receive_stale", count=50, rate=1000, written_ago=1.0)
     try:
-        _wait(lambda: len(recorder.data) == 600, timeout_s=60, spin=node.spin_once)
+        # The test never spins: the receive thread stores them all ...
+        _wait(lambda: len(recorder.data) == 50)
+    finally:
+        _stop(publisher)
+    assert recorder.data == [str(k) for k in range(50)]
+    assert threading.get_ident() not in recorder.threads
+    # ... and runs ``after`` for none: the spinning thread was woken instead.
+    assert recorder.after_counts == []
+    assert node.receive_stale >= 1
+    assert node.receive_errors == 0
+
+
+def test_a_slow_after_is_done_once_for_what_queued_behind_it(node):
+    # 4 ms of work after messages sent every 1 ms. Done after each message on
+    # the receive thread, the backlog would grow for as long as the stream
+    # lasts and the work run 600 times; the messages that queued behind it
+    # are stale, and the spinning thread does the work once for them all.
+    recorder = _Recorder()
+    subscription = node.create_subscription("std_msgs/msg/String", "/receive_slow",
+                                            recorder, dds_peer.STREAM)
+    work = []  # the messages seen by each round of work, and on which thread
+
+    def do_work() -> None:
+        work.append((len(recorder.data), threading.get_ident()))
+        time.sleep(0.004)
+
+    def after() -> bool:
+        do_work()
+        return False
+
+    assert node.deliver_on_receive(subscription, after=after)
+    publisher = _stream(DOMAIN, "/receive_slow", count=600, rate=1000, linger=30)
+    me = threading.get_ident()
+    try:
+        deadline = time.monotonic() + 60
+        while not (len(recorder.data) == 600 and work and work[-1][0] == 600):
+            assert time.monotonic() < deadline, "timed out"
+            node.spin_once(0.01)
+            with node.exclusive():  # as a node does after a spin: work on what is new
+                if recorder.data and (not work or work[-1][0] < len(recorder.data)):
+                    do_work()
     finally:
         _stop(publisher)
     assert recorder.data == [str(k) for k in range(600)]
-    me = threading.get_ident()
-    on_spin = sum(t == me for t in recorder.threads)
-    assert node.receive_fallbacks >= 1
-    # Most went through the spinning thread, in batches; some through the
-    # receive thread, each time the subscription went back there to try.
-    assert on_spin > 300, on_spin
-    assert len(recorder.threads) - on_spin > 0
+    assert node.receive_stale >= 1
+    on_spin = sum(thread == me for _, thread in work)
+    assert on_spin >= 1
+    # Far fewer rounds than messages; some on each thread.
+    assert len(work) < 300, len(work)
+    assert len(work) - on_spin >= 1
     assert node.receive_errors == 0
 
 
