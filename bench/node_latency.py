@@ -496,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     for which, log in logs:
         for line in log.splitlines():
             if ("messages taken" in line or "coalesced" in line or "dropped inputs" in line
-                    or "not computed" in line):
+                    or "not computed" in line or "on the receive thread" in line):
                 print(f"node{f' ({which})' if which else ''}:", line.split("]: ", 1)[-1])
     return 0
 

@@ -34,7 +34,11 @@ when new poses arrived. ``min_query_period_s > 0`` (with ``rate_hz: 0``)
 answers a pose at once when the last query is at least that long ago, else
 at that time, with the newest poses: fewer queries at high /tf rates (the
 poses in between are counted as coalesced), the first pose after a pause
-answered without delay. The header stamp of every output is the newest pose
+answered without delay. On the DDS backend, ``tf_on_receive_thread`` (on by
+default) has Cyclone's receive thread take each /tf message and, with
+``rate_hz: 0`` and no ``min_query_period_s``, query and publish at once,
+without waking the node's own thread (see :meth:`TransportNode.deliver_on_receive`
+and docs/ros2.md). The header stamp of every output is the newest pose
 stamp used; frames whose pose is older than ``stale_after_s`` are listed in
 ``stale_frames``, and scene frames without a usable pose (none yet, or a
 /tf chain that stopped reaching the world) in ``lost_frames``.
@@ -134,6 +138,12 @@ class SceneGraphNode(ServedNode):
             "Query rate (Hz). 0: query after every batch of pose updates; > 0: query at this "
             "rate when new poses arrived. Settable at run time.",
             check=at_least("rate_hz", 0.0), on_set=self._set_rate_hz))
+        self.tf_on_receive_thread = bool(node.declare_parameter(
+            "tf_on_receive_thread", True,
+            "DDS backend: take each /tf message on Cyclone's receive thread, and with "
+            "rate_hz 0 and min_query_period_s 0 query and publish there too, instead of "
+            "waking the node's thread for it (less CPU per message). The rclpy backend "
+            "always delivers on its executor."))
         self.min_query_period_s = float(node.declare_parameter(
             "min_query_period_s", 0.0,
             "With rate_hz 0: at least this long (seconds) between two queries; poses that "
@@ -202,8 +212,13 @@ class SceneGraphNode(ServedNode):
         self.queries = 0
         #: Results not computed because no reader had matched their topic, by topic.
         self.unheard: Counter = Counter()
+        #: Whether /tf is delivered on the transport's receive thread (DDS backend).
+        self.tf_delivered_on_receive = self.tf_on_receive_thread and node.deliver_on_receive(
+            self.inputs.tf_subscription, after=self._after_tf)
         scene = "waiting for robot_description" if self.inputs.scene_graph is None else (
             f"{len(self.inputs.scene_graph.model_inspector().get_all_frame_ids()) - 1} frames")
+        if self.tf_delivered_on_receive:
+            scene += "; /tf on the receive thread"
         node.get_logger().info(
             f"ready on the {node.backend} backend ({scene}); publishing "
             f"{self._penetration_pub.topic}, {self._clearance_pub.topic}"
@@ -304,6 +319,19 @@ class SceneGraphNode(ServedNode):
         if self.inputs.changed:
             self.publish_results()
 
+    def _after_tf(self) -> bool:
+        """After /tf messages taken on the receive thread: query there when due at once.
+
+        Returns True when the spinning thread must decide (a
+        ``min_query_period_s`` to time); with ``rate_hz > 0`` the timer queries.
+        """
+        if self.rate_hz > 0 or not self.inputs.changed:
+            return False
+        if self.min_query_period_s > 0:
+            return True
+        self.publish_results()
+        return False
+
     def publish_results(self) -> bool:
         """Apply the poses heard, query the scene and publish the results.
 
@@ -399,9 +427,11 @@ class SceneGraphNode(ServedNode):
 
     def shutdown(self) -> None:
         """Log the results left unwritten for want of a reader, then as ServedNode."""
-        if self.unheard and not self._shut_down:
-            counts = ", ".join(f"{topic} {n}" for topic, n in sorted(self.unheard.items()))
-            self.node.get_logger().info(f"results not computed (no reader matched): {counts}")
+        with self.node.exclusive():
+            if self.unheard and not self._shut_down:
+                counts = ", ".join(f"{topic} {n}" for topic, n in sorted(self.unheard.items()))
+                self.node.get_logger().info(
+                    f"results not computed (no reader matched): {counts}")
         super().shutdown()
 
     def spin_once(self, timeout_s: float | None = None) -> None:
@@ -413,12 +443,15 @@ class SceneGraphNode(ServedNode):
             timeout_s = due if timeout_s is None else min(timeout_s, due)
         self.node.spin_once(timeout_s)
         if self.rate_hz == 0 and self.inputs.changed and self.node.ok:
-            if period > 0:
-                now = time.monotonic()
-                if now < self._last_query_s + period:
-                    return
-                self._last_query_s = now
-            self.publish_results()
+            with self.node.exclusive():  # /tf may be taken on the receive thread
+                if not self.inputs.changed:
+                    return  # that thread answered meanwhile
+                if period > 0:
+                    now = time.monotonic()
+                    if now < self._last_query_s + period:
+                        return
+                    self._last_query_s = now
+                self.publish_results()
 
     def spin(self) -> None:
         """Serve until :meth:`shutdown` or Ctrl-C (``KeyboardInterrupt`` propagates)."""

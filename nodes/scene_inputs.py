@@ -399,8 +399,9 @@ class SceneInputs:
             if scene_graph is not None:
                 self._index_scene(scene_graph)
 
-        node.create_subscription("tf2_msgs/msg/TFMessage", "/tf", self._on_tf, TF,
-                                 codec=TF_CODEC)
+        #: The /tf subscription (the node may have it delivered on the receive thread).
+        self.tf_subscription = node.create_subscription(
+            "tf2_msgs/msg/TFMessage", "/tf", self._on_tf, TF, codec=TF_CODEC)
         node.create_subscription("tf2_msgs/msg/TFMessage", "/tf_static", self._on_tf_static,
                                  TF_STATIC_LISTENER, codec=TF_CODEC)
         for topic in self.params.pose_topics:

@@ -48,9 +48,10 @@ class ServedNode:
 
     def shutdown(self) -> None:
         """Log the drop counters and release the node; safe to call twice."""
-        if not self._shut_down:
-            self.inputs.report_dropped()
-        self._shut_down = True
+        with self.node.exclusive():  # no callback on another thread changes them meanwhile
+            if not self._shut_down:
+                self.inputs.report_dropped()
+            self._shut_down = True
         self.node.shutdown()
 
 

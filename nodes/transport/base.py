@@ -4,7 +4,10 @@ A :class:`TransportNode` is the small part of an rclpy ``Node`` our nodes
 use: publishers, subscriptions, timers, declared parameters, a logger that
 counts what it logged, the clock, and spinning. Callbacks run on the thread
 that calls :meth:`TransportNode.spin` or :meth:`TransportNode.spin_once`,
-one at a time, never concurrently. Two implementations exist:
+one at a time, never concurrently; a subscription handed to
+:meth:`TransportNode.deliver_on_receive` (where the backend can) runs its
+callback on the backend's receive thread instead, still one callback at a
+time (:meth:`TransportNode.exclusive`). Two implementations exist:
 ``dds.DdsNode`` (Cyclone DDS, ROS 2 wire compatible) and
 ``rclpy_backend.RclpyNode``; ``create_node`` picks one.
 
@@ -23,6 +26,7 @@ This module must never import cyclonedds, rclpy or ``geometry_core``.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import time
@@ -49,6 +53,7 @@ __all__ = [
 ]
 
 LOG_LEVELS = ("debug", "info", "warn", "error", "fatal")
+_NO_LOCK = contextlib.nullcontext()
 _NAME_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -553,6 +558,43 @@ class TransportNode(ABC):
         while self.ok:
             # Bounded waits keep Python's signal handlers (Ctrl-C) responsive.
             self.spin_once(0.1)
+
+    def deliver_on_receive(self, subscription: Subscription,
+                           after: Callable[[], bool] | None = None) -> bool:
+        """Run ``subscription``'s callback where its messages arrive, if this backend can.
+
+        The callback then runs on the thread that receives the message (the
+        backend's own), so the spinning thread is not woken for it; callbacks
+        still run one at a time (see :meth:`exclusive`). When that thread
+        finds another callback under way, it leaves the messages to the
+        spinning thread, which then delivers them as it does any other's.
+        ``after()`` runs on the receiving thread after a batch of messages
+        it delivered, under the same exclusion, when the batch is fresh (the
+        backend's judgement: on DDS, written less than ``RECEIVE_FRESH_S``
+        ago); it returns True when the spinning thread must look at the node
+        (its :meth:`spin_once` then returns). After a stale batch (messages
+        that queued) ``after`` does not run: :meth:`spin_once` returns
+        instead, having taken what queued meanwhile, so that the work after
+        it is done once for all. An exception raised by the callback or
+        ``after`` there is logged and counted, and delivery goes on.
+
+        Returns
+        -------
+        bool
+            False when the backend delivers on the spinning thread only (then
+            nothing changes and ``after`` is never called).
+        """
+        return False
+
+    def exclusive(self) -> contextlib.AbstractContextManager[Any]:
+        """A re-entrant context in which no callback of this node runs on another thread.
+
+        Work that touches what callbacks touch, done outside a callback
+        (after :meth:`spin_once` returns, at shutdown), holds it. Without
+        :meth:`deliver_on_receive` every callback runs on the spinning
+        thread and this context does nothing.
+        """
+        return _NO_LOCK
 
     @abstractmethod
     def shutdown(self) -> None:

@@ -13,19 +13,29 @@ given; :func:`.cyclone_config.loopback_config` keeps all traffic on ``lo``.
 Spinning waits on one Cyclone waitset (a read condition per subscription, a
 guard condition to wake it) with a timeout until the next timer, then takes
 the samples and calls the callbacks on the spinning thread, one at a time.
+A subscription given to :meth:`DdsNode.deliver_on_receive` instead has a
+data-available listener: Cyclone's receive thread, which stores each sample,
+then takes it and runs the callback itself, so the spinning thread is not
+woken per sample. One lock keeps callbacks one at a time: the receive
+thread only tries it, and when the spinning thread holds it, sets the guard
+condition and leaves the samples to that thread (see ``DdsNode._deliver_here``).
 
 This module must never import rclpy or ``geometry_core``.
 """
 
 from __future__ import annotations
 
+import atexit
 import ctypes as ct
 import math
 import os
 import sys
 import threading
 import time
+import weakref
+from collections import deque
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from cyclonedds._clayer import ddspy_take, ddspy_write
@@ -89,6 +99,92 @@ _NOT_READ = SampleState.NotRead | ViewState.Any | InstanceState.Any
 _INFINITE_NS = duration(infinite=True)
 # dds_waitset_wait itself, as the WaitSet class declares it (ctypes).
 _waitset_wait = WaitSet._dll_handle.dds_waitset_wait
+
+# Cyclone's listener calls, as functions of our own (cyclonedds' Listener class
+# wraps each call in two more Python calls and an entity lookup). A ctypes
+# foreign call releases the GIL: dds_set_listener waits for a listener under
+# way, and that listener may be waiting for the GIL.
+_dds = WaitSet._dll_handle
+_DataAvailable = ct.CFUNCTYPE(None, ct.c_int32, ct.c_void_p)
+_create_listener = ct.CFUNCTYPE(ct.c_void_p, ct.c_void_p)(("dds_create_listener", _dds))
+_lset_data_available = ct.CFUNCTYPE(None, ct.c_void_p, _DataAvailable)(
+    ("dds_lset_data_available", _dds))
+_set_listener = ct.CFUNCTYPE(ct.c_int32, ct.c_int32, ct.c_void_p)(("dds_set_listener", _dds))
+_delete_listener = ct.CFUNCTYPE(None, ct.c_void_p)(("dds_delete_listener", _dds))
+
+
+class _SampleContainer(ct.Structure):
+    # cyclonedds-python's ddspy_sample_container_t: what its sertype copies
+    # the serialized bytes from (serdata_from_sample; no Python in it).
+    _fields_ = [("usample", ct.c_char_p), ("usample_size", ct.c_size_t)]
+
+
+# dds_write of serialized bytes with the GIL released (ddspy_write keeps it).
+_write_without_gil = ct.CFUNCTYPE(ct.c_int32, ct.c_int32, ct.POINTER(_SampleContainer))(
+    ("dds_write", _dds))
+_gilstate_ensure = ct.pythonapi.PyGILState_Ensure
+
+#: Threads whose Python thread state is kept alive (see _keep_thread_state).
+_KEPT_THREAD_STATES: set[int] = set()
+#: ``(domain id, topic)`` of the readers delivering on Cyclone's receive
+#: thread in this process, with their number: writes on these topics release
+#: the GIL (see _DdsPublisher.publish_serialized).
+_RECEIVE_TOPICS: dict[tuple[int, str], int] = {}
+#: Every node not yet shut down: their listeners are removed at exit.
+_LIVE_NODES: weakref.WeakSet[DdsNode] = weakref.WeakSet()
+#: Seconds between two logs of callbacks that raised on the receive thread.
+RECEIVE_ERROR_LOG_PERIOD_S = 10.0
+#: A batch taken on the receive thread whose newest sample was written
+#: (its DDS source timestamp, the writer's wall clock) more than this long
+#: before now is stale: messages queued behind a stall or a slow ``after``,
+#: or a burst. Its callbacks still run there (storing is cheap), but not
+#: ``after``: the spinning thread is woken instead, takes whatever queued
+#: meanwhile in one batch and does the work once. A fresh batch runs
+#: ``after`` at once. A clock offset between writer and reader only moves
+#: the work between the two threads: writer behind, every batch looks stale
+#: (the spinning thread does it all, as without the listener); writer ahead,
+#: every batch looks fresh (the receive thread answers each in turn). Half
+#: a millisecond: on loopback a sample reaches the listener some 0.1 ms
+#: after its write, and a query at 1 kHz takes some 0.3 to 0.5 ms, so a
+#: sample that waited out a query is stale (measured, docs/ros2.md).
+RECEIVE_FRESH_S = 0.0005
+_RECEIVE_FRESH_NS = round(RECEIVE_FRESH_S * 1e9)
+#: Writes a receive-thread callback asked for on writers that may wait for
+#: acknowledgements, kept for the spinning thread; the oldest beyond this are
+#: dropped and counted.
+_MAX_DEFERRED_WRITES = 256
+
+
+def _keep_thread_state() -> None:
+    """Keep the calling foreign thread's Python thread state between listener calls.
+
+    ctypes calls a Python callback from a thread Python did not start under
+    ``PyGILState_Ensure``/``PyGILState_Release``; the state the first creates
+    is destroyed by the second when its count drops to zero, so each sample
+    would make and free a thread state. One more ``PyGILState_Ensure`` on
+    that thread, never released, keeps it: the thread state of each Cyclone
+    thread that runs our listeners (a receive thread per domain) lives until
+    the interpreter exits, when ``Py_FinalizeEx`` frees the states of all
+    other threads. By then no listener can run Python: every node's listeners
+    were removed at ``atexit`` (:func:`_remove_listeners_at_exit`), before
+    finalization starts. On a thread Python started the extra count changes
+    nothing (its state is deleted when the thread ends).
+    """
+    ident = threading.get_ident()
+    if ident not in _KEPT_THREAD_STATES:
+        _KEPT_THREAD_STATES.add(ident)
+        _gilstate_ensure()
+
+
+@atexit.register
+def _remove_listeners_at_exit() -> None:
+    # atexit runs before the interpreter starts finalizing; a Cyclone thread
+    # entering Python after that would be ended in the middle of Cyclone's
+    # own work. dds_set_listener waits for a listener under way (with the GIL
+    # released), so none runs after this.
+    for node in list(_LIVE_NODES):
+        node._remove_listeners()
+
 
 # Domains created with an explicit configuration, kept alive for the process:
 # Cyclone allows one configuration per domain id per process.
@@ -184,10 +280,20 @@ def _delete(entity: Entity) -> None:
 
 
 class _DdsPublisher(Publisher):
-    def __init__(self, writer: DataWriter, msg_type: type, topic: str) -> None:
+    def __init__(self, writer: DataWriter, msg_type: type, topic: str, qos: QoSProfile,
+                 node: DdsNode) -> None:
         self._writer = writer
+        self._ref = writer._ref
         self.msg_type = msg_type
         self.topic = topic
+        self._node = node
+        self._topic_key = (node.domain_id, topic)
+        # Cyclone makes a reliable writer wait for acknowledgements only when
+        # its unacknowledged bytes pass the high-water mark, which it sets to
+        # the maximum for a KEEP_LAST writer (new_writer in ddsi_endpoint.c):
+        # only a reliable KEEP_ALL writer can wait.
+        self._may_wait = (qos.reliability is Reliability.RELIABLE
+                          and qos.history is History.KEEP_ALL)
         # Readers matched, kept by a listener on Cyclone's matching events: a
         # node asks before every query whether anyone reads its results, and
         # a status read through ctypes costs more than some queries.
@@ -201,13 +307,19 @@ class _DdsPublisher(Publisher):
     def _on_matched(self, writer: DataWriter, status: Any) -> None:
         self._matched = status.current_count
 
+    def _remove_listener(self) -> None:
+        # At shutdown or exit: matching events come from Cyclone's threads.
+        if self._listener is not None:
+            self._listener = None
+            self._writer.set_listener(None)
+
     def publish(self, msg: Any) -> None:
         if not isinstance(msg, self.msg_type):
             raise TypeError(
                 f"publisher on {self.topic} sends {ros_type_name(self.msg_type)}, "
                 f"not {type(msg).__name__}"
             )
-        self._writer.write(msg)
+        self.publish_serialized(self.serialize(msg))
 
     def accepts_serialized(self) -> bool:
         return True
@@ -218,7 +330,25 @@ class _DdsPublisher(Publisher):
         return data.ljust((len(data) + 3) & ~3, b"\0")
 
     def publish_serialized(self, data: bytes) -> None:
-        ret = ddspy_write(self._writer._ref, data)
+        if self._may_wait:
+            if self._node._on_receive_thread():
+                # Its acknowledgements are read by this very thread.
+                self._node._defer_write(self, data)
+                return
+            self._write_releasing_gil(data)
+        elif self._topic_key in _RECEIVE_TOPICS:
+            # A reader of this topic in this process delivers on Cyclone's
+            # receive thread: delivering to it here waits while its listener
+            # runs, and that listener may be waiting for the GIL.
+            self._write_releasing_gil(data)
+        else:
+            ret = ddspy_write(self._ref, data)
+            if ret < 0:
+                raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
+
+    def _write_releasing_gil(self, data: bytes) -> None:
+        container = _SampleContainer(data, len(data))
+        ret = _write_without_gil(self._ref, container)
         if ret < 0:
             raise DDSException(ret, f"Occurred while writing sample on {self.topic}")
 
@@ -257,6 +387,16 @@ class _DdsSubscription(Subscription):
         self.topic = topic
         self.callback = callback
         self.dropped = 0
+        #: Whether the last take filled a whole batch (more may be waiting).
+        self.full = False
+        #: Set by DdsNode.deliver_on_receive: what runs after a batch there,
+        #: and the ctypes listener function Cyclone calls (kept alive here).
+        self.after: Callable[[], bool] | None = None
+        self.listener: Any = None
+        self.listening = False
+        self.registered = False
+        #: The newest source timestamp (ns, the writer's wall clock) of the last take.
+        self.newest_ns = 0
         self._logger = logger
         self._logged_at: float | None = None
 
@@ -267,15 +407,18 @@ class _DdsSubscription(Subscription):
         raw = ddspy_take(self._reader_ref, self._mask, _TAKE_BATCH)
         if type(raw) is not list:
             raise DDSException(raw, f"Occurred while taking data on {self.topic}")
+        self.full = len(raw) == _TAKE_BATCH
         if len(raw) == 1:
             # One sample a wake-up (the usual case at a steady rate): the
             # same checks as _decode_samples, without its list.
             data, info = raw[0]
+            self.newest_ns = info.source_timestamp
             if info.valid_data and len(data) <= self._max_sample_bytes:
                 try:
                     return (self._decode(data),)
                 except Exception:  # noqa: BLE001 - said and counted below
                     pass
+        self.newest_ns = max((info.source_timestamp for _, info in raw), default=0)
         return _decode_samples(raw, self._decode, self._drop, self._max_sample_bytes)
 
     def _drop(self, reason: str) -> None:
@@ -326,6 +469,46 @@ class _DdsTimer(Timer):
         # Keep the phase; skip periods missed while a callback ran long, as rcl does.
         missed = max(1, (now_ns - self.next_ns) // self.period_ns + 1)
         self.next_ns += missed * self.period_ns
+
+
+class _Exclusion:
+    """The lock that keeps a node's callbacks one at a time.
+
+    ``with`` waits for it and is re-entrant for its holder (work after a spin,
+    a shutdown from a callback); :meth:`try_enter`, the receive thread's way
+    in, never waits and fails for the holder too: a listener called on the
+    thread of a callback under way (a write in this process to a topic it
+    reads) must not run inside that callback.
+    """
+
+    __slots__ = ("_lock", "_owner", "_depth")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+        self._depth = 0
+
+    def try_enter(self) -> bool:
+        if self._lock.acquire(blocking=False):
+            self._owner = threading.get_ident()
+            return True
+        return False
+
+    def __enter__(self) -> _Exclusion:
+        me = threading.get_ident()
+        if self._owner == me:
+            self._depth += 1
+        else:
+            self._lock.acquire()
+            self._owner = me
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._depth:
+            self._depth -= 1
+        else:
+            self._owner = None
+            self._lock.release()
 
 
 class DdsNode(TransportNode):
@@ -407,6 +590,7 @@ class DdsNode(TransportNode):
         self._waitset.attach(self._guard)
         self._topics: dict[str, Topic] = {}
         self._entities: list[Entity] = []
+        self._publishers: list[_DdsPublisher] = []
         self._subscriptions: list[_DdsSubscription | DdsService] = []
         self._services: dict[str, DdsService] = {}
         #: The services whose replies wait for their client's reader.
@@ -421,9 +605,27 @@ class DdsNode(TransportNode):
         self._ok = True
         self._released = False
         self._spin_lock = threading.Lock()
+        # Held while any callback of this node runs (spinning or receive thread).
+        self._exclusion = _Exclusion()
+        #: Subscriptions delivered on Cyclone's receive thread.
+        self._on_receive: list[_DdsSubscription] = []
+        # Set by the receive thread when it left samples to the spinning thread.
+        self._handed_off = False
+        # The thread delivering on the receive side now, under the callback lock.
+        self._receive_ident: int | None = None
+        self._deferred: deque[tuple[_DdsPublisher, bytes]] = deque()
+        #: Exceptions raised by callbacks run on the receive thread (logged,
+        #: then delivery goes on); writes dropped from the deferred queue.
+        self.receive_errors = 0
+        self.deferred_dropped = 0
+        #: Batches taken on the receive thread too old to run ``after`` there
+        #: (RECEIVE_FRESH_S): the spinning thread was woken for them.
+        self.receive_stale = 0
+        self._receive_logged_at: float | None = None
         self._warned_undeclared = False
         # As rclpy: ros2 param get/set/list/describe reach every node.
         self.parameter_services = create_parameter_services(self)
+        _LIVE_NODES.add(self)
 
     # -- messages and topics --------------------------------------------------
 
@@ -456,7 +658,9 @@ class DdsNode(TransportNode):
         writer = DataWriter(self._participant, dds_topic, qos=dds_qos(qos))
         self._entities.append(writer)
         self._discovery.add_writer(writer)
-        return _DdsPublisher(writer, cls, resolved)
+        publisher = _DdsPublisher(writer, cls, resolved, qos, self)
+        self._publishers.append(publisher)
+        return publisher
 
     def create_subscription(
         self,
@@ -483,6 +687,195 @@ class DdsNode(TransportNode):
         self._subscriptions.append(subscription)
         self._index_attached()
         return subscription
+
+    def deliver_on_receive(self, subscription: Subscription,
+                           after: Callable[[], bool] | None = None) -> bool:
+        self._check_ok()
+        if not isinstance(subscription, _DdsSubscription) or \
+                subscription not in self._subscriptions:
+            raise ValueError(f"{subscription!r} is not a subscription of this node")
+        if after is not None and not callable(after):
+            raise TypeError(f"after must be callable, not {after!r}")
+        with self._exclusion:
+            subscription.after = after
+            if subscription in self._on_receive:
+                return True
+            self._on_receive.append(subscription)
+            subscription.registered = True
+            key = (self.domain_id, subscription.topic)
+            _RECEIVE_TOPICS[key] = _RECEIVE_TOPICS.get(key, 0) + 1
+            subscription.listener = _DataAvailable(self._receive_listener(subscription))
+            self._listen(subscription)
+        return True
+
+    def exclusive(self) -> AbstractContextManager[Any]:
+        return self._exclusion
+
+    def _listen(self, subscription: _DdsSubscription) -> None:
+        """Deliver on the receive thread from now on (callback lock held)."""
+        # Cyclone signals the read condition before it calls the listener:
+        # attached, it would wake the spinning thread for every sample.
+        self._waitset.detach(subscription.condition)
+        self._index_attached()
+        listener = _create_listener(None)
+        try:
+            _lset_data_available(listener, subscription.listener)
+            # Cyclone may call the listener from here for samples already
+            # stored; it finds the lock held and leaves them to the spin.
+            ret = _set_listener(subscription._reader_ref, listener)
+        finally:
+            _delete_listener(listener)
+        if ret < 0:
+            raise DDSException(ret, f"Occurred while setting a listener on {subscription.topic}")
+        subscription.listening = True
+        self._handed_off = True  # samples stored before the listener: the spin takes them
+        self._guard.set(True)
+
+    def _stop_listening(self, subscription: _DdsSubscription, reattach: bool = True) -> None:
+        """Stop the listener; with ``reattach``, deliver on the spinning thread again.
+
+        With ``reattach`` the callback lock is held (this is the spinning thread).
+        """
+        if not subscription.listening:
+            return
+        subscription.listening = False
+        # Waits for a listener under way, GIL released; that listener finds
+        # the lock held and returns at once.
+        _set_listener(subscription._reader_ref, None)
+        if reattach:
+            self._waitset.attach(subscription.condition)
+            self._index_attached()
+
+    def _receive_listener(self, subscription: _DdsSubscription) -> Callable[[int, Any], None]:
+        exclusion = self._exclusion
+
+        def on_data_available(_reader: int, _arg: Any) -> None:
+            # Runs on the thread that stored the sample: Cyclone's receive
+            # thread for a remote writer, the writing thread for one in this
+            # process. Nothing may escape into Cyclone's thread.
+            try:
+                if not self._ok:
+                    return
+                _keep_thread_state()
+                if not exclusion.try_enter():
+                    # A callback is under way (on the spinning thread): never
+                    # wait for it here; that thread takes the samples.
+                    self._handed_off = True
+                    self._guard.set(True)
+                    return
+                try:
+                    if self._ok:
+                        self._deliver_here(subscription)
+                finally:
+                    exclusion.__exit__()
+            except BaseException as error:  # noqa: BLE001 - logged and counted
+                self._receive_failed(subscription, error)
+
+        return on_data_available
+
+    def _deliver_here(self, subscription: _DdsSubscription) -> None:
+        """Take and deliver a batch on the receiving thread (callback lock held).
+
+        ``after`` runs here only for a fresh batch (RECEIVE_FRESH_S); for a
+        stale one the spinning thread is woken, finds the samples stored,
+        takes what queued meanwhile and does the work once. While it works,
+        it holds the lock: what arrives then is left in the reader, and the
+        guard, already set, wakes it once more, not once per sample.
+        """
+        self._receive_ident = threading.get_ident()
+        wake = False
+        try:
+            samples = subscription.take()
+            callback = subscription.callback
+            for sample in samples:
+                try:
+                    callback(sample)
+                except Exception as error:  # noqa: BLE001 - logged and counted
+                    self._receive_failed(subscription, error)
+            after = subscription.after
+            if samples and after is not None:
+                if time.time_ns() - subscription.newest_ns > _RECEIVE_FRESH_NS:
+                    self.receive_stale += 1
+                    self._handed_off = True  # the spin takes what stored meanwhile
+                    wake = True
+                else:
+                    try:
+                        wake = bool(after())
+                    except Exception as error:  # noqa: BLE001 - logged and counted
+                        self._receive_failed(subscription, error)
+            if subscription.full:
+                self._handed_off = True  # more than a batch waits: the spin takes it
+                wake = True
+        finally:
+            self._receive_ident = None
+        if wake or self._deferred:
+            self._guard.set(True)
+
+    def _on_receive_thread(self) -> bool:
+        return self._receive_ident is not None and self._receive_ident == threading.get_ident()
+
+    def _receive_failed(self, subscription: _DdsSubscription, error: BaseException) -> None:
+        self.receive_errors += 1
+        now = time.monotonic()
+        if self._receive_logged_at is None or \
+                now - self._receive_logged_at >= RECEIVE_ERROR_LOG_PERIOD_S:
+            self._receive_logged_at = now
+            where = ""
+            trace = error.__traceback__
+            while trace is not None and trace.tb_next is not None:
+                trace = trace.tb_next
+            if trace is not None:
+                where = (f" at {os.path.basename(trace.tb_frame.f_code.co_filename)}:"
+                         f"{trace.tb_lineno}")
+            self._logger.error(
+                f"a callback on {subscription.topic} raised on the receive thread{where}: "
+                f"{type(error).__name__}: {str(error)[:300]}; delivery goes on "
+                f"[receive_errors #{self.receive_errors}]")
+
+    def _defer_write(self, publisher: _DdsPublisher, data: bytes) -> None:
+        if len(self._deferred) >= _MAX_DEFERRED_WRITES:
+            self._deferred.popleft()
+            self.deferred_dropped += 1
+            self._logger.warn(f"dropped a write waiting for the spinning thread on "
+                              f"{publisher.topic} [deferred_dropped #{self.deferred_dropped}]")
+        self._deferred.append((publisher, data))
+
+    def _deliver_handed_off(self) -> None:
+        """What the receive thread left to the spinning thread (callback lock held)."""
+        self._handed_off = False
+        for subscription in self._on_receive:
+            callback = subscription.callback
+            for sample in subscription.take():
+                if not self._ok:
+                    return
+                callback(sample)
+            if subscription.full:
+                self._handed_off = True
+                self._guard.set(True)
+        while self._deferred:
+            publisher, data = self._deferred.popleft()
+            publisher.publish_serialized(data)
+
+    def _remove_listeners(self) -> None:
+        """Stop delivering on the receive thread; wait for a delivery under way.
+
+        Not on the receive thread inside its own listener: Cyclone would wait
+        for that listener to return.
+        """
+        if self._on_receive_thread():
+            return
+        for subscription in self._on_receive:
+            if subscription.registered:
+                subscription.registered = False
+                self._stop_listening(subscription, reattach=False)
+                key = (self.domain_id, subscription.topic)
+                left = _RECEIVE_TOPICS.get(key, 0) - 1
+                if left > 0:
+                    _RECEIVE_TOPICS[key] = left
+                else:
+                    _RECEIVE_TOPICS.pop(key, None)
+        for publisher in self._publishers:
+            publisher._remove_listener()
 
     def _index_attached(self) -> None:
         # WaitSet.attach gives each condition the address of a value of its
@@ -627,8 +1020,13 @@ class DdsNode(TransportNode):
         count = _waitset_wait(self._waitset_ref, triggered, size, wait_ns)
         if count < 0:
             raise DDSException(count, f"Occurred while waiting in {self.fully_qualified_name}")
+        with self._exclusion:  # no callback on the receive thread meanwhile
+            self._run_callbacks(count if count < size else size, pending)
+
+    def _run_callbacks(self, count: int, pending: Sequence[DdsService]) -> None:
+        triggered = self._triggered
         attached = self._attached
-        for k in range(count if count < size else size):
+        for k in range(count):
             subscription = attached.get(triggered[k])
             if subscription is None:
                 self._guard.take()
@@ -638,6 +1036,8 @@ class DdsNode(TransportNode):
                 if not self._ok:
                     return
                 callback(sample)
+        if self._handed_off or self._deferred:
+            self._deliver_handed_off()
         for service in pending:
             service.flush()
             if not service.has_pending:
@@ -653,7 +1053,18 @@ class DdsNode(TransportNode):
     def shutdown(self) -> None:
         if self._ok:
             self._ok = False
+            # From here no listener enters the node; one under way is waited for.
+            self._remove_listeners()
+            if self.receive_errors or self.receive_stale:
+                self._logger.info(
+                    f"on the receive thread: {self.receive_errors} callbacks raised; "
+                    f"{self.receive_stale} stale batches left to the spinning thread")
             self._guard.set(True)  # wakes a thread waiting in spin_once
+        if self._on_receive_thread():
+            # Called by a callback on the receive thread: Cyclone cannot
+            # delete the reader whose listener this is; the spinning thread,
+            # a later shutdown or the exit does.
+            return
         # While a spin is under way (this is a callback, or another thread
         # spins), that spin releases the entities when it returns.
         if self._spin_lock.acquire(blocking=False):
@@ -666,6 +1077,8 @@ class DdsNode(TransportNode):
         if self._released:
             return
         self._released = True
+        self._remove_listeners()
+        _LIVE_NODES.discard(self)
         # Children before the participant; the participant deletes what is left.
         for entity in [*self._entities, *self._topics.values(), *self._discovery.entities(),
                        self._guard, self._waitset]:
@@ -675,6 +1088,7 @@ class DdsNode(TransportNode):
         self._topics.clear()
         self._subscriptions.clear()
         self._timers.clear()
+        self._deferred.clear()
 
     def _check_ok(self) -> None:
         if not self._ok:

@@ -11,6 +11,11 @@ loopback-only configuration and ``ROS_DOMAIN_ID`` to the test's domain.
   JSON and exit 0; exit 3 on timeout.
 - ``exchange``: start a publisher and a subscriber as child processes and
   print the subscriber's output; used inside a private network namespace.
+- ``stream``: wait until a subscriber matches, print ``matched``, then
+  publish the ``std_msgs/String`` messages ``"0"``, ``"1"``, ... (``--count``
+  of them, ``0``: until killed or ``--timeout``) at ``--rate`` per second
+  (``0``: as fast as it can), print ``sent N`` and stay until ``--linger``
+  seconds have passed (its reliable writer resends what a reader missed).
 
 Imports nothing from ``geometry_core``.
 """
@@ -24,26 +29,34 @@ import subprocess
 import sys
 import time
 
+from cyclonedds._clayer import ddspy_write_ts
+
 from geometry_core_nodes.transport import (
     RELIABLE_RESULTS,
     SENSOR_DATA,
     TF,
     TF_STATIC,
     TF_STATIC_LISTENER,
+    QoSProfile,
     create_node,
 )
+
+#: Reliable with room for every message a test streams: none is lost.
+STREAM = QoSProfile(depth=5000)
 
 PUBLISHER_QOS = {
     "tf": TF,
     "tf_static": TF_STATIC,
     "results": RELIABLE_RESULTS,
     "sensor": SENSOR_DATA,
+    "stream": STREAM,
 }
 SUBSCRIBER_QOS = {
     "tf": TF,
     "tf_static": TF_STATIC_LISTENER,
     "results": RELIABLE_RESULTS,
     "sensor": SENSOR_DATA,
+    "stream": STREAM,
 }
 
 
@@ -114,6 +127,42 @@ def _subscribe(args: argparse.Namespace) -> int:
     return 0
 
 
+def _stream(args: argparse.Namespace) -> int:
+    node = create_node("peer_stream", args=[], backend="dds")
+    publisher = node.create_publisher("std_msgs/msg/String", args.topic, PUBLISHER_QOS[args.qos])
+    String = node.message_type("std_msgs/msg/String")
+    deadline = time.monotonic() + args.timeout
+    sent = 0
+    try:
+        while publisher.get_subscription_count() == 0:
+            if time.monotonic() > deadline:
+                print("no subscriber", flush=True)
+                return 3
+            node.spin_once(0.01)
+        print("matched", flush=True)
+        start = time.monotonic()
+        while (args.count == 0 or sent < args.count) and time.monotonic() < deadline:
+            if args.rate > 0:
+                ahead = start + sent / args.rate - time.monotonic()
+                if ahead > 0:
+                    time.sleep(ahead)
+            message = String(data=str(sent))
+            if args.written_ago > 0:
+                # A source timestamp in the past: a sample that queued.
+                ddspy_write_ts(publisher._ref, publisher.serialize(message),
+                               time.time_ns() - round(args.written_ago * 1e9))
+            else:
+                publisher.publish(message)
+            sent += 1
+        print(f"sent {sent}", flush=True)
+        linger = time.monotonic() + args.linger
+        while time.monotonic() < min(linger, deadline):
+            node.spin_once(0.05)
+    finally:
+        node.shutdown()
+    return 0
+
+
 def _exchange(args: argparse.Namespace) -> int:
     me = [sys.executable, __file__]
     common = ["--topic", args.topic, "--qos", args.qos]
@@ -138,13 +187,18 @@ def _exchange(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["publish", "subscribe", "exchange"])
+    parser.add_argument("mode", choices=["publish", "subscribe", "exchange", "stream"])
     parser.add_argument("--topic", default="/tf")
     parser.add_argument("--qos", default="tf", choices=sorted(SUBSCRIBER_QOS))
     parser.add_argument("--count", type=int, default=0)
+    parser.add_argument("--rate", type=float, default=0.0)
+    parser.add_argument("--linger", type=float, default=5.0)
     parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--written-ago", type=float, default=0.0,
+                        help="stream: source timestamps this many seconds before the write")
     args = parser.parse_args(argv)
-    return {"publish": _publish, "subscribe": _subscribe, "exchange": _exchange}[args.mode](args)
+    return {"publish": _publish, "subscribe": _subscribe, "exchange": _exchange,
+            "stream": _stream}[args.mode](args)
 
 
 if __name__ == "__main__":
