@@ -129,9 +129,11 @@ class MoveItInterface:
                 "point_cloud_topic", "",
                 "sensor_msgs/PointCloud2 topic of obstacle points in the planning frame (a depth "
                 "camera's, transformed); empty: none.")
-        node.create_subscription("moveit_msgs/msg/CollisionObject", "collision_object",
-                                 self.on_collision_object, RELIABLE_RESULTS,
-                                 codec=COLLISION_OBJECT_CODEC)
+        #: The collision_object subscription (the node may have it delivered
+        #: on the transport's receive thread).
+        self.collision_object_subscription = node.create_subscription(
+            "moveit_msgs/msg/CollisionObject", "collision_object", self.on_collision_object,
+            RELIABLE_RESULTS, codec=COLLISION_OBJECT_CODEC)
         node.create_subscription("moveit_msgs/msg/AttachedCollisionObject",
                                  "attached_collision_object", self.on_attached_object,
                                  RELIABLE_RESULTS)

@@ -34,14 +34,15 @@ when new poses arrived. ``min_query_period_s > 0`` (with ``rate_hz: 0``)
 answers a pose at once when the last query is at least that long ago, else
 at that time, with the newest poses: fewer queries at high /tf rates (the
 poses in between are counted as coalesced), the first pose after a pause
-answered without delay. On the DDS backend, ``tf_on_receive_thread`` (on by
-default) has Cyclone's receive thread take each /tf message and, with
-``rate_hz: 0`` and no ``min_query_period_s``, query and publish at once,
-without waking the node's own thread (see :meth:`TransportNode.deliver_on_receive`
-and docs/ros2.md). The header stamp of every output is the newest pose
-stamp used; frames whose pose is older than ``stale_after_s`` are listed in
-``stale_frames``, and scene frames without a usable pose (none yet, or a
-/tf chain that stopped reaching the world) in ``lost_frames``.
+answered without delay. On the DDS backend, ``inputs_on_receive_thread`` (on
+by default) has Cyclone's receive thread take each /tf and ``collision_object``
+message and, with ``rate_hz: 0`` and no ``min_query_period_s``, query and
+publish at once, without waking the node's own thread (see
+:meth:`TransportNode.deliver_on_receive` and docs/ros2.md). The header
+stamp of every output is the newest pose stamp used; frames whose pose is
+older than ``stale_after_s`` are listed in ``stale_frames``, and scene
+frames without a usable pose (none yet, or a /tf chain that stopped
+reaching the world) in ``lost_frames``.
 
 Run: ``ros2 run geometry_core_ros scene_graph_node --ros-args --params-file
 p.yaml`` in a ROS 2 workspace, or without ROS ``python -m
@@ -138,12 +139,12 @@ class SceneGraphNode(ServedNode):
             "Query rate (Hz). 0: query after every batch of pose updates; > 0: query at this "
             "rate when new poses arrived. Settable at run time.",
             check=at_least("rate_hz", 0.0), on_set=self._set_rate_hz))
-        self.tf_on_receive_thread = bool(node.declare_parameter(
-            "tf_on_receive_thread", True,
-            "DDS backend: take each /tf message on Cyclone's receive thread, and with "
-            "rate_hz 0 and min_query_period_s 0 query and publish there too, instead of "
-            "waking the node's thread for it (less CPU per message). The rclpy backend "
-            "always delivers on its executor."))
+        self.inputs_on_receive_thread = bool(node.declare_parameter(
+            "inputs_on_receive_thread", True,
+            "DDS backend: take each /tf and collision_object message on Cyclone's receive "
+            "thread, and with rate_hz 0 and min_query_period_s 0 query and publish there "
+            "too, instead of waking the node's thread for it (less CPU per message). The "
+            "rclpy backend always delivers on its executor."))
         self.min_query_period_s = float(node.declare_parameter(
             "min_query_period_s", 0.0,
             "With rate_hz 0: at least this long (seconds) between two queries; poses that "
@@ -213,12 +214,19 @@ class SceneGraphNode(ServedNode):
         #: Results not computed because no reader had matched their topic, by topic.
         self.unheard: Counter = Counter()
         #: Whether /tf is delivered on the transport's receive thread (DDS backend).
-        self.tf_delivered_on_receive = self.tf_on_receive_thread and node.deliver_on_receive(
-            self.inputs.tf_subscription, after=self._after_tf)
+        self.tf_delivered_on_receive = self.inputs_on_receive_thread and node.deliver_on_receive(
+            self.inputs.tf_subscription, after=self._after_input)
+        #: Whether collision_object is too: a planner or a perception pipeline
+        #: moving an object at tens of Hz would otherwise wake the node's
+        #: thread for each change, and cost what /tf there saves.
+        self.objects_delivered_on_receive = self.tf_delivered_on_receive and (
+            self.moveit is not None and node.deliver_on_receive(
+                self.moveit.collision_object_subscription, after=self._after_input))
         scene = "waiting for robot_description" if self.inputs.scene_graph is None else (
             f"{len(self.inputs.scene_graph.model_inspector().get_all_frame_ids()) - 1} frames")
         if self.tf_delivered_on_receive:
-            scene += "; /tf on the receive thread"
+            scene += "; /tf on the receive thread" + (
+                " (and collision_object)" if self.objects_delivered_on_receive else "")
         node.get_logger().info(
             f"ready on the {node.backend} backend ({scene}); publishing "
             f"{self._penetration_pub.topic}, {self._clearance_pub.topic}"
@@ -319,8 +327,8 @@ class SceneGraphNode(ServedNode):
         if self.inputs.changed:
             self.publish_results()
 
-    def _after_tf(self) -> bool:
-        """After /tf messages taken on the receive thread: query there when due at once.
+    def _after_input(self) -> bool:
+        """After inputs taken on the receive thread: query there when due at once.
 
         Returns True when the spinning thread must decide (a
         ``min_query_period_s`` to time); with ``rate_hz > 0`` the timer queries.

@@ -1,4 +1,4 @@
-"""The scene graph node with /tf taken on Cyclone's receive thread (``tf_on_receive_thread``).
+"""The scene graph node with /tf taken on Cyclone's receive thread (``inputs_on_receive_thread``).
 
 - The same /tf inputs (and a MoveIt object added half way) give the same
   results, field for field, whether the node takes /tf on Cyclone's receive
@@ -90,7 +90,7 @@ def _results_of_one_node(tmp_path: Path, on_receive: bool) -> tuple[list[dict], 
     domain = _domain()
     params = scenario.write_params(tmp_path / f"params_{on_receive}.yaml",
                                    scene_file="builtin:demo", max_distance=0.1,
-                                   publish_markers=False, tf_on_receive_thread=on_receive)
+                                   publish_markers=False, inputs_on_receive_thread=on_receive)
     peer = scenario.Peer(domain)
     T = peer.message_type
     objects = peer.node.create_publisher("moveit_msgs/msg/CollisionObject", "collision_object",
@@ -150,8 +150,8 @@ def _sphere(T, object_id: str, p) -> object:
 def test_receive_thread_and_spinning_thread_give_the_same_results(tmp_path):
     on_receive, receive_log = _results_of_one_node(tmp_path, True)
     on_spin, spin_log = _results_of_one_node(tmp_path, False)
-    assert "/tf on the receive thread" in receive_log
-    assert "/tf on the receive thread" not in spin_log
+    assert "/tf on the receive thread (and collision_object)" in receive_log
+    assert "on the receive thread" not in spin_log
     assert len(on_receive) == len(on_spin) == 16
     for k, (a, b) in enumerate(zip(on_receive, on_spin)):
         assert a == b, k
@@ -202,6 +202,7 @@ def test_services_and_world_changes_are_answered_while_tf_flows_at_1khz(tmp_path
                          dds_config=loopback_config())
     try:
         assert served.node.tf_delivered_on_receive
+        assert served.node.objects_delivered_on_receive
         T = client.message_type
         penetrations = []
         client.create_subscription("geometry_core_ros/msg/PenetrationPairArray", "penetrations",
@@ -251,6 +252,40 @@ def test_services_and_world_changes_are_answered_while_tf_flows_at_1khz(tmp_path
         assert "Traceback" not in served.log.getvalue()
     finally:
         _stop(streamer)
+        client.shutdown()
+        served.close()
+
+
+def test_collision_objects_are_applied_on_the_receive_thread(tmp_path):
+    # Nobody spins the node: an object added and moved reaches the world
+    # only through the data-available listener (here, with the writer in
+    # this process, Cyclone delivers it on the writing thread).
+    domain = _domain()
+    served = _Served({"scene_file": "builtin:demo", "publish_markers": False}, domain,
+                     tmp_path, spin=False)
+    client = create_node("object_mover", [], backend="dds", domain_id=domain,
+                         dds_config=loopback_config())
+    try:
+        node = served.node
+        assert node.objects_delivered_on_receive
+        subscription = node.moveit.collision_object_subscription
+        apply, threads = subscription.callback, []
+        subscription.callback = lambda msg: threads.append(threading.get_ident()) or apply(msg)
+        T = client.message_type
+        objects = client.create_publisher("moveit_msgs/msg/CollisionObject", "collision_object",
+                                          RELIABLE_RESULTS)
+        _wait(lambda: objects.get_subscription_count() > 0)
+        probe = _sphere(T, "probe", (0.5, 0.0, 0.5))
+        objects.publish(probe)
+        _wait(lambda: node.moveit.applied == 1)
+        probe.operation, probe.pose.position.z = 3, 0.7  # MOVE
+        objects.publish(probe)
+        _wait(lambda: node.moveit.applied == 2)
+        assert len(threads) == 2
+        held = node.moveit.world.objects["probe"]
+        assert held.edit.X_FO.translation()[2] == pytest.approx(0.7)
+        assert node.node.receive_errors == 0 and "Traceback" not in served.log.getvalue()
+    finally:
         client.shutdown()
         served.close()
 
