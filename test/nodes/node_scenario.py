@@ -293,6 +293,28 @@ class NodeProcess:
         self.stop()
 
 
+def wait_until(condition: Callable[[], Any], timeout_s: float = 30.0,
+               spin: Callable[[float], Any] | None = None, poll_s: float = 0.01) -> None:
+    """Return once ``condition()`` holds; fail after ``timeout_s``.
+
+    Between two checks, ``spin(poll_s)`` (a node's ``spin_once``) or a sleep.
+    """
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        if spin is not None:
+            spin(poll_s)
+        else:
+            time.sleep(poll_s)
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """Kill ``process`` if it still runs, and collect its output."""
+    if process.poll() is None:
+        process.kill()
+    process.communicate(timeout=10)
+
+
 def write_params(path: Path, node: str = "scene_graph_node", **values: Any) -> Path:
     """A ROS 2 parameter file for ``node`` with ``values`` (JSON is valid YAML)."""
     path.write_text(json.dumps({node: {"ros__parameters": values}}, indent=2))

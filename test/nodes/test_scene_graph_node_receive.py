@@ -67,20 +67,8 @@ def _streamer(domain: int, scene: str, rate: float, timeout: float = 90) -> subp
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.kill()
-    process.communicate(timeout=10)
-
-
-def _wait(condition, timeout_s: float = 30.0, spin=None) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        if spin is not None:
-            spin(0.01)
-        else:
-            time.sleep(0.01)
+_stop = scenario.stop_process
+_wait = scenario.wait_until
 
 
 # -- the same results on both paths ------------------------------------------------

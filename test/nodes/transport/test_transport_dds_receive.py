@@ -36,6 +36,9 @@ SCENARIOS = HERE / "receive_scenarios.py"
 _spec = importlib.util.spec_from_file_location("dds_peer", PEER)
 dds_peer = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(dds_peer)
+_spec = importlib.util.spec_from_file_location("node_scenario", HERE.parent / "node_scenario.py")
+node_scenario = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(node_scenario)
 
 pytestmark = [pytest.mark.network, pytest.mark.dds]
 
@@ -56,20 +59,11 @@ def _stream(domain: int, topic: str, count: int, rate: float, timeout: float = 6
     return process
 
 
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.kill()
-    process.communicate(timeout=10)
+_stop = node_scenario.stop_process
 
 
 def _wait(condition, timeout_s: float = 30.0, spin=None) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        if spin is not None:
-            spin(0.01)
-        else:
-            time.sleep(0.005)
+    node_scenario.wait_until(condition, timeout_s, spin, poll_s=0.005 if spin is None else 0.01)
 
 
 class _Recorder:
