@@ -118,8 +118,14 @@ def test_callback_runs_on_the_receive_thread_without_a_spin(node):
     assert recorder.data == [str(k) for k in range(500)]
     assert threading.get_ident() not in recorder.threads
     assert len(set(recorder.threads)) == 1, "one receive thread for one remote writer"
-    # ``after`` follows each batch; the last one saw every message.
-    assert recorder.after_counts and recorder.after_counts[-1] == 500
+    # ``after`` follows each batch on the receive thread, a moment after its
+    # callbacks: the last one saw every message, unless that batch came
+    # stale (a loaded machine), when it is counted and its ``after`` left to
+    # the spinning thread (which this test never runs).
+    deadline = time.monotonic() + 5.0
+    while recorder.after_counts[-1:] != [500] and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert recorder.after_counts[-1:] == [500] or node.receive_stale >= 1
     assert recorder.after_counts == sorted(recorder.after_counts)
     assert node.receive_errors == 0
 
