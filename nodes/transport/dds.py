@@ -136,8 +136,9 @@ _LIVE_NODES: weakref.WeakSet[DdsNode] = weakref.WeakSet()
 RECEIVE_ERROR_LOG_PERIOD_S = 10.0
 #: A batch taken on the receive thread whose newest sample was written
 #: (its DDS source timestamp, the writer's wall clock) more than this long
-#: before now is stale: messages queued behind a stall or a slow ``after``,
-#: or a burst. Its callbacks still run there (storing is cheap), but not
+#: before the take is stale: messages queued behind a stall or a slow
+#: ``after``, or a burst (the callbacks' own time does not count). Its
+#: callbacks still run there (storing is cheap), but not
 #: ``after``: the spinning thread is woken instead, takes whatever queued
 #: meanwhile in one batch and does the work once. A fresh batch runs
 #: ``after`` at once. A clock offset between writer and reader only moves
@@ -786,6 +787,9 @@ class DdsNode(TransportNode):
         wake = False
         try:
             samples = subscription.take()
+            # Their age as they are taken: how long they queued, not how
+            # long the callbacks below take (a MOVE's is most of 0.5 ms).
+            stale = time.time_ns() - subscription.newest_ns > _RECEIVE_FRESH_NS
             callback = subscription.callback
             for sample in samples:
                 try:
@@ -794,7 +798,7 @@ class DdsNode(TransportNode):
                     self._receive_failed(subscription, error)
             after = subscription.after
             if samples and after is not None:
-                if time.time_ns() - subscription.newest_ns > _RECEIVE_FRESH_NS:
+                if stale:
                     self.receive_stale += 1
                     self._handed_off = True  # the spin takes what stored meanwhile
                     wake = True

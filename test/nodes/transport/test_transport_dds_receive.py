@@ -6,8 +6,9 @@ every message must arrive, in order. Delivered on the receive thread, the
 callback runs without the test ever spinning the node; messages that come
 while the node's lock is held go to the spinning thread; callbacks that
 raise are counted and logged and delivery goes on; a batch that queued (its
-source timestamp too old) is stored there but its ``after`` left to the
-spinning thread, which does that work once for all that queued.
+source timestamp too old as it is taken) is stored there but its
+``after`` left to the spinning thread, which does that work once for all
+that queued; a slow callback does not make its own message stale.
 Shutdown while messages keep coming, an exit without shutdown, and writes
 from this process to the same topic run in processes of their own
 (``receive_scenarios.py``), so that a hang fails the test by its timeout.
@@ -201,6 +202,26 @@ def test_a_stale_batch_is_stored_there_and_its_after_left_to_the_spinning_thread
     # ... and runs ``after`` for none: the spinning thread was woken instead.
     assert recorder.after_counts == []
     assert node.receive_stale >= 1
+    assert node.receive_errors == 0
+
+
+def test_a_slow_callback_does_not_make_its_own_message_stale(node):
+    # Each message takes 3 ms to handle (a MoveIt object decoded, checked and
+    # applied takes a good part of a millisecond), more than the 0.5 ms a
+    # message may have waited: its age is read as it is taken, so ``after``
+    # still runs there. Sent every 20 ms, nothing queues; on a loaded
+    # machine a few may come late (stale), most not. Read after the
+    # callback, every one of them would be stale and ``after`` run for none.
+    recorder = _Recorder(work_s=0.003)
+    _subscribe(node, "/receive_slow_callback", recorder)
+    publisher = _stream(DOMAIN, "/receive_slow_callback", count=20, rate=50)
+    try:
+        _wait(lambda: len(recorder.data) == 20)
+    finally:
+        _stop(publisher)
+    assert recorder.data == [str(k) for k in range(20)]
+    assert threading.get_ident() not in recorder.threads
+    assert len(recorder.after_counts) >= 10, (recorder.after_counts, node.receive_stale)
     assert node.receive_errors == 0
 
 
