@@ -52,8 +52,14 @@ Beside the latency, the node's CPU: user plus system time of its process
 core. Beside it the host's steal time over the run (``/proc/stat``), as a
 share of all this machine's CPUs: on a virtual machine, runs with much of it
 shared the host with a busy neighbour and read slower and costlier; compare
-runs of little steal. And at exit the node's own count of /tf messages taken and of those
-coalesced (superseded by a newer message before a query used them), which
+runs of little steal. Beside the node's CPU, its context switches per input
+sent, over all its threads (``/proc/PID/task/*/status``): ``wake-ups``,
+the times a thread went to sleep (about one per input when the receive
+thread answers each one), and ``preempted``, the times the kernel took the
+CPU from a thread that could have run on (on a busy machine, for the
+results' reader, which a write of the node woke on the node's CPU). And at
+exit the node's own count of /tf messages taken and of those coalesced
+(superseded by a newer message before a query used them), which
 ``SceneInputs.report_dropped`` logs: every input is either answered or
 counted there.
 
@@ -161,6 +167,29 @@ def _cpu_seconds(pid: int) -> float:
         fields = stat.read().rsplit(")", 1)[1].split()
     # utime and stime are fields 14 and 15 of the file, 12 and 13 after the name.
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _switches(pid: int) -> tuple[int, int]:
+    """Context switches of all threads of process ``pid`` so far: (voluntary, involuntary).
+
+    From each thread's ``/proc/PID/task/TID/status``. A voluntary switch is
+    a thread going to sleep (waiting for the next sample: one wake-up each);
+    an involuntary one is the kernel taking the CPU from a thread that could
+    run on, most often for a thread it just woke (a reader of the results
+    placed on the writer's CPU). Threads that ended meanwhile are not counted.
+    """
+    voluntary = involuntary = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status", encoding="ascii") as status:
+                for line in status:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        voluntary += int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        involuntary += int(line.split()[1])
+        except FileNotFoundError:
+            continue  # the thread ended between the listing and the read
+    return voluntary, involuntary
 
 
 def _steal_seconds(stat_text: str | None = None) -> float:
@@ -332,6 +361,7 @@ class _Run:
         self._sending = True
         self._first_stamp = time.time_ns()
         cpu_start, wall_start = _cpu_seconds(self.node_pid), time.monotonic()
+        switches_start = _switches(self.node_pid)
         steal_start = _steal_seconds()
         reader_cpu = _process_cpu()
         self.sender.send((self.rate_hz, self.duration, self.world_hz > 0))
@@ -342,6 +372,7 @@ class _Run:
         sent_end = time.time_ns()
         wall = time.monotonic() - wall_start
         self.cpu = (_cpu_seconds(self.node_pid) - cpu_start) / wall
+        self.switches = [b - a for a, b in zip(switches_start, _switches(self.node_pid))]
         self.reader_cpu = (_process_cpu() - reader_cpu) / wall
         self.sender_cpu /= wall
         self.steal = (_steal_seconds() - steal_start) / (wall * (os.cpu_count() or 1))
@@ -376,6 +407,9 @@ class _Run:
                                            method="higher")) if len(every) else float("nan"),
             "uncovered": int(np.isnan(every).sum()),
             "cpu": self.cpu,
+            # Per input sent: the node's sleeps (wake-ups) and its preemptions.
+            "wakeups": self.switches[0] / max(1, len(self.sent_stamps)),
+            "preempted": self.switches[1] / max(1, len(self.sent_stamps)),
             "sender_cpu": self.sender_cpu,
             "reader_cpu": self.reader_cpu,
             "steal": self.steal,
@@ -631,7 +665,8 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
     beside = any(r.get("node", "this") != "this" for r in rows)
     header = ("input Hz", "world", "sent", "results", "answered", "p50 ms", "p99 ms", "p99.9 ms",
               "max ms", "p99 every input", "1st-quarter p50", "last-quarter p50", "drain ms",
-              "node CPU", "sender CPU", "reader CPU", "host steal")
+              "node CPU", "node wake-ups/input", "node preempted/input", "sender CPU",
+              "reader CPU", "host steal")
     if beside:
         header = ("pair", "node") + header
     print(" | ".join(header))
@@ -642,7 +677,8 @@ def _print(rows: list[dict], query_p50: float, query_p99: float, duration: float
             f"{r['rate']:g}", r["world"], str(r["sent"]), str(r["results"]),
             f"{r['results'] / max(1, r['sent']):.0%}", f"{r['p50']:.2f}", f"{r['p99']:.2f}",
             f"{r['p999']:.2f}", f"{r['max']:.2f}", _every_input(r), f"{r['first_q_p50']:.2f}",
-            f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}", f"{r['sender_cpu']:.0%}",
+            f"{r['last_q_p50']:.2f}", drain, f"{r['cpu']:.0%}", f"{r['wakeups']:.2f}",
+            f"{r['preempted']:.2f}", f"{r['sender_cpu']:.0%}",
             f"{r['reader_cpu']:.0%}", f"{r['steal']:.1%}"]))
     if beside:
         return  # the ratios between the two nodes follow

@@ -174,6 +174,35 @@ def test_node_latency_reads_the_hosts_steal_time_from_the_cpu_line():
             _steal_seconds(line)
 
 
+def test_node_latency_counts_a_processs_sleeps_over_all_its_threads():
+    import threading
+    import time
+
+    from bench.node_latency import _switches
+
+    before = _switches(os.getpid())
+    # A thread of this process that sleeps 20 times, then ends: its sleeps
+    # are counted while it lives (each one a voluntary switch).
+    done, counted = threading.Event(), []
+
+    def sleeper() -> None:
+        for _ in range(20):
+            time.sleep(0.001)
+        counted.append(_switches(os.getpid()))
+        done.wait(10)
+
+    thread = threading.Thread(target=sleeper)
+    thread.start()
+    while not counted:
+        time.sleep(0.01)
+    done.set()
+    thread.join()
+    voluntary, involuntary = counted[0]
+    assert voluntary - before[0] >= 20 and involuntary >= before[1] >= 0
+    with pytest.raises(FileNotFoundError):
+        _switches(2**22 + 1)  # above the kernel's largest pid: no such process
+
+
 def test_node_latency_every_input_waits_for_the_first_result_as_new_as_it():
     import numpy as np
 
