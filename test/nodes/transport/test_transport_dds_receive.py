@@ -107,17 +107,26 @@ def _subscribe(node, topic: str, recorder: _Recorder):
     return subscription
 
 
-def test_callback_runs_on_the_receive_thread_without_a_spin(node):
-    recorder = _Recorder()
-    _subscribe(node, "/receive_plain", recorder)
-    publisher = _stream(DOMAIN, "/receive_plain", count=500, rate=1000)
+def _receive_all(node, topic: str, recorder: _Recorder, count: int, rate: float,
+                 **stream) -> None:
+    """Stream ``count`` messages to ``recorder`` on the receive thread; never spin the node.
+
+    Returns when all came, in order, none on this thread (only the receive
+    thread can deliver them).
+    """
+    _subscribe(node, topic, recorder)
+    publisher = _stream(DOMAIN, topic, count=count, rate=rate, **stream)
     try:
-        # The test never spins the node: only the receive thread can deliver.
-        _wait(lambda: len(recorder.data) == 500)
+        _wait(lambda: len(recorder.data) == count)
     finally:
         _stop(publisher)
-    assert recorder.data == [str(k) for k in range(500)]
+    assert recorder.data == [str(k) for k in range(count)]
     assert threading.get_ident() not in recorder.threads
+
+
+def test_callback_runs_on_the_receive_thread_without_a_spin(node):
+    recorder = _Recorder()
+    _receive_all(node, "/receive_plain", recorder, count=500, rate=1000)
     assert len(set(recorder.threads)) == 1, "one receive thread for one remote writer"
     # ``after`` follows each batch on the receive thread, a moment after its
     # callbacks: the last one saw every message, unless that batch came
@@ -190,15 +199,8 @@ def test_a_stale_batch_is_stored_there_and_its_after_left_to_the_spinning_thread
     # Every message written a second before it was sent: each queued, as
     # far as the receive thread can tell.
     recorder = _Recorder()
-    _subscribe(node, "/receive_stale", recorder)
-    publisher = _stream(DOMAIN, "/receive_stale", count=50, rate=1000, written_ago=1.0)
-    try:
-        # The test never spins: the receive thread stores them all ...
-        _wait(lambda: len(recorder.data) == 50)
-    finally:
-        _stop(publisher)
-    assert recorder.data == [str(k) for k in range(50)]
-    assert threading.get_ident() not in recorder.threads
+    # The test never spins: the receive thread stores them all ...
+    _receive_all(node, "/receive_stale", recorder, count=50, rate=1000, written_ago=1.0)
     # ... and runs ``after`` for none: the spinning thread was woken instead.
     assert recorder.after_counts == []
     assert node.receive_stale >= 1
@@ -213,14 +215,7 @@ def test_a_slow_callback_does_not_make_its_own_message_stale(node):
     # machine a few may come late (stale), most not. Read after the
     # callback, every one of them would be stale and ``after`` run for none.
     recorder = _Recorder(work_s=0.003)
-    _subscribe(node, "/receive_slow_callback", recorder)
-    publisher = _stream(DOMAIN, "/receive_slow_callback", count=20, rate=50)
-    try:
-        _wait(lambda: len(recorder.data) == 20)
-    finally:
-        _stop(publisher)
-    assert recorder.data == [str(k) for k in range(20)]
-    assert threading.get_ident() not in recorder.threads
+    _receive_all(node, "/receive_slow_callback", recorder, count=20, rate=50)
     assert len(recorder.after_counts) >= 10, (recorder.after_counts, node.receive_stale)
     assert node.receive_errors == 0
 
@@ -260,9 +255,10 @@ def test_a_slow_after_is_done_once_for_what_queued_behind_it(node):
     assert node.receive_stale >= 1
     on_spin = sum(thread == me for _, thread in work)
     assert on_spin >= 1
-    # Far fewer rounds than messages; some on each thread.
+    # Far fewer rounds than messages, some of them on this thread. (The
+    # receive thread does a round only after a batch that came fresh, which
+    # a loaded machine may never deliver: no round there is required.)
     assert len(work) < 300, len(work)
-    assert len(work) - on_spin >= 1
     assert node.receive_errors == 0
 
 
