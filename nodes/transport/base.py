@@ -571,7 +571,7 @@ class TransportNode(ABC):
         ``after()`` runs on the receiving thread after a batch of messages
         it delivered, under the same exclusion, when the batch is fresh (the
         backend's judgement: on DDS, written less than ``RECEIVE_FRESH_S``
-        ago); it returns True when the spinning thread must look at the node
+        before it was taken); it returns True when the spinning thread must look at the node
         (its :meth:`spin_once` then returns). After a stale batch (messages
         that queued) ``after`` does not run: :meth:`spin_once` returns
         instead, having taken what queued meanwhile, so that the work after

@@ -732,20 +732,15 @@ class DdsNode(TransportNode):
         self._handed_off = True  # samples stored before the listener: the spin takes them
         self._guard.set(True)
 
-    def _stop_listening(self, subscription: _DdsSubscription, reattach: bool = True) -> None:
-        """Stop the listener; with ``reattach``, deliver on the spinning thread again.
-
-        With ``reattach`` the callback lock is held (this is the spinning thread).
-        """
+    @staticmethod
+    def _stop_listening(subscription: _DdsSubscription) -> None:
+        """Stop the listener (at shutdown or exit: the reader is not delivered again)."""
         if not subscription.listening:
             return
         subscription.listening = False
-        # Waits for a listener under way, GIL released; that listener finds
-        # the lock held and returns at once.
+        # Waits for a listener under way, with the GIL released so that the
+        # listener can finish.
         _set_listener(subscription._reader_ref, None)
-        if reattach:
-            self._waitset.attach(subscription.condition)
-            self._index_attached()
 
     def _receive_listener(self, subscription: _DdsSubscription) -> Callable[[int, Any], None]:
         exclusion = self._exclusion
@@ -871,7 +866,7 @@ class DdsNode(TransportNode):
         for subscription in self._on_receive:
             if subscription.registered:
                 subscription.registered = False
-                self._stop_listening(subscription, reattach=False)
+                self._stop_listening(subscription)
                 key = (self.domain_id, subscription.topic)
                 left = _RECEIVE_TOPICS.get(key, 0) - 1
                 if left > 0:
