@@ -61,9 +61,11 @@ def _domain() -> int:
     return 60 + next(_DOMAINS) % 100
 
 
-def _streamer(domain: int, scene: str, rate: float, timeout: float = 90) -> subprocess.Popen:
+def _streamer(domain: int, scene: str, rate: float, timeout: float = 90,
+              *more: str) -> subprocess.Popen:
+    """``tf_streamer.py`` (``more``: its ``burst COUNT AGO`` arguments) in the test's domain."""
     return subprocess.Popen([sys.executable, str(HERE / "tf_streamer.py"), scene, str(rate),
-                             str(timeout)], env=loopback_environment(domain),
+                             str(timeout), *more], env=loopback_environment(domain),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -323,10 +325,7 @@ def test_a_burst_of_queued_tf_messages_is_answered_with_one_query(tmp_path):
     domain = _domain()
     served = _Served({"scene_file": "builtin:demo", "publish_markers": False}, domain,
                      tmp_path, spin=False)
-    streamer = subprocess.Popen(
-        [sys.executable, str(HERE / "tf_streamer.py"), "demo", "0", "60", "burst", "50", "1.0"],
-        env=loopback_environment(domain), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+    streamer = _streamer(domain, "demo", 0, 60, "burst", "50", "1.0")
     try:
         node = served.node
         assert node.tf_delivered_on_receive

@@ -78,6 +78,14 @@ def main(scene: str, rate: float, timeout: float, burst: int = 0, ago_s: float =
                 translation=T("geometry_msgs/msg/Vector3")(x=p[0], y=p[1], z=p[2]),
                 rotation=T("geometry_msgs/msg/Quaternion")(x=q[0], y=q[1], z=q[2], w=q[3]))))
     message = T("tf2_msgs/msg/TFMessage")(transforms=transforms)
+
+    def stamped(sent: int) -> object:
+        """The message with the stamp of the ``sent``-th one."""
+        for transform in transforms:
+            transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(
+                STAMP_NS + sent, 10**9)
+        return message
+
     deadline = time.monotonic() + timeout
     try:
         while publisher.get_subscription_count() == 0:
@@ -87,11 +95,7 @@ def main(scene: str, rate: float, timeout: float, burst: int = 0, ago_s: float =
         print("matched", flush=True)
         if burst:
             for sent in range(burst):
-                stamp = STAMP_NS + sent
-                for transform in transforms:
-                    transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(
-                        stamp, 10**9)
-                ddspy_write_ts(publisher._ref, publisher.serialize(message),
+                ddspy_write_ts(publisher._ref, publisher.serialize(stamped(sent)),
                                time.time_ns() - round(ago_s * 1e9))
             print("sent", flush=True)
             while time.monotonic() < deadline:
@@ -103,10 +107,7 @@ def main(scene: str, rate: float, timeout: float, burst: int = 0, ago_s: float =
             ahead = start + sent / rate - time.monotonic()
             if ahead > 0:
                 time.sleep(ahead)
-            stamp = STAMP_NS + sent
-            for transform in transforms:
-                transform.header.stamp.sec, transform.header.stamp.nanosec = divmod(stamp, 10**9)
-            publisher.publish(message)
+            publisher.publish(stamped(sent))
             sent += 1
     finally:
         node.shutdown()
