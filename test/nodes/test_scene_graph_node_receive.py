@@ -156,6 +156,10 @@ def test_receive_thread_and_spinning_thread_give_the_same_results(tmp_path):
 # -- an in-process node served while /tf flows -----------------------------------------
 
 
+#: The parameters of the in-process demo node (no markers: the results' own path).
+_DEMO = {"scene_file": "builtin:demo", "publish_markers": False}
+
+
 class _Served:
     """A scene graph node in this process, spun by a thread of its own."""
 
@@ -251,8 +255,7 @@ def test_collision_objects_are_applied_on_the_receive_thread(tmp_path):
     # only through the data-available listener (here, with the writer in
     # this process, Cyclone delivers it on the writing thread).
     domain = _domain()
-    served = _Served({"scene_file": "builtin:demo", "publish_markers": False}, domain,
-                     tmp_path, spin=False)
+    served = _Served(_DEMO, domain, tmp_path, spin=False)
     client = create_node("object_mover", [], backend="dds", domain_id=domain,
                          dds_config=loopback_config())
     try:
@@ -283,7 +286,7 @@ def test_collision_objects_are_applied_on_the_receive_thread(tmp_path):
 def test_a_callback_that_raises_on_the_receive_thread_is_counted_and_the_node_answers_on(
         tmp_path):
     domain = _domain()
-    served = _Served({"scene_file": "builtin:demo", "publish_markers": False}, domain, tmp_path)
+    served = _Served(_DEMO, domain, tmp_path)
     subscription = served.node.inputs.tf_subscription
     store = subscription.callback
     calls = itertools.count()
@@ -323,8 +326,7 @@ def test_a_burst_of_queued_tf_messages_is_answered_with_one_query(tmp_path):
     # takes what is there and queries once, as the node did before /tf came
     # to the receive thread. Answered one at a time there, it would be 50.
     domain = _domain()
-    served = _Served({"scene_file": "builtin:demo", "publish_markers": False}, domain,
-                     tmp_path, spin=False)
+    served = _Served(_DEMO, domain, tmp_path, spin=False)
     streamer = _streamer(domain, "demo", 0, 60, "burst", "50", "1.0")
     try:
         node = served.node
