@@ -132,7 +132,8 @@ _KEPT_THREAD_STATES: set[int] = set()
 _RECEIVE_TOPICS: dict[tuple[int, str], int] = {}
 #: Every node not yet shut down: their listeners are removed at exit.
 _LIVE_NODES: weakref.WeakSet[DdsNode] = weakref.WeakSet()
-#: Seconds between two logs of callbacks that raised on the receive thread.
+#: Seconds between two logs of callbacks that raised on the receive thread
+#: (and of writes dropped from the deferred queue).
 RECEIVE_ERROR_LOG_PERIOD_S = 10.0
 #: A batch taken on the receive thread whose newest sample was written
 #: (its DDS source timestamp, the writer's wall clock) more than this long
@@ -623,6 +624,7 @@ class DdsNode(TransportNode):
         #: (RECEIVE_FRESH_S): the spinning thread was woken for them.
         self.receive_stale = 0
         self._receive_logged_at: float | None = None
+        self._dropped_logged_at: float | None = None
         self._warned_undeclared = False
         # As rclpy: ros2 param get/set/list/describe reach every node.
         self.parameter_services = create_parameter_services(self)
@@ -835,8 +837,15 @@ class DdsNode(TransportNode):
         if len(self._deferred) >= _MAX_DEFERRED_WRITES:
             self._deferred.popleft()
             self.deferred_dropped += 1
-            self._logger.warn(f"dropped a write waiting for the spinning thread on "
-                              f"{publisher.topic} [deferred_dropped #{self.deferred_dropped}]")
+            # Counted every time, logged once a period (a callback writing
+            # in a loop would otherwise log once per write).
+            now = time.monotonic()
+            if self._dropped_logged_at is None or \
+                    now - self._dropped_logged_at >= RECEIVE_ERROR_LOG_PERIOD_S:
+                self._dropped_logged_at = now
+                self._logger.warn(f"dropped a write waiting for the spinning thread on "
+                                  f"{publisher.topic} [deferred_dropped "
+                                  f"#{self.deferred_dropped}]")
         self._deferred.append((publisher, data))
 
     def _deliver_handed_off(self) -> None:

@@ -177,6 +177,42 @@ def test_callback_errors_are_counted_and_logged_and_delivery_goes_on(node):
     assert "refusing message 17" not in log
 
 
+def test_writes_deferred_beyond_the_cap_are_counted_and_logged_once(node):
+    # A reliable KEEP_ALL writer may wait for acknowledgements that this very
+    # receive thread reads: its writes wait for the spinning thread, up to a
+    # cap. A callback that writes 300 times keeps the newest 256, counts the
+    # 44 dropped and logs one line, not 44.
+    from geometry_core_nodes.transport.qos import History, QoSProfile, Reliability
+
+    keep_all = QoSProfile(Reliability.RELIABLE, dds_peer.STREAM.durability, depth=1,
+                          history=History.KEEP_ALL)
+    echo = node.create_publisher("std_msgs/msg/String", "/receive_echo", keep_all)
+    recorder = _Recorder()
+    String = node.message_type("std_msgs/msg/String")
+
+    def write_300(msg) -> None:
+        recorder(msg)
+        for k in range(300):
+            echo.publish(String(data=str(k)))
+
+    subscription = node.create_subscription("std_msgs/msg/String", "/receive_writes",
+                                            write_300, dds_peer.STREAM)
+    assert node.deliver_on_receive(subscription, after=recorder.after)
+    publisher = _stream(DOMAIN, "/receive_writes", count=1, rate=100)
+    try:
+        _wait(lambda: recorder.data == ["0"])
+    finally:
+        _stop(publisher)
+    assert node.deferred_dropped == 44
+    assert [data for _, data in node._deferred] == [
+        echo.serialize(String(data=str(k))) for k in range(44, 300)]
+    log = node.log.getvalue()
+    assert log.count("dropped a write waiting for the spinning thread on /receive_echo") == 1
+    assert "[deferred_dropped #1]" in log
+    node.spin_once(0.1)  # the spinning thread sends what waited
+    assert not node._deferred
+
+
 def test_an_after_that_raises_is_counted_too(node):
     recorder = _Recorder()
     subscription = node.create_subscription("std_msgs/msg/String", "/receive_after",
