@@ -164,6 +164,18 @@ class SceneObjects:
             return
         frames = self._frames()
         inspector = graph.model_inspector()
+        if not (graph is self._graph and all(
+                self._holds_names_of(object_id, held) for object_id, held in planned.items())):
+            self._check_names(planned, graph, frames, inspector)
+        # Else moves only (every object planned where it is registered, with
+        # as many shapes): each name was checked when it was registered, and
+        # the scene graph refuses a name used twice on a frame since.
+        if allowed:
+            self._check_allowed(planned, allowed, frames, inspector)
+
+    def _check_names(self, planned: dict[str, Any], graph: Any, frames: dict,
+                     inspector: Any) -> None:
+        """Refuse an object on an unknown frame or with a name its frame has already."""
         ours = {g for _, _, ids in self.registered.values() for g in ids} if (
             self._graph is graph) else set()
         taken: dict[str, set[str]] = {}
@@ -184,8 +196,12 @@ class SceneObjects:
                     f"collision object {object_id!r}: the name {sorted(clash)[0]!r} is used on "
                     f"frame {body or self.world_frame!r} already")
             taken[body].update(names)
-        if allowed:
-            self._check_allowed(planned, allowed, frames, inspector)
+
+    def _holds_names_of(self, object_id: str, held: Any) -> bool:
+        """Whether ``object_id`` is registered on ``held``'s body with as many shapes."""
+        current = self.registered.get(object_id)
+        return current is not None and current[1] == self._body_of(held) and (
+            len(current[0].edit.shapes) == len(held.edit.shapes))
 
     def _check_allowed(self, planned: dict[str, Any], allowed: dict, frames: dict,
                        inspector: Any) -> None:

@@ -99,6 +99,26 @@ def test_refused_messages_change_nothing(world):
     assert world.objects == held and names(world) == geometries
 
 
+def test_names_are_still_checked_after_moves(world):
+    # A MOVE of an object where it is registered skips the name checks (its
+    # names were checked at the ADD). A new object that takes one of its
+    # shape names, or a move onto a frame the scene lacks, is still refused.
+    pair = sphere("pair", (1.0, 1.0, 1.0))
+    pair.primitives = pair.primitives * 2
+    pair.primitive_poses = pair.primitive_poses * 2
+    world.apply_object(collision_object_edit(pair))
+    for z in (1.1, 1.2):
+        world.apply_object(collision_object_edit(sphere("pair", (1.0, 1.0, z), MOVE)))
+    assert {"pair[0]", "pair[1]"} <= set(names(world))
+    held, geometries = dict(world.objects), names(world)
+    with pytest.raises(PlanningSceneError, match=r"'pair\[1\]' is used on frame 'world'"):
+        world.apply_object(collision_object_edit(sphere("pair[1]", (0.0, 1.0, 1.0))))
+    with pytest.raises(PlanningSceneError, match="no_such_frame"):
+        world.apply_object(collision_object_edit(
+            sphere("pair", (0, 0, 0), MOVE, frame="no_such_frame")))
+    assert world.objects == held and names(world) == geometries
+
+
 def test_touch_links_and_full_scene(world):
     inspector = world.sg.model_inspector()
     wrist = next(f for f in inspector.get_all_frame_ids() if inspector.get_name(f) == "wrist")
