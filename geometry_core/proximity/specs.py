@@ -248,8 +248,9 @@ def edit_model_rows(rows: tuple, shapes, steps: tuple) -> tuple:
     """:func:`model_rows` of ``shapes``, from the rows of the model they were edited from.
 
     ``steps`` are ``CollisionModel.derived_from``'s: ``("insert", k)``,
-    ``("delete", keep mask)``, ``("replace", k)``, in order; ``shapes`` are
-    the edited model's. Only inserted and replaced shapes are converted.
+    ``("delete", keep mask)``, ``("replace", k)``, ``("pose", k)``, in
+    order; ``shapes`` are the edited model's. Only inserted and replaced
+    shapes are converted (the rows hold no pose).
     """
     kinds, sizes, boxes, hulls = rows
     pending = []
@@ -265,7 +266,7 @@ def edit_model_rows(rows: tuple, shapes, steps: tuple) -> tuple:
             kinds, sizes, boxes = kinds[where], sizes[where], boxes[where]
             hulls = {int(index[g]): h for g, h in hulls.items() if where[g]}
             pending = [int(index[g]) for g in pending if where[g]]
-        else:
+        elif kind == "replace":
             pending.append(where)
     if pending:
         kinds, sizes, boxes, hulls = kinds.copy(), sizes.copy(), boxes.copy(), dict(hulls)

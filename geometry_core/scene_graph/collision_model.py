@@ -58,7 +58,8 @@ class CollisionModel:
     derived_from : tuple or None
         ``(base model, steps)`` when this model is ``base`` edited by
         :meth:`inserted`, :meth:`without` and :meth:`replaced` (the steps
-        name the rows), so that the query engine's caches of ``base`` can
+        name the rows: ``insert``, ``delete``, ``replace``, or ``pose`` for a
+        geometry moved in its frame), so that the query engine's caches of ``base`` can
         be edited the same way instead of rebuilt; None otherwise.
     """
 
@@ -244,16 +245,23 @@ class CollisionModel:
 
     def replaced(self, version: int, geometry_id: GeometryId, shape: Shape,
                  X_FG: np.ndarray) -> CollisionModel:
-        """This model with one geometry's shape and pose in its frame changed."""
+        """This model with one geometry's shape and pose in its frame changed.
+
+        The same shape object (a geometry moved, not reshaped) keeps the
+        shapes tuple, and its step says so (``("pose", k)``): the query
+        engine then converts no shape again.
+        """
         k = self.index_of(geometry_id)
         poses = self.X_FG.copy()
         poses[k] = X_FG
+        same = shape is self.shapes[k]
         return CollisionModel._edited(
             self._index_of, self._id_values,
             version=version, geometry_ids=self.geometry_ids, names=self.names,
-            shapes=self.shapes[:k] + (shape,) + self.shapes[k + 1:],
+            shapes=self.shapes if same else self.shapes[:k] + (shape,) + self.shapes[k + 1:],
             frame_slot=self.frame_slot, X_FG=poses, anchored=self.anchored,
-            filtered_keys=self.filtered_keys, derived_from=self._lineage(("replace", k)))
+            filtered_keys=self.filtered_keys,
+            derived_from=self._lineage(("pose" if same else "replace", k)))
 
     def is_filtered(self, i: int, j: int) -> bool:
         """Report whether the pair of indices ``(i, j)`` is never reported."""
