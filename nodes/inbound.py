@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from geometry_core.math import RigidTransform, quaternion_xyzw_to_wxyz
+from geometry_core.math import RigidTransform
 from geometry_core_nodes.limits import MAX_FRAME_NAME_LENGTH, MAX_LOGGED_NAME_LENGTH
 from geometry_core_nodes.tf_arrays import TfArrays
 
@@ -93,22 +93,25 @@ class PoseError(ValueError):
 Transform = tuple[str, str, int, np.ndarray]
 
 
+# One message's numbers are checked as Python floats: a few of them, where
+# numpy's per-call overhead would be most of the cost (a MoveIt MOVE's pose).
+
 def _finite_triple(frame: str, field: str, msg: Any) -> np.ndarray:
-    values = np.array([msg.x, msg.y, msg.z], dtype=float)
-    if not np.all(np.isfinite(values)):
-        raise PoseError(frame, f"frame {frame!r}: {field} is not finite: {values.tolist()}")
-    return values
+    values = (float(msg.x), float(msg.y), float(msg.z))
+    if not all(map(math.isfinite, values)):
+        raise PoseError(frame, f"frame {frame!r}: {field} is not finite: {list(values)}")
+    return np.array(values)
 
 
 def _rotation(frame: str, field: str, q: Any) -> np.ndarray:
-    q_xyzw = np.array([q.x, q.y, q.z, q.w], dtype=float)
-    if not np.all(np.isfinite(q_xyzw)):
+    x, y, z, w = float(q.x), float(q.y), float(q.z), float(q.w)
+    if not all(map(math.isfinite, (x, y, z, w))):
         raise PoseError(frame, f"frame {frame!r}: {field} is not finite: "
-                               f"[x, y, z, w] = {q_xyzw.tolist()}")
-    if not np.any(q_xyzw):
+                               f"[x, y, z, w] = {[x, y, z, w]}")
+    if not (x or y or z or w):
         raise PoseError(frame, f"frame {frame!r}: {field} is the zero quaternion, "
                                "which is no rotation")
-    return quaternion_xyzw_to_wxyz(q_xyzw)
+    return np.array((w, x, y, z))
 
 
 def _rigid_transform(frame: str, field: str, q_wxyz: np.ndarray, p: np.ndarray) -> RigidTransform:
