@@ -61,7 +61,8 @@ results' reader, which a write of the node woke on the node's CPU). And at
 exit the node's own count of /tf messages taken and of those coalesced
 (superseded by a newer message before a query used them), which
 ``SceneInputs.report_dropped`` logs: every input is either answered or
-counted there.
+counted there; with the world moving, also how many of its changes the
+next /tf message's query answered (``SceneGraphNode.world_changes_joined``).
 
 ``--world-changes HZ`` runs each rate twice, side by side on the same node:
 the world still, then a MoveIt ``collision_object`` (a box beside the
@@ -530,7 +531,8 @@ def main(argv: list[str] | None = None) -> int:
     for which, log in logs:
         for line in log.splitlines():
             if ("messages taken" in line or "coalesced" in line or "dropped inputs" in line
-                    or "not computed" in line or "on the receive thread" in line):
+                    or "not computed" in line or "on the receive thread" in line
+                    or "world changes answered" in line):
                 print(f"node{f' ({which})' if which else ''}:", line.split("]: ", 1)[-1])
     return 0
 

@@ -36,6 +36,7 @@ never imports cyclonedds, rclpy, fcl or lcm.
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 import time
@@ -366,6 +367,8 @@ class SceneInputs:
         self._log = _Log()
         self.counters = self._log.counters
         self.taken: Counter = Counter()
+        #: When the last /tf message was taken (``time.monotonic()``), on any thread.
+        self.tf_taken_s = -math.inf
         self.coalesced = 0
         self._pending = 0  # pose messages taken since the last apply
         self.scene_graph: SceneGraph | None = None
@@ -614,6 +617,7 @@ class SceneInputs:
     def _on_tf(self, msg: TfArrays | Any) -> None:
         """A /tf message, as arrays (``TF_CODEC``) or a TFMessage object."""
         self.taken["tf"] += 1
+        self.tf_taken_s = time.monotonic()
         self._pending += 1
         self._store_tf(msg, static=False)
 
