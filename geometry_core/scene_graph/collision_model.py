@@ -58,9 +58,10 @@ class CollisionModel:
     derived_from : tuple or None
         ``(base model, steps)`` when this model is ``base`` edited by
         :meth:`inserted`, :meth:`without` and :meth:`replaced` (the steps
-        name the rows: ``insert``, ``delete``, ``replace``, or ``pose`` for a
-        geometry moved in its frame), so that the query engine's caches of ``base`` can
-        be edited the same way instead of rebuilt; None otherwise.
+        name the rows: ``insert``, ``delete``, ``replace``, or ``pose`` for
+        a geometry moved in its frame), so that the query engine's caches
+        of ``base`` can be edited the same way instead of rebuilt; None
+        otherwise.
     """
 
     version: int
