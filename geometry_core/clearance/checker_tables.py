@@ -220,6 +220,8 @@ class CheckerTables:
         self._is_robot[1:1 + num_links] = True
         self._geometry_sets = self._body_geometry_sets()
         self._shape_of = {g: inspector.get_shape(g) for g in self._body_of}
+        #: ``{geometry: bounding radius + distance from its body's origin}``.
+        self._reach_of: dict[GeometryId, float] = {}
         # Both tables are a rule plus the pairs set explicitly: O(bodies + filtered
         # pairs), where dense (B, B) arrays took 10^8 entries for 10 000 links.
         self._filtered = self._initial_filters()
@@ -266,10 +268,18 @@ class CheckerTables:
         """The world queries read, built from the current geometries and clouds."""
         num_links = len(self._chain.links)
         link_radius = np.zeros(num_links)
+        # A geometry's shape and pose on its body never change while it is
+        # registered: its reach is worked out once (a MoveIt MOVE rebuilds
+        # the world with every link's geometry unchanged).
+        reach = self._reach_of
+        for g in [g for g in reach if g not in self._body_of]:
+            del reach[g]
         for g, body in self._body_of.items():
             if 1 <= body <= num_links:
-                X_LG = self._X_BG[g]
-                r = self._shape_of[g].bounding_radius() + np.linalg.norm(X_LG[:3, 3])
+                r = reach.get(g)
+                if r is None:
+                    r = reach[g] = (self._shape_of[g].bounding_radius()
+                                    + float(np.linalg.norm(self._X_BG[g][:3, 3])))
                 link_radius[body - 1] = max(link_radius[body - 1], r)
         clouds = tuple(self._clouds.values())
         # Every geometry's row (a cloud's too: on the world, at identity) in
@@ -281,8 +291,10 @@ class CheckerTables:
         model = self._sg.collision_model()
         # Robot geometry a cloud (on the world body) can touch: the bodies
         # not filtered against the world.
+        touches_world = {body: not self._filtered[body, 0]
+                         for body in set(self._body_of.values()) if self._is_robot[body]}
         robot = [(model.index_of(g), body) for g, body in self._body_of.items()
-                 if self._is_robot[body] and not self._filtered[body, 0]]
+                 if touches_world.get(body, False)]
         robot.sort()
         index_rows = np.array([row_of.get(g, -1) for g in model.geometry_ids], dtype=np.intp)
         index_bodies = np.where(index_rows >= 0, body_rows[index_rows], -1).astype(np.int32)

@@ -113,6 +113,27 @@ def test_a_held_object_moves_with_its_body_keeps_its_filters_and_padding(arm):
     assert not any(held in pair for pair in ids) and any(obstacle in pair for pair in ids)
 
 
+def test_a_links_reach_follows_what_it_holds(arm):
+    # The bound the edge checks use (each link's reach from its frame origin)
+    # grows with a shape the link holds far out, and is the checker's own
+    # again once the shape is gone, however often the world was rebuilt.
+    name, checker = arm
+    link = checker.body_index(HAND[name]) - 1
+    before = checker._world.link_radius.copy()
+    reach = Sphere(0.1).bounding_radius()  # of the box about it: sqrt(3) * 0.1
+    for z in (1.0, 0.5, 0.2):  # moved as MoveIt moves it: removed and added again
+        checker.remove_all_added_collision_shapes("held")
+        checker.add_collision_shape_to_body("held", HAND[name], Sphere(0.1),
+                                            RigidTransform([0.0, 0.0, z]))
+        assert checker._world.link_radius[link] == pytest.approx(max(before[link], z + reach))
+    expected = before.copy()
+    expected[link] = max(before[link], 0.2 + reach)
+    np.testing.assert_allclose(checker._world.link_radius, expected, rtol=0, atol=1e-12)
+    checker.remove_all_added_collision_shapes("held")
+    np.testing.assert_array_equal(checker._world.link_radius, before)
+    np.testing.assert_array_equal(make(name)._world.link_radius, before)
+
+
 def test_a_held_box_between_the_fingers_touches_neither_hand_nor_fingers():
     checker = make("panda", environment=False)
     q = free_configuration(checker)
