@@ -5,6 +5,7 @@ Usage::
     python -m bench.moveit_validity                       # DDS backend, 300 calls
     python -m bench.moveit_validity --backends dds rclpy  # rclpy needs ROS 2 sourced
     python -m bench.moveit_validity --calls 1000 --world-rate 30
+    python -m bench.moveit_validity --move-cost 300 --beside PYTHON
 
 Starts ``python -m geometry_core_nodes.scene_graph_node`` for the Panda of
 example-robot-data (robot_description and SRDF) on each backend, loopback
@@ -17,6 +18,16 @@ pipeline would. Printed per backend: the round trip (p50, p99, max), the
 node's CPU share, and the library's own answer time for the same
 configurations in this process (``check_config_collision_free`` plus
 ``calc_contacts``), the floor of the round trip, with the ratio.
+
+``--move-cost N`` measures instead what one MOVE of that box costs the
+node: a Panda node built in this process (DDS backend, loopback, a domain
+of its own) applies N ``collision_object`` MOVEs, as its subscription
+would (``MoveItInterface.on_collision_object``: the message checked, the
+scene graph's object and the validity checker's world changed), timed by
+this thread's CPU clock, median of 5 rounds. With ``--beside PYTHON`` the
+same script runs under that interpreter (another installation: run as a
+script, so that it imports that installation's packages), the two in turn
+three times, with the ratio of each round.
 Nothing here asserts a time.
 """
 
@@ -90,11 +101,69 @@ def _library_ms(qs: np.ndarray) -> np.ndarray:
     return np.array(times) * 1e3
 
 
+def _panda_parameters() -> dict:
+    urdf, srdf, roots = _panda()
+    return {"robot_description": urdf.read_text(), "srdf_file": str(srdf),
+            "package_roots": [f"{k}={v}" for k, v in roots.items()]}
+
+
+def _move_us(count: int, domain: int) -> float:
+    """Median CPU µs of one MOVE applied by a Panda node in this process."""
+    from geometry_core_nodes.scene_graph_node import SceneGraphNode
+    from geometry_core_nodes.transport import loopback_config
+
+    with tempfile.TemporaryDirectory() as folder:
+        params = Path(folder) / "params.yaml"
+        params.write_text(json.dumps({"scene_graph_node": {
+            "ros__parameters": _panda_parameters()}}))
+        log = open(os.devnull, "w")  # noqa: SIM115 - closed after the node, below
+        node = SceneGraphNode(["--ros-args", "--params-file", str(params)], backend="dds",
+                              domain_id=domain, dds_config=loopback_config(), log_stream=log)
+    try:
+        moveit, T = node.moveit, node.node.message_type
+        moveit.on_collision_object(_box(T, HAND + [0.0, 0.0, -0.25], 0))
+        moves = [_box(T, HAND + [0.0, 0.01 * (k % 10), -0.25], 3) for k in range(count)]
+        warm_up = moves[:20]
+        for msg in warm_up:
+            moveit.on_collision_object(msg)
+        rounds = []
+        for _ in range(5):
+            start = time.thread_time()
+            for msg in moves:
+                moveit.on_collision_object(msg)
+            rounds.append((time.thread_time() - start) / count * 1e6)
+        expected = 1 + len(warm_up) + 5 * count
+        if moveit.applied != expected:  # each MOVE must have been applied, not refused
+            raise RuntimeError(f"{moveit.applied} messages applied, not {expected}")
+        return float(np.median(rounds))
+    finally:
+        node.shutdown()
+        log.close()
+
+
+def _move_cost(count: int, beside: str | None, domain: int) -> None:
+    print(f"one collision_object MOVE of a box applied by the Panda node "
+          f"(MoveItInterface.on_collision_object, {count} in a loop, thread CPU, "
+          f"median of 5 rounds)")
+    if beside is None:
+        print(f"this: {_move_us(count, domain):.0f} µs")
+        return
+    for k in range(3):
+        ours = _move_us(count, domain)
+        done = subprocess.run([beside, str(Path(__file__).resolve()), "--move-cost",
+                               str(count), "--domain", str(domain + 1), "--json"],
+                              capture_output=True, text=True, cwd=tempfile.gettempdir())
+        if done.returncode != 0:
+            raise RuntimeError(f"{beside}: {done.stderr.strip()[-2000:]}")
+        theirs = json.loads(done.stdout.strip().splitlines()[-1])["move_us"]
+        print(f"round {k + 1}: this {ours:.0f} µs, beside {theirs:.0f} µs, "
+              f"ratio {ours / theirs:.2f}")
+
+
 def _run_backend(backend: str, qs: np.ndarray, world_rate: float, domain: int) -> dict:
     from geometry_core_nodes.transport import RELIABLE_RESULTS, create_node, loopback_config
     from geometry_core_nodes.transport.cyclone_config import loopback_environment
 
-    urdf, srdf, roots = _panda()
     env = loopback_environment(domain)
     env["GEOMETRY_CORE_TRANSPORT"] = backend
     env["RMW_IMPLEMENTATION"] = "rmw_cyclonedds_cpp"
@@ -104,9 +173,8 @@ def _run_backend(backend: str, qs: np.ndarray, world_rate: float, domain: int) -
                                              "dds_config": loopback_config()}
     with tempfile.TemporaryDirectory() as folder:
         params = Path(folder) / "params.yaml"
-        params.write_text(json.dumps({"scene_graph_node": {"ros__parameters": {
-            "robot_description": urdf.read_text(), "srdf_file": str(srdf),
-            "package_roots": [f"{k}={v}" for k, v in roots.items()]}}}))
+        params.write_text(json.dumps({"scene_graph_node": {
+            "ros__parameters": _panda_parameters()}}))
         node = subprocess.Popen([sys.executable, "-m", "geometry_core_nodes.scene_graph_node",
                                  "--ros-args", "--params-file", str(params)],
                                 env=env, stderr=subprocess.PIPE, text=True)
@@ -178,7 +246,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--world-rate", type=float, default=30.0,
                         help="collision_object MOVE messages per second in the second phase")
     parser.add_argument("--domain", type=int, default=150 + os.getpid() % 30)
+    parser.add_argument("--move-cost", type=int, metavar="N",
+                        help="time N MOVEs applied by a Panda node in this process instead")
+    parser.add_argument("--beside", metavar="PYTHON",
+                        help="with --move-cost: the same under another interpreter, in turn")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.move_cost is not None:
+        if args.move_cost < 1:
+            parser.error("--move-cost must be at least 1")
+        if args.json:
+            print(json.dumps({"move_us": _move_us(args.move_cost, args.domain)}))
+        else:
+            _move_cost(args.move_cost, args.beside, args.domain)
+        return 0
+    if args.beside is not None:
+        parser.error("--beside goes with --move-cost")
     qs = _configurations(args.calls)
     library = _library_ms(qs)
     rows = [_run_backend(backend, qs, args.world_rate, args.domain + k)

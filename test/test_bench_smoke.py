@@ -25,7 +25,7 @@ import geometry_core  # noqa: E402, F401
 
 sys.path.insert(0, str(ROOT))
 try:
-    from bench import cycle_breakdown, live_world, run
+    from bench import cycle_breakdown, live_world, moveit_validity, run
     from bench.scenes import query_points, random_scene
     from bench.systems import (
         QUERIES,
@@ -130,6 +130,25 @@ def test_live_world_prints_every_row_and_the_cloud_agrees_with_its_spheres(capsy
         assert f"| {row}" in out, row
     assert "(20 non-finite skipped" in out
     assert out.rstrip().endswith("verdicts equal: True")
+
+
+def test_moveit_validity_times_a_move_here_and_beside_another_interpreter(capsys):
+    # Three MOVEs a round; the interpreter beside is this one (as a script).
+    assert moveit_validity.main(["--move-cost", "3", "--beside", sys.executable,
+                                 "--domain", str(120 + os.getpid() % 20)]) == 0
+    rounds = [line for line in capsys.readouterr().out.splitlines()
+              if line.startswith("round ")]
+    assert len(rounds) == 3
+    for line in rounds:
+        ours, theirs, ratio = _numbers(line)
+        assert ours > 0 and theirs > 0
+        assert ratio == pytest.approx(ours / theirs, abs=0.01 + 0.01 * ratio)
+
+
+def _numbers(line: str) -> tuple[float, float, float]:
+    """``round K: this A µs, beside B µs, ratio R`` -> (A, B, R)."""
+    parts = line.replace(",", "").split()
+    return float(parts[3]), float(parts[6]), float(parts[9])
 
 
 def test_node_latency_sender_bytes_carry_each_send_stamp_and_the_reader_reads_it_back():
