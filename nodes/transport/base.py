@@ -40,6 +40,7 @@ from .qos import QoSProfile
 __all__ = [
     "LOG_LEVELS",
     "Client",
+    "LogPeriod",
     "NodeLogger",
     "Publisher",
     "Service",
@@ -190,6 +191,30 @@ class NodeLogger:
     def fatal(self, message: str) -> None:
         """Log a failure the node cannot continue after."""
         self._log("fatal", message)
+
+
+class LogPeriod:
+    """When a rate-limited log line is due: the first time, then once per ``period_s``.
+
+    What an outsider can make happen at any rate (undecodable samples, a
+    callback that raises, dropped writes) is counted every time and logged
+    only when :meth:`due` says so.
+    """
+
+    __slots__ = ("period_s", "_clock", "_logged_at")
+
+    def __init__(self, period_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.period_s = period_s
+        self._clock = clock
+        self._logged_at: float | None = None
+
+    def due(self) -> bool:
+        """True, and the period restarts, when no line was logged in the last ``period_s``."""
+        now = self._clock()
+        if self._logged_at is not None and now - self._logged_at < self.period_s:
+            return False
+        self._logged_at = now
+        return True
 
 
 class Publisher(ABC):

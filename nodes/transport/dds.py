@@ -59,6 +59,7 @@ from cyclonedds.util import duration
 
 from .base import (
     Client,
+    LogPeriod,
     NodeLogger,
     Publisher,
     Service,
@@ -400,7 +401,7 @@ class _DdsSubscription(Subscription):
         #: The newest source timestamp (ns, the writer's wall clock) of the last take.
         self.newest_ns = 0
         self._logger = logger
-        self._logged_at: float | None = None
+        self._log_period = LogPeriod(DECODE_LOG_PERIOD_S)
 
     def take(self) -> Sequence[Any]:
         # Cyclone's DataReader.take decodes the whole batch and lets the first
@@ -425,9 +426,7 @@ class _DdsSubscription(Subscription):
 
     def _drop(self, reason: str) -> None:
         self.dropped += 1
-        now = time.monotonic()
-        if self._logged_at is None or now - self._logged_at >= DECODE_LOG_PERIOD_S:
-            self._logged_at = now
+        if self._log_period.due():
             self._logger.warn(f"dropped a sample on {self.topic} that cannot be decoded as "
                               f"{ros_type_name(self.msg_type)}: {reason} "
                               f"[undecodable #{self.dropped}]")
@@ -623,8 +622,8 @@ class DdsNode(TransportNode):
         #: Batches taken on the receive thread too old to run ``after`` there
         #: (RECEIVE_FRESH_S): the spinning thread was woken for them.
         self.receive_stale = 0
-        self._receive_logged_at: float | None = None
-        self._dropped_logged_at: float | None = None
+        self._receive_log_period = LogPeriod(RECEIVE_ERROR_LOG_PERIOD_S)
+        self._dropped_log_period = LogPeriod(RECEIVE_ERROR_LOG_PERIOD_S)
         self._warned_undeclared = False
         # As rclpy: ros2 param get/set/list/describe reach every node.
         self.parameter_services = create_parameter_services(self)
@@ -817,10 +816,7 @@ class DdsNode(TransportNode):
 
     def _receive_failed(self, subscription: _DdsSubscription, error: BaseException) -> None:
         self.receive_errors += 1
-        now = time.monotonic()
-        if self._receive_logged_at is None or \
-                now - self._receive_logged_at >= RECEIVE_ERROR_LOG_PERIOD_S:
-            self._receive_logged_at = now
+        if self._receive_log_period.due():
             where = ""
             trace = error.__traceback__
             while trace is not None and trace.tb_next is not None:
@@ -839,10 +835,7 @@ class DdsNode(TransportNode):
             self.deferred_dropped += 1
             # Counted every time, logged once a period (a callback writing
             # in a loop would otherwise log once per write).
-            now = time.monotonic()
-            if self._dropped_logged_at is None or \
-                    now - self._dropped_logged_at >= RECEIVE_ERROR_LOG_PERIOD_S:
-                self._dropped_logged_at = now
+            if self._dropped_log_period.due():
                 self._logger.warn(f"dropped a write waiting for the spinning thread on "
                                   f"{publisher.topic} [deferred_dropped "
                                   f"#{self.deferred_dropped}]")

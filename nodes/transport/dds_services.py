@@ -37,7 +37,7 @@ from cyclonedds.idl import types as idl_types
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 
-from .base import Client, NodeLogger, Service
+from .base import Client, LogPeriod, NodeLogger, Service
 
 __all__ = ["REPLY_WAIT_S", "SERVICE_QOS_DEPTH", "DdsClient", "DdsService", "join_header",
            "split_header", "user_data_key", "wire_type"]
@@ -168,8 +168,7 @@ class DdsService(Service):
         self._user_callback = callback
         self._logger = logger
         self._max_sample_bytes = max_sample_bytes
-        self._log_period_s = log_period_s
-        self._logged_at: float | None = None
+        self._log_period = LogPeriod(log_period_s)
         self._pending: list[_PendingReply] = []
         self.dropped = 0
         self.failed = 0
@@ -279,9 +278,7 @@ class DdsService(Service):
 
     def _log_limited(self, line: str) -> None:
         # At most one line per period, whatever a client sends.
-        now = time.monotonic()
-        if self._logged_at is None or now - self._logged_at >= self._log_period_s:
-            self._logged_at = now
+        if self._log_period.due():
             self._logger.warn(line)
 
 

@@ -173,6 +173,18 @@ def test_logger_counts_and_level(nodes):
     assert "parameter 'typo' is set (by -p typo:=1) but this node does not declare it" in lines[-1]
 
 
+def test_a_log_period_is_due_first_then_once_per_period():
+    from geometry_core_nodes.transport.base import LogPeriod
+
+    now = [100.0]
+    period = LogPeriod(10.0, clock=lambda: now[0])
+    assert period.due() and not period.due()
+    now[0] = 109.9
+    assert not period.due()
+    now[0] = 110.0
+    assert period.due() and not period.due()
+
+
 def test_parameters_through_create_node(nodes, tmp_path):
     params = tmp_path / "p.yaml"
     params.write_text("configured:\n  ros__parameters:\n    max_distance: 0.3\n    rate_hz: 4\n")
