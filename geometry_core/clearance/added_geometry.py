@@ -180,6 +180,7 @@ class AddedGeometry:
                 body = self._body_of.pop(g)
                 touched.add(body)
                 del self._X_BG[g]
+                self._reach_of.pop(g, None)
                 shape = self._shape_of.pop(g)
                 self._added_triangles -= _triangles(shape)
                 self._added_count -= 1

@@ -220,7 +220,8 @@ class CheckerTables:
         self._is_robot[1:1 + num_links] = True
         self._geometry_sets = self._body_geometry_sets()
         self._shape_of = {g: inspector.get_shape(g) for g in self._body_of}
-        #: ``{geometry: bounding radius + distance from its body's origin}``.
+        #: ``{geometry: bounding radius + distance from its body's origin}``,
+        #: of robot-link geometry (filled by ``_make_world``).
         self._reach_of: dict[GeometryId, float] = {}
         # Both tables are a rule plus the pairs set explicitly: O(bodies + filtered
         # pairs), where dense (B, B) arrays took 10^8 entries for 10 000 links.
@@ -270,10 +271,9 @@ class CheckerTables:
         link_radius = np.zeros(num_links)
         # A geometry's shape and pose on its body never change while it is
         # registered: its reach is worked out once (a MoveIt MOVE rebuilds
-        # the world with every link's geometry unchanged).
+        # the world with every link's geometry unchanged), and forgotten with
+        # the geometry (remove_all_added_collision_shapes).
         reach = self._reach_of
-        for g in [g for g in reach if g not in self._body_of]:
-            del reach[g]
         for g, body in self._body_of.items():
             if 1 <= body <= num_links:
                 r = reach.get(g)

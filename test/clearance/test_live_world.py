@@ -131,6 +131,7 @@ def test_a_links_reach_follows_what_it_holds(arm):
     np.testing.assert_allclose(checker._world.link_radius, expected, rtol=0, atol=1e-12)
     checker.remove_all_added_collision_shapes("held")
     np.testing.assert_array_equal(checker._world.link_radius, before)
+    assert set(checker._reach_of) <= set(checker._body_of)  # removed shapes forgotten
     np.testing.assert_array_equal(make(name)._world.link_radius, before)
 
 
