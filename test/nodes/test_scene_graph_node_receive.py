@@ -102,8 +102,7 @@ def _results_of_one_node(tmp_path: Path, on_receive: bool) -> tuple[list[dict], 
                     objects.publish(_sphere(T, "probe", p_WG))
 
                 def wanted(m, stamp=stamp, probe=probe) -> bool:
-                    return scenario.stamp_ns_of(m) == stamp and (not probe or any(
-                        "probe" in p.geometry_a + p.geometry_b for p in m.pairs))
+                    return scenario.stamp_ns_of(m) == stamp and (not probe or _names_probe(m))
 
                 penetrations = peer.wait_for("penetrations", wanted,
                                              repeat=lambda m=message: peer.tf.publish(m))
@@ -120,6 +119,10 @@ def _results_of_one_node(tmp_path: Path, on_receive: bool) -> tuple[list[dict], 
     finally:
         peer.shutdown()
     return out, log
+
+
+def _names_probe(msg) -> bool:
+    return any("probe" in p.geometry_a + p.geometry_b for p in msg.pairs)
 
 
 def _sphere(T, object_id: str, p) -> object:
@@ -282,10 +285,6 @@ def test_collision_objects_are_applied_on_the_receive_thread(tmp_path):
     finally:
         client.shutdown()
         served.close()
-
-
-def _names_probe(msg) -> bool:
-    return any("probe" in p.geometry_a + p.geometry_b for p in msg.pairs)
 
 
 def test_world_changes_while_tf_flows_are_answered_by_the_next_tf_query(tmp_path):
